@@ -1,0 +1,64 @@
+/** Runs one step of a package: arguments, environment, log files, exit code. */
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PackageConfig, StepConfig } from './config-schema.js';
+import { logFilePath, logTimestamp, stepLogName } from './host-paths.js';
+import { runOnHost } from './host-exec.js';
+import { logsToReap } from './log-retention.js';
+import { removeFiles } from './host-state.js';
+import type { RunContext } from './run-context.js';
+import { stepEnvironment, stepScriptPath, substituteEnvArguments } from './step-command.js';
+
+/** Arguments and env a mode adds to a step (the versions in upgrade modes). */
+export interface StepExtras {
+  arguments: string[];
+  env: Record<string, string>;
+}
+
+export const NO_EXTRAS: StepExtras = { arguments: [], env: {} };
+
+/** Resolves to true when the step's exit code is one of its `returncodes`. */
+export async function runStep(ctx: RunContext, config: PackageConfig, step: StepConfig, extras: StepExtras): Promise<boolean> {
+  const substituted = substituteEnvArguments(step, ctx.env);
+  if (!substituted.ok) {
+    substituted.errors.forEach((message) => ctx.print(message));
+    return false;
+  }
+  const args = [...substituted.arguments, ...extras.arguments];
+
+  // Log names have one-second resolution; the pause keeps two runs of a step from sharing one.
+  await sleep(ctx.settings.stepDelayMs);
+  const logPath = ctx.settings.writeLogs
+    ? logFilePath(ctx.layout, config.package_name, config.package_version, stepLogName(step.path), logTimestamp(new Date()))
+    : undefined;
+  if (logPath) mkdirSync(dirname(logPath), { recursive: true });
+
+  const returnCode = await runOnHost(
+    {
+      chrootCommand: ctx.settings.chrootCommand,
+      rootMount: ctx.rootMount,
+      cwd: ctx.copyDir,
+      command: [stepScriptPath(ctx.copyDir, step.path), ...args],
+      makeExecutable: true,
+      env: stepEnvironment(ctx.env, { ...(step.env ?? {}), ...extras.env }, ctx.copyDir),
+      ...(logPath ? { logs: { stdout: logPath, stderr: `${logPath}.err` } } : {}),
+      echoCommand: false,
+    },
+    ctx.io,
+  );
+  if (logPath) reapOldLogs(logPath, step.path);
+
+  if (!step.returncodes.includes(returnCode)) {
+    ctx.print(`FAILED: ${step.path} ${args.join(' ')} ${returnCode}`);
+    return false;
+  }
+  ctx.print(`SUCEEDED: ${step.path} ${args.join(' ')}`);
+  return true;
+}
+
+function reapOldLogs(logPath: string, stepPath: string): void {
+  const dir = dirname(logPath);
+  const entries = readdirSync(dir).map((name) => ({ name, mtimeMs: statSync(join(dir, name)).mtimeMs }));
+  removeFiles(logsToReap(entries, basename(stepPath)).map((name) => join(dir, name)));
+}

@@ -1,0 +1,7 @@
+/** All kinds of the API, in the order their CRD files are written. */
+import { DEPLOYMENT_POLICY_DEFINITION } from './deployment-policy.js';
+import { NODEOP_DEFINITION } from './nodeop.js';
+import type { ResourceDefinition } from './resource-definition.js';
+import { SKYHOOK_DEFINITION } from './skyhook.js';
+
+export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [SKYHOOK_DEFINITION, DEPLOYMENT_POLICY_DEFINITION, NODEOP_DEFINITION];

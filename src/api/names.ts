@@ -1,0 +1,143 @@
+/**
+ * Every name of the Skyhook API that lives outside the schemas: API group, kinds, labels,
+ * annotations, finalizers and condition types. The operator, the agent's Jobs and the kubectl plugin
+ * read and write these on objects other tools also look at, so they must match upstream byte for
+ * byte; keeping them in one module means a typo cannot split a name in two.
+ */
+
+/** `METADATA_PREFIX` upstream: the prefix of every label, annotation, finalizer and condition type. */
+export const PREFIX = 'skyhook.nvidia.com';
+
+export const API_GROUP = PREFIX;
+export const API_VERSION = 'v1alpha1';
+export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
+
+export const KINDS = {
+  skyhook: { kind: 'Skyhook', listKind: 'SkyhookList', plural: 'skyhooks', singular: 'skyhook' },
+  deploymentPolicy: {
+    kind: 'DeploymentPolicy',
+    listKind: 'DeploymentPolicyList',
+    plural: 'deploymentpolicies',
+    singular: 'deploymentpolicy',
+  },
+  nodeOp: { kind: 'NodeOp', listKind: 'NodeOpList', plural: 'nodeops', singular: 'nodeop' },
+} as const;
+
+/** Annotations a user (or the kubectl plugin) puts on a Skyhook. Only the exact value `"true"` counts. */
+export const SKYHOOK_ANNOTATIONS = {
+  pause: `${PREFIX}/pause`,
+  disable: `${PREFIX}/disable`,
+  /** Operator version that last migrated the SCR (written by the operator). */
+  version: `${PREFIX}/version`,
+} as const;
+
+export const SKYHOOK_FINALIZER = `${PREFIX}/skyhook`;
+
+/** Per-SCR node annotations; `<skyhook>` is the SCR's name. */
+export const nodeAnnotations = {
+  /** Compact JSON `{"<pkg>|<ver>": PackageStatus}`: the durable per-node progress of one SCR. */
+  nodeState: (skyhook: string): string => `${PREFIX}/nodeState_${skyhook}`,
+  /** Node status for this SCR (also written as a label of the same key). */
+  status: (skyhook: string): string => `${PREFIX}/status_${skyhook}`,
+  /** Operator version that last wrote this node's state for the SCR. */
+  version: (skyhook: string): string => `${PREFIX}/version_${skyhook}`,
+  /** `"true"`: this SCR cordoned the node and owns that cordon. */
+  cordon: (skyhook: string): string => `${PREFIX}/cordon_${skyhook}`,
+  /** RFC3339Nano time the drain for this SCR started; drainConfig.timeout counts from it. */
+  drainStart: (skyhook: string): string => `${PREFIX}/drainStart_${skyhook}`,
+  /** Pods currently blocking this SCR's drain of the node. */
+  drainBlocked: (skyhook: string): string => `${PREFIX}/drainBlocked_${skyhook}`,
+  /** `"true"`: the operator put the runtime-required taint `<taintKey>` on a new node. */
+  autoTaint: (taintKey: string): string => `${PREFIX}/autoTaint_${taintKey}`,
+} as const;
+
+/** Prefixes to recognise the per-SCR node annotations above when scanning a node. */
+export const NODE_ANNOTATION_PREFIXES = {
+  nodeState: `${PREFIX}/nodeState_`,
+  status: `${PREFIX}/status_`,
+  version: `${PREFIX}/version_`,
+  cordon: `${PREFIX}/cordon_`,
+  drainStart: `${PREFIX}/drainStart_`,
+  drainBlocked: `${PREFIX}/drainBlocked_`,
+  autoTaint: `${PREFIX}/autoTaint_`,
+} as const;
+
+/** Node annotation of the persistent cordon set by `runtimeRequiredCordonAfter` (not per SCR). */
+export const RUNTIME_REQUIRED_CORDON_ANNOTATION = `${PREFIX}/runtimeRequiredCordon`;
+
+export const nodeLabels = {
+  /** Same value as the status annotation, as a label so nodes can be selected by it. */
+  status: (skyhook: string): string => `${PREFIX}/status_${skyhook}`,
+} as const;
+
+/** Node label: `"true"` makes every SCR skip the node (status `blocked`). */
+export const IGNORE_NODE_LABEL = `${PREFIX}/ignore`;
+
+/** Label the demo and samples select their nodes by. */
+export const TEST_NODE_LABEL = `${PREFIX}/test-node`;
+
+/** Runtime-required taint: `key=value:effect`, overridable by the operator's RUNTIME_REQUIRED_TAINT. */
+export const DEFAULT_RUNTIME_REQUIRED_TAINT = { key: PREFIX, value: 'runtime-required', effect: 'NoSchedule' } as const;
+
+/** Node conditions one SCR maintains on each of its nodes (`node.status.conditions`). */
+export const nodeConditionTypes = {
+  notReady: (skyhook: string): string => `${PREFIX}/${skyhook}/NotReady`,
+  erroring: (skyhook: string): string => `${PREFIX}/${skyhook}/Erroring`,
+} as const;
+
+/**
+ * SCR condition types. Newer upstream writes the bare names and mirrors each one under the
+ * prefixed name for tools that still look for it; `legacyConditionType` gives that mirror.
+ */
+export const SKYHOOK_CONDITIONS = {
+  ready: 'Ready',
+  transition: 'Transition',
+  applyPackage: 'ApplyPackage',
+  taintNotTolerable: 'TaintNotTolerable',
+  nodesIgnored: 'NodesIgnored',
+  deploymentPolicyNotFound: 'DeploymentPolicyNotFound',
+  blocked: 'Blocked',
+  drainBlocked: 'DrainBlocked',
+  nodeStateMalformed: 'NodeStateMalformed',
+  /** Ours: rules the API server cannot check (dependsOn cycles, configInterrupts globs matching nothing). */
+  invalidSpec: 'InvalidSpec',
+} as const;
+
+export const legacyConditionType = (type: string): string => `${PREFIX}/${type}`;
+
+/** Labels and annotations on the operator's children (ConfigMaps, NodeOps, Jobs, pods). */
+export const CHILD_LABELS = {
+  /** The owning SCR's name. */
+  name: `${PREFIX}/name`,
+  /** `<pkg>-<version>`. */
+  package: `${PREFIX}/package`,
+  stage: `${PREFIX}/stage`,
+  node: `${PREFIX}/node`,
+  /** `"True"` on interrupt pods/Jobs. */
+  interrupt: `${PREFIX}/interrupt`,
+  /** On per-node metadata ConfigMaps: the owning SCR's name. */
+  nodeMeta: `${PREFIX}/skyhook-node-meta`,
+} as const;
+
+export const CHILD_ANNOTATIONS = {
+  name: `${PREFIX}/name`,
+  /** JSON `{"name","version","skyhook","stage","image"[,"containerSHA"]}` describing the stage. */
+  package: `${PREFIX}/package`,
+  packageName: `${PREFIX}/Package.Name`,
+  packageVersion: `${PREFIX}/Package.Version`,
+  nodeName: `${PREFIX}/Node.name`,
+} as const;
+
+/** The implicit compartment holding nodes that match no DeploymentPolicy compartment. */
+export const DEFAULT_COMPARTMENT = '__default__';
+
+/** NodeOp bookkeeping (our kind, so our names; shaped after Kairos's `kairos.io/*` ones). */
+export const NODEOP_NAMES = {
+  /** Node annotation `<namespace>/<name>@<uid>` of the NodeOp that cordoned the node and may uncordon it. */
+  cordonedBy: `${PREFIX}/cordoned-by`,
+  /** Label on Jobs and reboot pods: the owning NodeOp's name. */
+  nodeOpLabel: `${PREFIX}/nodeop`,
+  /** Label on reboot pods. */
+  rebootLabel: `${PREFIX}/reboot`,
+  finalizer: `${PREFIX}/nodeop`,
+} as const;

@@ -1,0 +1,173 @@
+/**
+ * NodeOp: one operation run on a set of nodes as one Job per node (our kind, namespaced). It has the
+ * fields of the Kairos operator's NodeOp, so it is useful on its own for ad-hoc node work, plus what
+ * the Skyhook controller needs when it makes a NodeOp the child of one package stage on one node:
+ * the stage it stands for (`skyhookStage`), the init steps that do the work, and tolerations.
+ */
+import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { Type, type Static } from 'typebox';
+import { ConditionList, EnvList, LabelSelector, LocalObjectReference, OBJECT_NAME_PATTERN, Toleration } from './k8s-schemas.js';
+import { GROUP_VERSION, KINDS } from './names.js';
+import type { ResourceDefinition } from './resource-definition.js';
+import { celRules, Duration, StringEnum, StringMap } from './schema-helpers.js';
+import { Interrupt, Package, PACKAGE_NAME_MAX_LENGTH, PACKAGE_NAME_PATTERN, PACKAGE_STAGES, PackageResources } from './skyhook.js';
+
+export const NODEOP_PHASES = ['Pending', 'Running', 'Completed', 'Failed'] as const;
+export type NodeOpPhase = (typeof NODEOP_PHASES)[number];
+
+export const NODE_PHASES = ['Preflight', 'Pending', 'Running', 'Completed', 'Failed'] as const;
+export type NodePhase = (typeof NODE_PHASES)[number];
+
+export const REBOOT_STATUSES = ['not-requested', 'pending', 'completed', 'cancelled'] as const;
+export type RebootStatus = (typeof REBOOT_STATUSES)[number];
+
+const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const StringList = (maxItems: number) => Type.Array(Type.String(), { maxItems });
+
+export const DrainOptions = Type.Object({
+  enabled: Type.Optional(Type.Boolean({ default: false })),
+  force: Type.Optional(Type.Boolean({ default: false, description: 'Also evict pods that no controller owns.' })),
+  gracePeriodSeconds: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+  ignoreDaemonSets: Type.Optional(Type.Boolean({ default: true })),
+  deleteEmptyDirData: Type.Optional(Type.Boolean({ default: false, description: 'Also evict pods with emptyDir volumes.' })),
+  timeoutSeconds: Type.Optional(Type.Integer({ format: 'int32', minimum: 0, description: 'Drain deadline; unset or 0 = none.' })),
+  disableEviction: Type.Optional(Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' })),
+});
+export type DrainOptions = Static<typeof DrainOptions>;
+
+export const Preflight = Type.Object({
+  command: Type.Array(Type.String(), { minItems: 1, maxItems: 256 }),
+  image: Type.Optional(Type.String({ maxLength: 512 })),
+  activeDeadlineSeconds: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, default: 120 })),
+});
+
+/** One init container of the node's Job; steps run in order and each must succeed. */
+export const InitStep = Type.Object({
+  name: Type.String({ maxLength: 63, pattern: DNS_LABEL_PATTERN }),
+  image: Type.Optional(Type.String({ maxLength: 512, description: 'Defaults to spec.image.' })),
+  command: Type.Optional(StringList(256)),
+  args: Type.Optional(StringList(256)),
+  env: Type.Optional(EnvList),
+  resources: Type.Optional(PackageResources),
+});
+export type InitStep = Static<typeof InitStep>;
+
+/** The package stage a NodeOp performs for a Skyhook; set only on the Skyhook controller's children. */
+export const SkyhookStage = Type.Object(
+  {
+    skyhook: Type.String({ maxLength: 253, pattern: OBJECT_NAME_PATTERN }),
+    package: Type.Object({
+      name: Type.String({ maxLength: PACKAGE_NAME_MAX_LENGTH, pattern: PACKAGE_NAME_PATTERN }),
+      version: Package.properties.version,
+      image: Package.properties.image,
+      containerSHA: Type.Optional(Type.String()),
+    }),
+    stage: StringEnum(PACKAGE_STAGES),
+    interrupt: Type.Optional(Interrupt),
+    configMap: Type.Optional(Type.String({ maxLength: 253, description: "Name of the package's ConfigMap in this namespace." })),
+  },
+  celRules({
+    rule: "(self.stage in ['interrupt', 'uninstall-interrupt']) == has(self.interrupt)",
+    message: 'skyhookStage.interrupt is required for the interrupt stages and forbidden for the others',
+    fieldPath: '.interrupt',
+  }),
+);
+export type SkyhookStage = Static<typeof SkyhookStage>;
+
+export const NodeOpSpec = Type.Object(
+  {
+    nodeSelector: Type.Optional(LabelSelector('Nodes to run on; unset (and no targetNodes) = all nodes.')),
+    targetNodes: Type.Optional(
+      Type.Array(Type.String({ maxLength: 253, pattern: OBJECT_NAME_PATTERN }), {
+        minItems: 1,
+        maxItems: 1000,
+        'x-kubernetes-list-type': 'set',
+        description: 'Names of the nodes to run on (instead of nodeSelector).',
+      }),
+    ),
+    image: Type.Optional(Type.String({ maxLength: 512, description: 'Image of the Job; defaults to the operator setting.' })),
+    command: Type.Array(Type.String(), { minItems: 1, maxItems: 256, description: 'Command of the main container (no shell added).' }),
+    initSteps: Type.Optional(
+      Type.Array(InitStep, { maxItems: 16, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+    ),
+    env: Type.Optional(EnvList),
+    hostMountPath: Type.Optional(Type.String({ default: '/host', maxLength: 256, pattern: '^/', description: "Where the host's / is mounted." })),
+    imagePullSecrets: Type.Optional(Type.Array(LocalObjectReference, { maxItems: 16 })),
+    tolerations: Type.Optional(Type.Array(Toleration, { maxItems: 64 })),
+    cordon: Type.Optional(Type.Boolean({ default: false, description: 'Cordon each node before its Job; uncordon after success.' })),
+    uncordonOnFailure: Type.Optional(Type.Boolean({ default: false })),
+    drainOptions: Type.Optional(DrainOptions),
+    rebootOnSuccess: Type.Optional(Type.Boolean({ default: false })),
+    backoffLimit: Type.Optional(Type.Integer({ format: 'int32', minimum: 0, description: 'Job backoffLimit; unset = 6.' })),
+    concurrency: Type.Optional(Type.Integer({ format: 'int32', minimum: 0, default: 0, description: 'Nodes at a time; 0 = all.' })),
+    stopOnFailure: Type.Optional(Type.Boolean({ default: false, description: 'Start no more nodes once one has failed.' })),
+    stageTimeout: Type.Optional(Duration({ description: 'Deadline of one attempt; unset or 0 = none.' })),
+    preflight: Type.Optional(Preflight),
+    skyhookStage: Type.Optional(SkyhookStage),
+  },
+  celRules(
+    {
+      rule: '!(has(self.nodeSelector) && has(self.targetNodes))',
+      message: 'targetNodes and nodeSelector are mutually exclusive',
+      fieldPath: '.targetNodes',
+    },
+    {
+      rule: '!has(self.drainOptions) || !self.drainOptions.enabled || self.cordon',
+      message: 'drainOptions.enabled requires cordon: true',
+      fieldPath: '.drainOptions',
+    },
+    {
+      rule: '!has(self.skyhookStage) || (has(self.targetNodes) && size(self.targetNodes) == 1)',
+      message: 'skyhookStage requires targetNodes with exactly one node',
+      fieldPath: '.targetNodes',
+    },
+  ),
+);
+export type NodeOpSpec = Static<typeof NodeOpSpec>;
+
+export const NodeOpNodeStatus = Type.Object({
+  phase: StringEnum(NODE_PHASES),
+  jobName: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+  rebootStatus: Type.Optional(StringEnum(REBOOT_STATUSES)),
+  restarts: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+  lastUpdated: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type NodeOpNodeStatus = Static<typeof NodeOpNodeStatus>;
+
+export const NodeOpStatus = Type.Object({
+  phase: Type.Optional(StringEnum(NODEOP_PHASES)),
+  nodeStatuses: Type.Optional(StringMap(NodeOpNodeStatus, { description: 'Per node name.' })),
+  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+  conditions: Type.Optional(ConditionList),
+  lastUpdated: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type NodeOpStatus = Static<typeof NodeOpStatus>;
+
+export const NODEOP_PRINTER_COLUMNS = [
+  { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+  { name: 'Skyhook', type: 'string', jsonPath: '.spec.skyhookStage.skyhook' },
+  { name: 'Package', type: 'string', jsonPath: '.spec.skyhookStage.package.name' },
+  { name: 'Version', type: 'string', jsonPath: '.spec.skyhookStage.package.version' },
+  { name: 'Stage', type: 'string', jsonPath: '.spec.skyhookStage.stage' },
+  { name: 'Nodes', type: 'string', jsonPath: '.spec.targetNodes', priority: 1 },
+  { name: 'Image', type: 'string', jsonPath: '.spec.image', priority: 1 },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+] as const;
+
+export const NODEOP_DEFINITION: ResourceDefinition = {
+  names: KINDS.nodeOp,
+  scope: 'Namespaced',
+  description: 'NodeOp: an operation run on nodes as one Job per node, with optional cordon, drain and reboot.',
+  spec: NodeOpSpec,
+  status: NodeOpStatus,
+  printerColumns: NODEOP_PRINTER_COLUMNS,
+};
+
+export interface NodeOp {
+  apiVersion: typeof GROUP_VERSION;
+  kind: typeof KINDS.nodeOp.kind;
+  metadata: V1ObjectMeta;
+  spec: NodeOpSpec;
+  status?: NodeOpStatus;
+}

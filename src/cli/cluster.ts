@@ -1,0 +1,56 @@
+/** `skyhook cluster`: a local control plane with simulated nodes, in the foreground until Ctrl-C. */
+import { parseArgs } from 'node:util';
+import { startControlPlane } from '../sandbox/control-plane.js';
+import { parseDurationMs } from '../util/duration.js';
+
+const HELP = `Usage: skyhook cluster [--nodes N] [--pod-duration 1s] [--keep-logs]
+
+Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on 127.0.0.1 with N
+simulated nodes, prints the KUBECONFIG to use, and runs until Ctrl-C. The binaries come from
+\`npm run cluster:build\` (or KUBEBUILDER_ASSETS).
+
+Options:
+  --nodes N            simulated nodes (default 3)
+  --pod-duration D     how long each phase of a simulated pod takes (default 1s)
+  --keep-logs          keep the run directory (logs, certificates) after stopping
+`;
+
+export async function runClusterCli(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      nodes: { type: 'string', default: '3' },
+      'pod-duration': { type: 'string', default: '1s' },
+      'keep-logs': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const nodes = Number(values.nodes);
+  if (!Number.isInteger(nodes) || nodes < 0) {
+    console.error(`--nodes must be a whole number >= 0, not '${values.nodes}'`);
+    return 2;
+  }
+  const log = (message: string): void => console.error(`[cluster] ${message}`);
+  const cp = await startControlPlane({
+    nodes,
+    podDurationMs: parseDurationMs(values['pod-duration']),
+    keepRunDir: values['keep-logs'],
+    onProgress: log,
+  });
+  console.log(`export KUBECONFIG=${cp.kubeconfigPath}`);
+  log(`logs: ${cp.runDir}/logs; press Ctrl-C to stop`);
+  await new Promise<void>((resolveStop) => {
+    const stop = (): void => {
+      log('stopping');
+      void cp.stop().then(resolveStop);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  log('stopped');
+  return 0;
+}

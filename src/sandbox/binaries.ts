@@ -1,0 +1,70 @@
+/**
+ * Where the control-plane binaries live: KUBEBUILDER_ASSETS when it holds a complete set (the
+ * envtest convention), otherwise the versioned cache that `npm run cluster:build` fills.
+ */
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BINARY_NAMES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kwok'] as const;
+export type BinaryName = (typeof BINARY_NAMES)[number];
+export type Binaries = Record<BinaryName, string>;
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
+
+export interface ControlPlaneVersions {
+  k8s: string;
+  etcd: string;
+  kwok: string;
+}
+
+/** Reads tools/versions.env, the single place the versions are written down. */
+export function readVersions(file = join(repoRoot, 'tools/versions.env')): ControlPlaneVersions {
+  const vars = new Map<string, string>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const match = /^([A-Z0-9_]+)=(\S+)$/.exec(line.trim());
+    if (match) vars.set(match[1]!, match[2]!);
+  }
+  const get = (key: string): string => {
+    const value = vars.get(key);
+    if (!value) throw new Error(`${file} does not define ${key}`);
+    return value;
+  };
+  return { k8s: get('K8S_VERSION'), etcd: get('ETCD_VERSION'), kwok: get('KWOK_VERSION') };
+}
+
+export function cacheBinDir(versions = readVersions(), env: NodeJS.ProcessEnv = process.env): string {
+  const cacheRoot = env.SKYHOOK_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'skyhook-ts');
+  return join(cacheRoot, 'bin', `k8s-${versions.k8s}-etcd-${versions.etcd}-kwok-${versions.kwok}`);
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function completeSet(dir: string): Binaries | undefined {
+  const entries = BINARY_NAMES.map((name) => [name, join(dir, name)] as const);
+  return entries.every(([, path]) => isExecutable(path)) ? (Object.fromEntries(entries) as Binaries) : undefined;
+}
+
+/** Finds a complete set of binaries or throws an error that says how to get one. */
+export function findBinaries(env: NodeJS.ProcessEnv = process.env): Binaries {
+  const assets = env.KUBEBUILDER_ASSETS;
+  if (assets) {
+    const fromAssets = completeSet(assets);
+    if (fromAssets) return fromAssets;
+  }
+  const cached = completeSet(cacheBinDir(readVersions(), env));
+  if (cached) return cached;
+  throw new Error(
+    `control-plane binaries not found (${BINARY_NAMES.join(', ')}). ` +
+      `Run \`npm run cluster:build\` to build them into ${cacheBinDir(readVersions(), env)}, ` +
+      `or set KUBEBUILDER_ASSETS to a directory that holds all of them.`,
+  );
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseAllDocuments } from 'yaml';
+import { kwokConfigYaml, podStages, SIM_ENV } from '../../../src/sandbox/kwok-stages.js';
+
+interface StageDoc {
+  kind: string;
+  metadata: { name: string };
+  spec: { selector: { matchExpressions: { key: string; operator: string; values?: string[] }[] }; delay?: { durationMilliseconds: number; durationFrom?: { expressionFrom: string } } };
+}
+
+describe('kwok stages', () => {
+  const docs = parseAllDocuments(kwokConfigYaml({ podDurationMs: 750 })).map((d) => d.toJS() as StageDoc);
+
+  it('are valid multi-document YAML with unique stage names', () => {
+    expect(docs.every((d) => d.kind === 'Stage')).toBe(true);
+    const names = docs.map((d) => d.metadata.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toEqual(expect.arrayContaining(['sim-node-initialize', 'sim-pod-complete', 'sim-pod-init-container-failed', 'sim-pod-image-pull-backoff']));
+  });
+
+  it('take the default pod duration, overridable by the pod', () => {
+    const complete = docs.find((d) => d.metadata.name === 'sim-pod-complete');
+    expect(complete?.spec.delay?.durationMilliseconds).toBe(750);
+    expect(complete?.spec.delay?.durationFrom?.expressionFrom).toContain(SIM_ENV.duration);
+  });
+
+  it('complete only pods owned by a Job, so other pods run until deleted', () => {
+    const complete = podStages({ podDurationMs: 1 }).find((s) => (s.metadata as { name: string }).name === 'sim-pod-complete') as unknown as StageDoc;
+    expect(complete.spec.selector.matchExpressions).toContainEqual({ key: '.metadata.ownerReferences[]?.kind', operator: 'In', values: ['Job'] });
+  });
+
+  it('keep success and failure stages mutually exclusive on the exit-code knob', () => {
+    const byName = new Map(docs.map((d) => [d.metadata.name, d.spec.selector.matchExpressions]));
+    const exitKey = (name: string): string | undefined => byName.get(name)?.find((e) => e.key.includes(SIM_ENV.exitCode))?.operator;
+    expect(exitKey('sim-pod-complete')).toBe('DoesNotExist');
+    expect(exitKey('sim-pod-container-failed')).toBe('Exists');
+    expect(exitKey('sim-pod-init-containers-complete')).toBe('DoesNotExist');
+    expect(exitKey('sim-pod-init-container-failed')).toBe('Exists');
+  });
+});
