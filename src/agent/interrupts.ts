@@ -30,7 +30,7 @@ export function decodeInterrupt(base64: string | undefined, commands: InterruptC
   return { type: type as InterruptType, commands: commandsFor(type as InterruptType, kwargs, commands) };
 }
 
-function commandsFor(type: InterruptType, kwargs: Record<string, unknown>, commands: InterruptCommands): string[][] {
+export function commandsFor(type: InterruptType, kwargs: Record<string, unknown>, commands: InterruptCommands): string[][] {
   switch (type) {
     case 'node_restart':
       return [commands.reboot];

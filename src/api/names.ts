@@ -140,4 +140,45 @@ export const NODEOP_NAMES = {
   /** Label on reboot pods. */
   rebootLabel: `${PREFIX}/reboot`,
   finalizer: `${PREFIX}/nodeop`,
+  /** Reboot pod annotation: JSON `{"commands": string[][], "rebootsNode": boolean}`, what it will run on the host. */
+  interruptAnnotation: `${PREFIX}/interrupt`,
+  /** Reboot pod annotation: the name of the Job whose sentinel it waits for. */
+  jobAnnotation: `${PREFIX}/job`,
+  /** Host directory where a Job's main container leaves the sentinel `<jobName>` for the reboot pod. */
+  sentinelHostDir: '/var/lib/skyhook/nodeop-sentinels',
+} as const;
+
+/** NodeOp status condition types. */
+export const NODEOP_CONDITIONS = {
+  /** stopOnFailure holds back the nodes not started yet; the message names the failed node. */
+  stoppedOnFailure: 'StoppedOnFailure',
+  /** No node matches the NodeOp (yet). */
+  noMatchingNodes: 'NoMatchingNodes',
+} as const;
+
+/** NodeOp Event reasons (on the NodeOp and on the node). */
+export const NODEOP_EVENT_REASONS = {
+  cordoned: 'Cordoned',
+  uncordoned: 'Uncordoned',
+  drained: 'Drained',
+  drainFailed: 'DrainFailed',
+  jobCreated: 'JobCreated',
+  jobDeleted: 'JobDeleted',
+  nodeCompleted: 'NodeCompleted',
+  nodeFailed: 'NodeFailed',
+  rebootRequested: 'RebootRequested',
+  rebootCompleted: 'RebootCompleted',
+  stopped: 'StoppedOnFailure',
+} as const;
+
+/** Kubernetes' own names the NodeOp machinery reads or writes. */
+export const KUBERNETES_NAMES = {
+  /** Node labels that mark control-plane nodes (presence counts, any value). */
+  controlPlaneLabels: ['node-role.kubernetes.io/control-plane', 'node-role.kubernetes.io/master'],
+  /** Taint key of a cordoned node. */
+  unschedulableTaint: 'node.kubernetes.io/unschedulable',
+  /** Annotation of mirror (static) pods; they cannot be evicted. */
+  mirrorPodAnnotation: 'kubernetes.io/config.mirror',
+  /** Label the Job controller puts on a Job's pods. */
+  jobNameLabel: 'batch.kubernetes.io/job-name',
 } as const;

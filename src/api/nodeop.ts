@@ -131,6 +131,8 @@ export const NodeOpNodeStatus = Type.Object({
   message: Type.Optional(Type.String()),
   rebootStatus: Type.Optional(StringEnum(REBOOT_STATUSES)),
   restarts: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
+  startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the node was started; the drain timeout counts from here.' })),
+  bootID: Type.Optional(Type.String({ maxLength: 128, description: "The node's bootID when it was started; a reboot is done once it differs." })),
   lastUpdated: Type.Optional(Type.String({ format: 'date-time' })),
 });
 export type NodeOpNodeStatus = Static<typeof NodeOpNodeStatus>;

@@ -13,6 +13,10 @@ const commands: Record<string, Command> = {
     summary: 'start a local control plane with simulated nodes in the foreground',
     run: async (argv) => (await import('./cluster.js')).runClusterCli(argv),
   },
+  operator: {
+    summary: 'run the operator (controllers, leader election, health and metrics)',
+    run: async (argv) => (await import('./operator.js')).runOperatorCli(argv),
+  },
 };
 
 export function usage(): string {

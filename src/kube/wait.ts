@@ -11,8 +11,12 @@ export interface ListResult<T> {
   resourceVersion: string;
 }
 
-/** A raw GET through the KubeConfig's TLS options, for list paths that typed clients lack. */
-export async function getJson<T>(kc: KubeConfig, path: string): Promise<T> {
+/**
+ * A raw GET through the KubeConfig's TLS options, for list paths that typed clients lack. A non-2xx
+ * answer rejects with an Error carrying `statusCode` and the raw `body` (errors.ts reads both);
+ * `timeoutMs` bounds an answer that never comes.
+ */
+export async function getJson<T>(kc: KubeConfig, path: string, timeoutMs?: number): Promise<T> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const opts: { headers: Record<string, string> } & Record<string, unknown> = { headers: {} };
@@ -23,11 +27,12 @@ export async function getJson<T>(kc: KubeConfig, path: string): Promise<T> {
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => {
-        if ((res.statusCode ?? 0) >= 300) reject(new Error(`GET ${path}: ${res.statusCode} ${body}`));
+        if ((res.statusCode ?? 0) >= 300) reject(Object.assign(new Error(`GET ${path}: ${res.statusCode} ${body}`), { statusCode: res.statusCode, body }));
         else resolveBody(JSON.parse(body) as T);
       });
     });
     req.on('error', reject);
+    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`GET ${path}: no answer within ${timeoutMs} ms`)));
     req.end();
   });
 }

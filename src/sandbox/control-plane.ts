@@ -34,6 +34,8 @@ export interface ControlPlaneOptions {
   verbosity?: number;
   /** Keep the run directory (logs, certs) after stop(). */
   keepRunDir?: boolean;
+  /** A directory holding all the binaries; defaults to KUBEBUILDER_ASSETS, then the build cache. */
+  assetsDir?: string;
   /** Called with each start-up step, for progress output. */
   onProgress?: (message: string) => void;
 }
@@ -96,7 +98,7 @@ class PortClashError extends Error {}
 async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
   const started = Date.now();
   const progress = options.onProgress ?? (() => undefined);
-  const binaries = findBinaries();
+  const binaries = findBinaries(options.assetsDir ? { ...process.env, KUBEBUILDER_ASSETS: options.assetsDir } : process.env);
   const baseDir = options.baseDir ?? defaultBaseDir();
   mkdirSync(baseDir, { recursive: true });
   reapStaleRuns(baseDir);

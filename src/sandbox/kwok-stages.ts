@@ -7,6 +7,10 @@
  *     `podDuration`.
  *   - env SKYHOOK_SIM_EXIT_CODE on a container (a non-zero number): that container exits with the
  *     code and the pod fails (init containers after it never start).
+ *   - env SKYHOOK_SIM_FAIL_NODE beside it (a node name): the exit code applies only to pods on that
+ *     node; elsewhere the container succeeds (one spec, one failing node, as NodeOp tests need).
+ *   - the host side of NodeOp interrupts (sentinel, reboot, bootID change) is not a stage: see
+ *     simulated-host.ts.
  *   - an image whose registry host ends in `.invalid` (e.g. `registry.invalid/pkg:1.0`): the
  *     container stays in ImagePullBackOff and the pod Pending.
  *   - pods not owned by a Job run until deleted (unless a main container sets the exit code).
@@ -16,7 +20,7 @@
  */
 import { stringify } from 'yaml';
 
-export const SIM_ENV = { duration: 'SKYHOOK_SIM_DURATION', exitCode: 'SKYHOOK_SIM_EXIT_CODE' } as const;
+export const SIM_ENV = { duration: 'SKYHOOK_SIM_DURATION', exitCode: 'SKYHOOK_SIM_EXIT_CODE', failNode: 'SKYHOOK_SIM_FAIL_NODE' } as const;
 export const UNPULLABLE_IMAGE_PATTERN = '^[^/]+[.]invalid/';
 
 type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
@@ -34,8 +38,11 @@ const is = (key: string, ...values: string[]): Expression => ({ key, operator: '
 const exists = (key: string): Expression => ({ key, operator: 'Exists' });
 const absent = (key: string): Expression => ({ key, operator: 'DoesNotExist' });
 const notDeleted = absent('.metadata.deletionTimestamp');
-const noFailure = (containers: string): Expression => absent(envValue(containers, SIM_ENV.exitCode));
-const failure = (containers: string): Expression => exists(envValue(containers, SIM_ENV.exitCode));
+/** Names of the containers that fail on this pod's node: they set an exit code and no other node. */
+const failing = (containers: string): string =>
+  `.spec.nodeName as $node | ${containers} | select(any(.env[]?; .name == "${SIM_ENV.exitCode}")) | select(all(.env[]?; .name != "${SIM_ENV.failNode}" or .value == $node)) | .name`;
+const noFailure = (containers: string): Expression => absent(failing(containers));
+const failure = (containers: string): Expression => exists(failing(containers));
 
 /** Template fragments shared by the pod stages. */
 const podAddresses = `hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
@@ -49,8 +56,8 @@ const waiting = (reason: string, message = ''): string =>
 const running = '    running:\n      startedAt: {{ $now | Quote }}';
 const terminated = (exitCode: string, reason: string, message = ''): string =>
   `    terminated:\n      exitCode: ${exitCode}\n      reason: ${reason}\n      startedAt: {{ $now | Quote }}\n      finishedAt: {{ $now | Quote }}${message ? `\n      message: ${message}` : ''}`;
-/** Sets $code to the container's SKYHOOK_SIM_EXIT_CODE, or "" when it has none. */
-const readExitCode = `{{ $code := "" }}{{ range .env }}{{ if eq .name "${SIM_ENV.exitCode}" }}{{ $code = .value }}{{ end }}{{ end }}`;
+/** Sets $code to the container's SKYHOOK_SIM_EXIT_CODE, or "" when it has none or it fails on another node only. */
+const readExitCode = `{{ $code := "" }}{{ $only := "" }}{{ range .env }}{{ if eq .name "${SIM_ENV.exitCode}" }}{{ $code = .value }}{{ end }}{{ if eq .name "${SIM_ENV.failNode}" }}{{ $only = .value }}{{ end }}{{ end }}{{ if and $only (ne $only $.spec.nodeName) }}{{ $code = "" }}{{ end }}`;
 const failMessage = `"simulated failure ({{ "${SIM_ENV.exitCode}" }}={{ $code }})"`;
 
 const runningStatus = `{{ $now := Now }}

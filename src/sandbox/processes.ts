@@ -81,12 +81,29 @@ export async function stopComponent(component: Component, graceMs = 10_000): Pro
   live.delete(component);
 }
 
+/** True while the process exists and is not a zombie waiting to be reaped. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ..."; the state letter follows the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves with the pids still alive once all are gone or `timeoutMs` has passed (signals land asynchronously). */
+export async function waitUntilGone(pids: number[], timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const alive = pids.filter(isAlive);
+    if (alive.length === 0 || Date.now() > deadline) return alive;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, CoreV1Api, PolicyV1Api, ApiException, type V1Job, type V1Pod } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane.js';
-import { isAlive } from '../../src/sandbox/processes.js';
+import { waitUntilGone } from '../../src/sandbox/processes.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
 
@@ -47,7 +47,7 @@ afterAll(async () => {
   const pids = cp?.pids ?? [];
   await cp?.stop();
   // After stop(), none of the started processes remain.
-  expect(pids.filter(isAlive)).toEqual([]);
+  expect(await waitUntilGone(pids)).toEqual([]);
 });
 
 describe('local control plane', () => {
@@ -96,6 +96,18 @@ describe('local control plane', () => {
     await expect(evict).rejects.toBeInstanceOf(ApiException);
     await evict.catch((e: unknown) => expect((e as ApiException<unknown>).code).toBe(429));
     // The pod is still there and running.
+    expect((await core.readNamespacedPod({ name: 'protected', namespace: ns })).status?.phase).toBe('Running');
+  });
+
+  it('leaves a container with an unpullable image in ImagePullBackOff, and a bare pod Running', async () => {
+    await core.createNamespacedPod({ namespace: ns, body: {
+      metadata: { name: 'unpullable', namespace: ns },
+      spec: { nodeName: 'node-2', containers: [{ name: 'app', image: 'registry.invalid/missing:1.0' }] },
+    } });
+    const [pod] = await waitForList<V1Pod>(cp.kubeConfig, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Dunpullable`,
+      (pods) => pods.some((p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff'), 30_000);
+    expect(pod?.status?.phase).toBe('Pending');
+    // The bare pod of the PDB case never completes on its own: only Job pods do.
     expect((await core.readNamespacedPod({ name: 'protected', namespace: ns })).status?.phase).toBe('Running');
   });
 

@@ -1,0 +1,83 @@
+/**
+ * What the NodeOp reconciler's steps share: clients, caches, events, settings, the background
+ * drains, and the per-reconcile view of one NodeOp. Also the small cluster actions several steps
+ * take (create-if-absent, events on the NodeOp and its node).
+ */
+import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { NodeOp } from '../../api/nodeop.js';
+import { cordonOwner } from '../../jobs/cordon.js';
+import { isAlreadyExists, isNotFound, type KubeClients } from '../../kube/client.js';
+import type { Clock } from '../../kube/clock.js';
+import type { EventRecorder, EventType } from '../../kube/events.js';
+import type { Informer } from '../../kube/informer.js';
+import { interruptPlanFor, type InterruptPlan } from '../../templates/interrupt-plan.js';
+import type { NodeOpSettings } from '../../templates/nodeop-settings.js';
+import type { DrainTasks } from './drain-tasks.js';
+
+export interface NodeOpCaches {
+  jobs: Informer<V1Job>;
+  /** Pods carrying the NodeOp label: Job pods and reboot pods. */
+  pods: Informer<V1Pod>;
+  nodes: Informer<V1Node>;
+}
+
+export interface NodeOpContext {
+  clients: KubeClients;
+  caches: NodeOpCaches;
+  events: EventRecorder;
+  logger: Logger;
+  settings: NodeOpSettings;
+  clock: Clock;
+  drains: DrainTasks;
+  /** Wakes a NodeOp key (a drain finished). */
+  enqueue(key: string): void;
+  /** The operator's own pod (`namespace/name`), which a drain must not evict; undefined outside a pod. */
+  ownPod?: string;
+}
+
+/** One NodeOp as a reconcile sees it. */
+export interface NodeOpView {
+  nodeOp: NodeOp;
+  key: string;
+  namespace: string;
+  /** The cordon ownership value of this NodeOp. */
+  owner: string;
+  /** The interrupt after each node's Job, if any. */
+  plan: InterruptPlan | undefined;
+}
+
+export function viewOf(nodeOp: NodeOp, key: string, settings: NodeOpSettings): NodeOpView {
+  const namespace = nodeOp.metadata.namespace ?? '';
+  return { nodeOp, key, namespace, owner: cordonOwner(nodeOp.metadata), plan: interruptPlanFor(nodeOp.spec, settings.interruptCommands) };
+}
+
+/** Creates `object` unless it exists; resolves true when this call created it. */
+export async function createIfAbsent(create: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await create();
+    return true;
+  } catch (e) {
+    if (isAlreadyExists(e)) return false;
+    throw e;
+  }
+}
+
+/** The Job from the cache, else from the API server (the cache may not have seen a Job just created). */
+export async function findJob(ctx: NodeOpContext, namespace: string, name: string): Promise<V1Job | undefined> {
+  const cached = ctx.caches.jobs.get(name, namespace);
+  if (cached) return cached;
+  try {
+    return await ctx.clients.batch.readNamespacedJob({ name, namespace });
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+/** Records an event on the NodeOp and, when it still exists, on the node it is about. */
+export function notify(ctx: NodeOpContext, op: NodeOpView, node: string, type: EventType, reason: string, message: string): void {
+  ctx.events.record(op.nodeOp, type, reason, `node ${node}: ${message}`);
+  const nodeObject = ctx.caches.nodes.get(node);
+  if (nodeObject) ctx.events.record({ ...nodeObject, apiVersion: 'v1', kind: 'Node' }, type, reason, `NodeOp ${op.key}: ${message}`);
+}

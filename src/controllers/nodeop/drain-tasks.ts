@@ -1,0 +1,58 @@
+/**
+ * Drains run in the background so a reconcile never blocks for a drain's whole timeout. The
+ * reconcile polls: the first poll starts the drain, later polls return nothing until it has
+ * finished, then its result once (and the finished drain wakes the NodeOp's key). Nothing here is
+ * state that matters across restarts: a new process simply drains again, with the deadline the
+ * caller keeps in the NodeOp's status.
+ */
+import type { DrainResult } from '../../jobs/drain.js';
+
+interface Task {
+  controller: AbortController;
+  result?: DrainResult;
+  error?: unknown;
+}
+
+export class DrainTasks {
+  private readonly tasks = new Map<string, Task>();
+
+  /**
+   * The result of the drain `id` if it has finished (forgotten afterwards); otherwise undefined,
+   * starting it with `run` when it is not running. `onFinished` runs when a started drain ends.
+   * A drain that failed with an error (not a verdict on the node) throws it here once, so the
+   * reconcile retries with backoff and the next poll drains again.
+   */
+  poll(id: string, run: (signal: AbortSignal) => Promise<DrainResult>, onFinished: () => void): DrainResult | undefined {
+    const existing = this.tasks.get(id);
+    if (existing?.result || existing?.error !== undefined) {
+      this.tasks.delete(id);
+      if (existing.result) return existing.result;
+      throw existing.error;
+    }
+    if (existing) return undefined;
+    const task: Task = { controller: new AbortController() };
+    this.tasks.set(id, task);
+    run(task.controller.signal).then(
+      (result) => {
+        if (task.controller.signal.aborted) return;
+        task.result = result;
+        onFinished();
+      },
+      (e: unknown) => {
+        if (task.controller.signal.aborted) return;
+        task.error = e ?? new Error('drain failed');
+        onFinished();
+      },
+    );
+    return undefined;
+  }
+
+  /** Stops the drains whose id starts with `prefix` (a deleted NodeOp), or all of them. */
+  abort(prefix = ''): void {
+    for (const [id, task] of this.tasks) {
+      if (!id.startsWith(prefix)) continue;
+      task.controller.abort();
+      this.tasks.delete(id);
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * reconcile(NodeOp key): read the NodeOp from the API server (not the cache: a stale status could
+ * free a concurrency slot twice), advance every started node one step, start the nodes pacing
+ * allows, and write the status. Starting a node is first only written down (phase Pending, the
+ * slot is taken); its side effects happen on the next pass, so a restart between the two never
+ * loses a slot or takes one twice.
+ */
+import type { V1Job } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
+import type { NodeOp, NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js';
+import { cordonedBy, uncordonNode } from '../../jobs/cordon.js';
+import { isNotFound, mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from '../../kube/client.js';
+import { parseKey } from '../../kube/controller.js';
+import type { ReconcileResult } from '../../kube/queue.js';
+import { nodeJobName } from '../../templates/object-names.js';
+import { aggregatePhase, nodeOpConditions } from './aggregate.js';
+import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
+import { advanceNode, startedStatus } from './node-steps.js';
+import { planStarts, targetNodes } from './pacing.js';
+
+/** While nodes are in flight, look again at least this often even if no event comes. */
+const SAFETY_RECHECK_MS = 60_000;
+
+const isFinished = (job: V1Job): boolean =>
+  job.status?.conditions?.some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True') ?? false;
+
+export class NodeOpReconciler {
+  constructor(private readonly ctx: NodeOpContext) {}
+
+  readonly reconcile = async (key: string): Promise<ReconcileResult> => {
+    const nodeOp = await this.read(key);
+    if (!nodeOp) {
+      this.ctx.drains.abort(`${key}|`);
+      return;
+    }
+    const op = viewOf(nodeOp, key, this.ctx.settings);
+    if (nodeOp.metadata.deletionTimestamp) return this.cleanUp(op);
+    if (nodeOp.spec.cordon && !nodeOp.metadata.finalizers?.includes(NODEOP_NAMES.finalizer)) {
+      // Added before the first cordon, so a deleted NodeOp always gets the chance to uncordon.
+      await this.setFinalizers(op, [...(nodeOp.metadata.finalizers ?? []), NODEOP_NAMES.finalizer]);
+    }
+
+    const now = this.ctx.clock.now();
+    const before = nodeOp.status?.nodeStatuses ?? {};
+    const statuses: Record<string, NodeOpNodeStatus> = { ...before };
+    const targets = targetNodes(nodeOp.spec, this.ctx.caches.nodes.list());
+    let recheckAt = Number.POSITIVE_INFINITY;
+    // In target order, so nodes started together get their Jobs control-plane first too.
+    const started = [...targets.filter((n) => before[n]), ...Object.keys(before).filter((n) => !targets.includes(n)).sort()];
+    for (const node of started) {
+      const step = await advanceNode(this.ctx, op, node, before[node]!);
+      statuses[node] = step.status;
+      if (step.recheckAt !== undefined) recheckAt = Math.min(recheckAt, step.recheckAt);
+    }
+
+    const pacing = planStarts({
+      targets,
+      statuses,
+      busyNodes: this.busyNodes(op, [...targets, ...Object.keys(statuses)]),
+      concurrency: nodeOp.spec.concurrency ?? 0,
+      stopOnFailure: nodeOp.spec.stopOnFailure ?? false,
+    });
+    for (const node of pacing.start) {
+      statuses[node] = startedStatus(op, nodeJobName(nodeOp.metadata.name ?? '', nodeOp.metadata.uid ?? '', node), this.ctx.caches.nodes.get(node), now);
+    }
+
+    await this.writeStatus(op, before, statuses, {
+      phase: aggregatePhase(targets, statuses),
+      conditions: nodeOpConditions(targets, statuses, pacing, nodeOp.status?.conditions ?? [], new Date(now).toISOString()),
+    });
+
+    if (pacing.start.length > 0) return { requeueAfterMs: 0 };
+    if (pacing.inFlight > 0) recheckAt = Math.min(recheckAt, now + SAFETY_RECHECK_MS);
+    return Number.isFinite(recheckAt) ? { requeueAfterMs: Math.max(0, recheckAt - now) } : undefined;
+  };
+
+  private ref(key: string): CustomObjectRef {
+    const { name, namespace } = parseKey(key);
+    return { group: API_GROUP, version: API_VERSION, plural: KINDS.nodeOp.plural, name, ...(namespace ? { namespace } : {}) };
+  }
+
+  private async read(key: string): Promise<NodeOp | undefined> {
+    const { group, version, plural, name, namespace } = this.ref(key);
+    try {
+      return (await this.ctx.clients.custom.getNamespacedCustomObject({ group, version, plural, name, namespace: namespace ?? '' })) as NodeOp;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** Nodes whose Job of this NodeOp exists and is unfinished, as the cache sees them. */
+  private busyNodes(op: NodeOpView, nodes: string[]): Set<string> {
+    const { name = '', uid = '' } = op.nodeOp.metadata;
+    return new Set(nodes.filter((node) => {
+      const job = this.ctx.caches.jobs.get(nodeJobName(name, uid, node), op.namespace);
+      return job !== undefined && !isFinished(job);
+    }));
+  }
+
+  /** Only changed node entries are sent: a merge patch leaves the others as they are. */
+  private async writeStatus(
+    op: NodeOpView,
+    before: Record<string, NodeOpNodeStatus>,
+    after: Record<string, NodeOpNodeStatus>,
+    summary: Pick<NodeOpStatus, 'phase' | 'conditions'>,
+  ): Promise<void> {
+    const previous = op.nodeOp.status ?? {};
+    const changedNodes = Object.fromEntries(Object.entries(after).filter(([node, s]) => JSON.stringify(s) !== JSON.stringify(before[node])));
+    const generation = op.nodeOp.metadata.generation;
+    const unchanged = Object.keys(changedNodes).length === 0
+      && previous.phase === summary.phase
+      && JSON.stringify(previous.conditions ?? []) === JSON.stringify(summary.conditions ?? [])
+      && previous.observedGeneration === generation;
+    if (unchanged) return;
+    const status: NodeOpStatus = {
+      ...summary,
+      ...(Object.keys(changedNodes).length > 0 ? { nodeStatuses: changedNodes } : {}),
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+      lastUpdated: new Date(this.ctx.clock.now()).toISOString(),
+    };
+    await mergePatchCustomObjectStatus(this.ctx.clients.custom, this.ref(op.key), status);
+    if (previous.phase !== summary.phase) this.ctx.logger.info({ nodeOp: op.key, phase: summary.phase }, 'NodeOp phase changed');
+  }
+
+  private async setFinalizers(op: NodeOpView, finalizers: string[]): Promise<void> {
+    const metadata = { resourceVersion: op.nodeOp.metadata.resourceVersion, finalizers };
+    await mergePatchCustomObject(this.ctx.clients.custom, this.ref(op.key), { metadata });
+  }
+
+  /** Deleted NodeOp: Jobs and pods go by garbage collection; what we cordoned is uncordoned here. */
+  private async cleanUp(op: NodeOpView): Promise<ReconcileResult> {
+    this.ctx.drains.abort(`${op.key}|`);
+    const ours = this.ctx.caches.nodes.list().filter((node) => cordonedBy(node) === op.owner);
+    for (const node of ours) await uncordonNode(this.ctx.clients.core, node.metadata?.name ?? '', op.owner);
+    const finalizers = op.nodeOp.metadata.finalizers ?? [];
+    if (finalizers.includes(NODEOP_NAMES.finalizer)) await this.setFinalizers(op, finalizers.filter((f) => f !== NODEOP_NAMES.finalizer));
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The Skyhook planner: a pure function from a snapshot of the cluster (SCRs, nodes, stage ops, time)
+ * to the actions that move every SCR forward. SCRs are planned in upstream's order (priority, then
+ * name) and a node works on one SCR at a time: a later SCR waits on a node until every earlier,
+ * non-disabled SCR is complete there (and, with `sequencing: all`, complete everywhere).
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import { SKYHOOK_ANNOTATIONS } from '../../api/names.js';
+import type { Skyhook } from '../../api/skyhook.js';
+import { planSkyhook } from './skyhook-plan.js';
+import { DEFAULT_PLANNER_SETTINGS, type NodeView, type PlannerAction, type PlannerInput, type PlanResult } from './planner-types.js';
+
+export * from './planner-types.js';
+
+export function planNextActions(input: PlannerInput): PlanResult {
+  const settings = { ...DEFAULT_PLANNER_SETTINGS, ...input.settings };
+  const gates = new PriorityGates();
+  const actions: PlannerAction[] = [];
+  let requeueAfterMs: number | undefined;
+  for (const skyhook of [...input.skyhooks].sort((a, b) => comparePriority(a.skyhook, b.skyhook))) {
+    const plan = planSkyhook({ skyhook, nodes: input.nodes, stageOps: input.stageOps, now: input.now, settings, gates });
+    actions.push(...plan.actions);
+    if (plan.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
+    const name = skyhook.skyhook.metadata.name ?? '';
+    const disabled = skyhook.skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
+    if (!disabled) gates.add(name, plan.nodeStatus, skyhook.skyhook.spec.sequencing === 'all');
+  }
+  return requeueAfterMs === undefined ? { actions } : { actions, requeueAfterMs: Math.max(0, requeueAfterMs) };
+}
+
+/** Lower priority number first, ties by name. */
+export function comparePriority(a: Skyhook, b: Skyhook): number {
+  const byPriority = (a.spec.priority ?? 200) - (b.spec.priority ?? 200);
+  if (byPriority !== 0) return byPriority;
+  const [left, right] = [a.metadata.name ?? '', b.metadata.name ?? ''];
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** The SCRs planned so far that still hold later ones back, per node and (sequencing: all) everywhere. */
+export class PriorityGates {
+  private readonly incompleteOn = new Map<string, string[]>();
+  private readonly everywhere: string[] = [];
+
+  add(skyhook: string, nodeStatus: Record<string, string>, sequencingAll: boolean): void {
+    const incomplete = Object.keys(nodeStatus).filter((node) => nodeStatus[node] !== 'complete');
+    for (const node of incomplete) this.incompleteOn.set(node, [...(this.incompleteOn.get(node) ?? []), skyhook]);
+    if (sequencingAll && incomplete.length > 0) this.everywhere.push(skyhook);
+  }
+
+  /** Earlier SCRs the node must finish first. */
+  blockersOn(node: string): string[] {
+    return [...this.everywhere, ...(this.incompleteOn.get(node) ?? [])];
+  }
+}
+
+/** The planner's view of a Node from the client's object. */
+export function nodeViewOf(node: V1Node): NodeView {
+  return {
+    name: node.metadata?.name ?? '',
+    createdAt: node.metadata?.creationTimestamp ? new Date(node.metadata.creationTimestamp).getTime() : 0,
+    labels: node.metadata?.labels ?? {},
+    annotations: node.metadata?.annotations ?? {},
+    taints: (node.spec?.taints ?? []).map((taint) => (taint.value === undefined ? { key: taint.key, effect: taint.effect } : { key: taint.key, value: taint.value, effect: taint.effect })),
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The SCR's next `status` from one planning pass, or nothing when it would not change (so an idle
+ * pass writes nothing). Fields the planner does not own (nodeBootIds, compartmentStatuses,
+ * nodeOrderOffset) are carried over untouched.
+ */
+import type { Condition } from '../../api/k8s-schemas.js';
+import { legacyConditionType, SKYHOOK_CONDITIONS } from '../../api/names.js';
+import type { Skyhook, SkyhookStatus } from '../../api/skyhook.js';
+import type { NodeState, SkyhookStatusValue } from './node-state.js';
+import type { CreateStageOp, PlannerEvent } from './planner-types.js';
+import {
+  aggregateStatus,
+  completeNodes,
+  type ConditionValue,
+  malformedMessage,
+  mergeConditions,
+  nodesInProgress,
+  packageList,
+  readyCondition,
+  skippedNodesCondition,
+  transitionCondition,
+  withLegacyMirror,
+} from './skyhook-status.js';
+
+export interface StatusUpdateInput {
+  skyhook: Skyhook;
+  now: number;
+  nodeStatus: Record<string, SkyhookStatusValue>;
+  nodeState: Record<string, NodeState>;
+  nodePriority: Record<string, string>;
+  configUpdates: Record<string, string[]>;
+  paused: boolean;
+  disabled: boolean;
+  /** Spec problems CEL cannot catch (dependsOn cycles…): the SCR is blocked until they are fixed. */
+  problems: string[];
+  malformedNodes: string[];
+  ignoredNodes: string[];
+  untoleratedNodes: string[];
+  lastCreated?: CreateStageOp;
+}
+
+export interface StatusUpdate {
+  status?: SkyhookStatus;
+  events: PlannerEvent[];
+}
+
+export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
+  const { skyhook, nodeStatus } = input;
+  const name = skyhook.metadata.name ?? '';
+  const previous = skyhook.status ?? {};
+  const status = aggregateStatus({ nodeStatus, paused: input.paused, disabled: input.disabled, blocked: input.problems.length > 0 });
+  const ready = readyCondition(status, nodeStatus);
+  const wanted: ConditionValue[] = [
+    ready,
+    transitionCondition(previous.status, status, previousMessage(previous.conditions, legacyConditionType(SKYHOOK_CONDITIONS.transition)) ?? ready.message),
+    ...withLegacyMirror(skippedNodesCondition(SKYHOOK_CONDITIONS.nodesIgnored, input.ignoredNodes, {
+      one: 'has ignore label set',
+      many: 'have ignore label set',
+      none: 'No nodes have ignore label set.',
+    })),
+    ...withLegacyMirror(skippedNodesCondition(SKYHOOK_CONDITIONS.taintNotTolerable, input.untoleratedNodes, {
+      one: 'has taints that are not tolerable',
+      many: 'have taints that are not tolerable',
+      none: 'All nodes have tolerable taints.',
+    })),
+  ];
+  const remove: string[] = [];
+  const optional = (type: string, condition: ConditionValue | undefined): void => {
+    if (condition) wanted.push(...withLegacyMirror(condition));
+    else remove.push(type, legacyConditionType(type));
+  };
+  optional(SKYHOOK_CONDITIONS.nodeStateMalformed, input.malformedNodes.length === 0 ? undefined : {
+    type: SKYHOOK_CONDITIONS.nodeStateMalformed, status: 'True', reason: 'ParseError', message: malformedMessage(input.malformedNodes),
+  });
+  optional(SKYHOOK_CONDITIONS.invalidSpec, input.problems.length === 0 ? undefined : {
+    type: SKYHOOK_CONDITIONS.invalidSpec, status: 'True', reason: 'InvalidSpec', message: input.problems.join('; '),
+  });
+  if (input.lastCreated) {
+    const op = input.lastCreated;
+    wanted.push(...withLegacyMirror({
+      type: SKYHOOK_CONDITIONS.applyPackage, status: 'True', reason: 'ApplyPackage',
+      message: `Applying package [${op.package.name}:${op.package.version}] to node [${op.node}]`,
+    }));
+  }
+  const generation = skyhook.metadata.generation;
+  const next: SkyhookStatus = {
+    ...previous,
+    status,
+    nodeState: input.nodeState,
+    nodeStatus,
+    nodePriority: input.nodePriority,
+    configUpdates: input.configUpdates,
+    nodesInProgress: nodesInProgress(nodeStatus),
+    completeNodes: completeNodes(nodeStatus),
+    packageList: packageList(skyhook.spec),
+    conditions: mergeConditions(previous.conditions ?? [], wanted, remove, new Date(input.now).toISOString(), generation),
+  };
+  if (status === 'complete' && generation !== undefined) next.observedGeneration = generation;
+  const events: PlannerEvent[] = [];
+  if (previous.status !== undefined && previous.status !== status) {
+    events.push({ kind: 'event', involved: { kind: 'Skyhook', name }, type: status === 'erroring' ? 'Warning' : 'Normal', reason: 'State', message: `Skyhook transitioned [${previous.status}] -> [${status}]` });
+  }
+  return canonical(next) === canonical(previous) ? { events } : { status: next, events };
+}
+
+function previousMessage(conditions: Condition[] | undefined, type: string): string | undefined {
+  return conditions?.find((condition) => condition.type === type)?.message;
+}
+
+/** JSON with object keys sorted, so equal statuses compare equal whatever order their keys came in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * How far one node's Job has got (pure): Job conditions and the Job's pods → succeeded, failed (with
+ * the reason a person needs), stuck (a pod waiting on something that will not fix itself, such as
+ * an image that cannot be pulled, for longer than the allowed time) or still running.
+ */
+import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+
+export type JobProgress =
+  | { state: 'running'; message: string; restarts: number }
+  | { state: 'succeeded'; message: string; restarts: number }
+  | { state: 'failed'; message: string; restarts: number }
+  /** The Job would never finish by itself: the caller fails the node and ends the Job. */
+  | { state: 'stuck'; message: string; restarts: number };
+
+/** Waiting reasons that do not clear by waiting (or only by luck). */
+export const STUCK_WAITING_REASONS: ReadonlySet<string> = new Set([
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'CrashLoopBackOff',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
+
+function conditionTrue(job: V1Job, ...types: string[]): { reason?: string; message?: string } | undefined {
+  return job.status?.conditions?.find((c) => types.includes(c.type) && c.status === 'True');
+}
+
+function allStatuses(pod: V1Pod): V1ContainerStatus[] {
+  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+}
+
+const time = (value: Date | string | undefined): number => (value === undefined ? 0 : new Date(value).getTime());
+
+/** The first container of `pod` that failed, as `container X exited with code N (reason: message)`. */
+export function describeFailedContainer(pod: V1Pod): string | undefined {
+  for (const status of allStatuses(pod)) {
+    const t = status.state?.terminated ?? status.lastState?.terminated;
+    if (t && t.exitCode !== 0) {
+      const detail = [t.reason, t.message].filter(Boolean).join(': ');
+      return `container ${status.name} exited with code ${t.exitCode}${detail ? ` (${detail})` : ''}`;
+    }
+  }
+  return pod.status?.reason ? `${pod.status.reason}: ${pod.status.message ?? ''}`.trim() : undefined;
+}
+
+/** A container of an unfinished pod waiting for a stuck reason, with since when the pod has been waiting. */
+function stuckContainer(pod: V1Pod): { detail: string; sinceMs: number } | undefined {
+  if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' || pod.metadata?.deletionTimestamp) return undefined;
+  const waiting = allStatuses(pod).find((s) => STUCK_WAITING_REASONS.has(s.state?.waiting?.reason ?? ''));
+  if (!waiting) return undefined;
+  const reason = waiting.state?.waiting?.reason ?? '';
+  const message = waiting.state?.waiting?.message;
+  // The pod's latest transition (e.g. its init containers finishing) is when this wait began at the latest.
+  const since = Math.max(time(pod.metadata?.creationTimestamp), ...(pod.status?.conditions ?? []).map((c) => time(c.lastTransitionTime)));
+  return { detail: `pod ${pod.metadata?.name ?? ''} container ${waiting.name}: ${reason}${message ? `: ${message}` : ''}`, sinceMs: since };
+}
+
+function latest(pods: V1Pod[]): V1Pod | undefined {
+  return [...pods].sort((a, b) => time(b.metadata?.creationTimestamp) - time(a.metadata?.creationTimestamp))[0];
+}
+
+export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeoutMs: number): JobProgress {
+  const name = job.metadata?.name ?? '';
+  const restarts = job.status?.failed ?? 0;
+  if (conditionTrue(job, 'Complete', 'SuccessCriteriaMet')) return { state: 'succeeded', message: `Job ${name} completed successfully`, restarts };
+  const failed = conditionTrue(job, 'Failed', 'FailureTarget');
+  if (failed) {
+    const failedPod = latest(pods.filter((p) => p.status?.phase === 'Failed'));
+    const podDetail = failedPod ? describeFailedContainer(failedPod) : undefined;
+    const why = [failed.reason, failed.message].filter(Boolean).join(': ');
+    return { state: 'failed', restarts, message: `Job ${name} failed${why ? ` (${why})` : ''}${podDetail ? `; pod ${failedPod?.metadata?.name ?? ''}: ${podDetail}` : ''}` };
+  }
+  for (const pod of pods) {
+    const stuck = stuckContainer(pod);
+    if (!stuck) continue;
+    const waitedMs = nowMs - stuck.sinceMs;
+    if (waitedMs >= stuckTimeoutMs) {
+      return { state: 'stuck', restarts, message: `Job ${name} cannot make progress: ${stuck.detail} (for ${Math.round(waitedMs / 1000)}s)` };
+    }
+    return { state: 'running', restarts, message: `Job ${name} is waiting: ${stuck.detail}` };
+  }
+  const active = latest(pods.filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending'));
+  const phase = active?.status?.phase;
+  return { state: 'running', restarts, message: phase ? `Job ${name} is running (pod ${active?.metadata?.name ?? ''} ${phase})` : `Job ${name} is running` };
+}
+
+/** When a stuck pod would be judged stuck (for the caller's requeue), or undefined when none is waiting. */
+export function stuckDeadline(pods: V1Pod[], stuckTimeoutMs: number): number | undefined {
+  const times = pods.map(stuckContainer).filter((s) => s !== undefined).map((s) => s.sinceMs + stuckTimeoutMs);
+  return times.length > 0 ? Math.min(...times) : undefined;
+}

@@ -1,0 +1,58 @@
+/**
+ * Reading Kubernetes API errors. client-node throws ApiException with `.code` and the raw JSON text
+ * of a `Status` in `.body`; Watch errors carry `.statusCode`. These helpers are duck-typed so pure
+ * modules and unit tests can use them without loading client-node.
+ */
+
+interface StatusBody {
+  reason?: string;
+  message?: string;
+  code?: number;
+}
+
+/** The HTTP status of an API error, or undefined for anything else (network errors, bugs). */
+export function statusCode(e: unknown): number | undefined {
+  if (typeof e !== 'object' || e === null) return undefined;
+  const { code, statusCode: sc } = e as { code?: unknown; statusCode?: unknown };
+  if (typeof code === 'number') return code;
+  if (typeof sc === 'number') return sc;
+  return undefined;
+}
+
+function statusBody(e: unknown): StatusBody | undefined {
+  if (typeof e !== 'object' || e === null) return undefined;
+  const body = (e as { body?: unknown }).body;
+  if (typeof body === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      return typeof parsed === 'object' && parsed !== null ? (parsed as StatusBody) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof body === 'object' && body !== null ? (body as StatusBody) : undefined;
+}
+
+/** The `Status.reason` of an API error (`NotFound`, `Conflict`, `AlreadyExists`, …), else its code, else undefined. */
+export function errorReason(e: unknown): string | undefined {
+  const reason = statusBody(e)?.reason;
+  if (reason) return reason;
+  const code = statusCode(e);
+  return code === undefined ? undefined : String(code);
+}
+
+/** A one-line description for logs and conditions: the API's own message when there is one. */
+export function errorMessage(e: unknown): string {
+  const status = statusBody(e);
+  if (status?.message) return `${status.reason ?? statusCode(e) ?? 'error'}: ${status.message}`;
+  if (e instanceof Error) return e.message.split('\n')[0] ?? e.message;
+  return String(e);
+}
+
+export const isNotFound = (e: unknown): boolean => statusCode(e) === 404;
+/** 409 from an update with a stale resourceVersion (not a create of an existing name). */
+export const isConflict = (e: unknown): boolean => statusCode(e) === 409 && errorReason(e) !== 'AlreadyExists';
+export const isAlreadyExists = (e: unknown): boolean => statusCode(e) === 409 && errorReason(e) === 'AlreadyExists';
+export const isTooManyRequests = (e: unknown): boolean => statusCode(e) === 429;
+/** 410: the resourceVersion asked for is older than etcd keeps; list again. */
+export const isGone = (e: unknown): boolean => statusCode(e) === 410;

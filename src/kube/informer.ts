@@ -1,0 +1,354 @@
+/**
+ * An informer: a local cache of the objects at one list/watch path, kept current by a watch, that
+ * calls add/update/delete handlers (which should only enqueue keys).
+ *
+ * Unlike client-node's makeInformer (see reference/ts-operator-ecosystem.md §1.3) it
+ * - applies the label and field selectors to the list AND the watch;
+ * - never stays dead: every watch end or error restarts it, errors with capped exponential backoff,
+ *   and a generation counter makes sure a second error from the same watch cannot restart it twice;
+ * - resumes from the last resourceVersion, and lists again on 410 Gone (firing delete for objects
+ *   that vanished meanwhile);
+ * - lists again every `resyncMs`, firing update for every object, as a safety net for watches that
+ *   go quiet without an error;
+ * - becomes `synced` only after a list succeeded (readiness uses this).
+ *
+ * The list and watch calls come in through the ListWatch interface (list-watch.ts has the real one),
+ * so the restart logic is unit-tested with a scripted fake.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { errorMessage, isGone, statusCode } from './errors.js';
+import type { RuntimeMetrics } from './metrics.js';
+
+export interface Selectors {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface ListOptions extends Selectors {
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+export interface WatchOptions extends Selectors {
+  resourceVersion: string;
+  allowWatchBookmarks: boolean;
+}
+
+/** `ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`, or `ERROR` (then the object is a Status). */
+export type WatchEventType = string;
+
+export interface WatchHandle {
+  abort(): void;
+}
+
+/** The two API calls an informer needs; `onEnd` is called once when the watch ends, with or without error. */
+export interface ListWatch<T> {
+  list(options: ListOptions): Promise<ListPage<T>>;
+  watch(options: WatchOptions, onEvent: (type: WatchEventType, object: unknown) => void, onEnd: (err: unknown) => void): Promise<WatchHandle>;
+}
+
+export interface InformerOptions<T> extends Selectors {
+  /** Names the informer in logs and metrics, e.g. `nodes` or `jobs`. */
+  resource: string;
+  /** Full relist interval (0: never). Default 10 min. */
+  resyncMs?: number;
+  /** Page size of lists. Default 500. */
+  pageSize?: number;
+  /** Restart delays after errors: doubling from initialMs up to maxMs. Default 1 s → 30 s. */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Applied to every object before it is cached. Default: drop metadata.managedFields (memory). */
+  transform?: (object: T) => T;
+  logger: Logger;
+  metrics?: RuntimeMetrics;
+  clock?: Clock;
+}
+
+export interface InformerHandlers<T> {
+  add?: (object: T) => void;
+  /** Also fired with old === current on each resync. */
+  update?: (object: T, old: T) => void;
+  delete?: (object: T) => void;
+}
+
+/** The cache key of an object: `namespace/name`, or `name` when cluster-scoped. */
+export function objectKey(object: KubernetesObject): string {
+  const { name = '', namespace } = object.metadata ?? {};
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+function dropManagedFields<T extends KubernetesObject>(object: T): T {
+  if (object.metadata?.managedFields) delete object.metadata.managedFields;
+  return object;
+}
+
+/** How the next cycle starts: list (first time, 410, resync) or watch from the last resourceVersion. */
+type Resume = 'list' | 'resync' | 'watch';
+
+export class Informer<T extends KubernetesObject> {
+  readonly resource: string;
+  private readonly source: ListWatch<T>;
+  private readonly options: InformerOptions<T>;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly transform: (object: T) => T;
+  private readonly cache = new Map<string, T>();
+  private readonly handlers: InformerHandlers<T>[] = [];
+  private readonly syncWaiters: (() => void)[] = [];
+  private resourceVersion = '';
+  private isSynced = false;
+  private running = false;
+  /** Bumped on every (re)start and stop; callbacks of an older cycle are ignored. */
+  private generation = 0;
+  private watchHandle: WatchHandle | undefined;
+  private restartTimer: TimerHandle | undefined;
+  private resyncTimer: TimerHandle | undefined;
+  private failures = 0;
+  private watchStartedAt = 0;
+  private restartCount = 0;
+
+  constructor(source: ListWatch<T>, options: InformerOptions<T>) {
+    this.source = source;
+    this.options = options;
+    this.resource = options.resource;
+    this.clock = options.clock ?? systemClock;
+    this.log = options.logger.child({ informer: options.resource });
+    this.transform = options.transform ?? dropManagedFields;
+  }
+
+  /** True once a list succeeded: the cache then reflects the cluster (as of that list). */
+  get synced(): boolean {
+    return this.isSynced;
+  }
+
+  /** Restarts after errors so far. */
+  get restarts(): number {
+    return this.restartCount;
+  }
+
+  /** Adds handlers; objects already cached are replayed to them as adds (as client-go does). */
+  on(handlers: InformerHandlers<T>): void {
+    this.handlers.push(handlers);
+    for (const object of this.cache.values()) handlers.add?.(object);
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.cache.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  /** Cached objects, optionally only those of one namespace. */
+  list(namespace?: string): T[] {
+    const all = [...this.cache.values()];
+    return namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === namespace);
+  }
+
+  /** Starts listing and watching in the background; see waitForSync. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.options.metrics?.informerSynced(this.resource, false);
+    void this.cycle(++this.generation, 'list');
+  }
+
+  /** Resolves once synced; rejects after `timeoutMs` saying what is missing. */
+  waitForSync(timeoutMs: number): Promise<void> {
+    if (this.isSynced) return Promise.resolve();
+    return new Promise((resolveSync, reject) => {
+      const timer = this.clock.setTimeout(() => reject(new Error(`informer ${this.resource} not synced after ${timeoutMs} ms (${this.restartCount} restarts); check the API server and RBAC for list/watch`)), timeoutMs);
+      this.syncWaiters.push(() => {
+        this.clock.clearTimeout(timer);
+        resolveSync();
+      });
+    });
+  }
+
+  stop(): Promise<void> {
+    this.running = false;
+    this.generation++;
+    this.clearTimers();
+    this.watchHandle?.abort();
+    this.watchHandle = undefined;
+    this.isSynced = false;
+    this.options.metrics?.informerSynced(this.resource, false);
+    return Promise.resolve();
+  }
+
+  private selectors(): Selectors {
+    const { labelSelector, fieldSelector } = this.options;
+    return { ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
+  }
+
+  private async cycle(gen: number, resume: Resume): Promise<void> {
+    if (resume !== 'watch') {
+      try {
+        const { items, resourceVersion } = await this.listAll();
+        if (gen !== this.generation) return;
+        this.replace(items, resume === 'resync');
+        this.resourceVersion = resourceVersion;
+        this.failures = 0;
+        this.markSynced();
+        this.scheduleResync();
+      } catch (e) {
+        if (gen === this.generation) this.restart(gen, 'list', e);
+        return;
+      }
+    }
+    this.watch(gen);
+  }
+
+  private async listAll(): Promise<{ items: T[]; resourceVersion: string }> {
+    const items: T[] = [];
+    let page: ListPage<T> | undefined;
+    let token: string | undefined;
+    do {
+      page = await this.source.list({ ...this.selectors(), limit: this.options.pageSize ?? 500, ...(token ? { continue: token } : {}) });
+      items.push(...page.items);
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return { items, resourceVersion: page.metadata?.resourceVersion ?? '' };
+  }
+
+  private watch(gen: number): void {
+    this.watchStartedAt = this.clock.now();
+    const options: WatchOptions = { ...this.selectors(), resourceVersion: this.resourceVersion, allowWatchBookmarks: true };
+    const onEvent = (type: WatchEventType, object: unknown): void => {
+      if (gen !== this.generation) return;
+      if (type === 'ERROR') {
+        // A Status object: 410 means our resourceVersion is too old to resume from.
+        this.restart(gen, isGone(object) ? 'list' : 'watch', object);
+        return;
+      }
+      this.failures = 0;
+      this.apply(type, object as T);
+    };
+    const onEnd = (err: unknown): void => {
+      if (gen !== this.generation) return;
+      this.restart(gen, isGone(err) ? 'list' : 'watch', err);
+    };
+    this.source.watch(options, onEvent, onEnd).then(
+      (handle) => {
+        if (gen === this.generation) this.watchHandle = handle;
+        else handle.abort();
+      },
+      (err: unknown) => onEnd(err ?? new Error('watch could not start')),
+    );
+  }
+
+  private apply(type: WatchEventType, object: T): void {
+    const rv = object.metadata?.resourceVersion;
+    if (rv) this.resourceVersion = rv;
+    if (type === 'BOOKMARK') return;
+    const key = objectKey(object);
+    const old = this.cache.get(key);
+    if (type === 'DELETED') {
+      this.cache.delete(key);
+      this.emit('delete', this.transform(object));
+      return;
+    }
+    if (type !== 'ADDED' && type !== 'MODIFIED') return;
+    const current = this.transform(object);
+    this.cache.set(key, current);
+    if (!old) this.emit('add', current);
+    else if (old.metadata?.resourceVersion !== rv) this.emit('update', current, old);
+  }
+
+  /** Swaps the cache for a fresh list, firing the differences (and update for all on resync). */
+  private replace(items: T[], resync: boolean): void {
+    const seen = new Set<string>();
+    for (const item of items) {
+      const current = this.transform(item);
+      const key = objectKey(current);
+      seen.add(key);
+      const old = this.cache.get(key);
+      this.cache.set(key, current);
+      if (!old) this.emit('add', current);
+      else if (resync || old.metadata?.resourceVersion !== current.metadata?.resourceVersion) this.emit('update', current, old);
+    }
+    for (const [key, old] of this.cache) {
+      if (seen.has(key)) continue;
+      this.cache.delete(key);
+      this.emit('delete', old);
+    }
+  }
+
+  /**
+   * Ends the current cycle and starts another. A watch that simply ended after a while (server
+   * timeout, the client's 30 s inactivity timeout) resumes at once, and 410 lists at once; other
+   * errors, and watches that end as soon as they start, wait 1 s, 2 s, 4 s … up to the cap.
+   */
+  private restart(gen: number, resume: Resume, err: unknown): void {
+    if (gen !== this.generation || !this.running) return;
+    const next = ++this.generation;
+    this.watchHandle?.abort();
+    this.watchHandle = undefined;
+    const quietEnd = err === null || err === undefined || (err instanceof Error && err.name === 'TimeoutError');
+    let delayMs = 0;
+    if (quietEnd && this.clock.now() - this.watchStartedAt >= 1000) {
+      this.log.debug({ resume }, 'watch ended; resuming');
+    } else {
+      const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+      delayMs = isGone(err) ? 0 : Math.min(initialMs * 2 ** this.failures, maxMs);
+      this.failures++;
+      this.restartCount++;
+      this.options.metrics?.informerRestarted(this.resource);
+      this.log.warn({ err: quietEnd ? 'watch ended at once' : errorMessage(err), code: statusCode(err), resume, delayMs }, 'watch failed; restarting');
+    }
+    this.restartTimer = this.clock.setTimeout(() => {
+      this.restartTimer = undefined;
+      if (next === this.generation) void this.cycle(next, resume);
+    }, delayMs);
+  }
+
+  /** Arms the next full relist `resyncMs` after a successful list; restarts of the watch leave it alone. */
+  private scheduleResync(): void {
+    const resyncMs = this.options.resyncMs ?? 600_000;
+    if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
+    this.resyncTimer = undefined;
+    if (resyncMs <= 0) return;
+    this.resyncTimer = this.clock.setTimeout(() => {
+      this.resyncTimer = undefined;
+      if (!this.running) return;
+      if (this.restartTimer !== undefined) this.clock.clearTimeout(this.restartTimer);
+      this.restartTimer = undefined;
+      const next = ++this.generation;
+      this.watchHandle?.abort();
+      this.watchHandle = undefined;
+      void this.cycle(next, 'resync');
+    }, resyncMs);
+  }
+
+  private markSynced(): void {
+    if (this.isSynced) return;
+    this.isSynced = true;
+    this.options.metrics?.informerSynced(this.resource, true);
+    this.log.debug({ objects: this.cache.size }, 'synced');
+    this.syncWaiters.splice(0).forEach((wake) => wake());
+  }
+
+  private clearTimers(): void {
+    if (this.restartTimer !== undefined) this.clock.clearTimeout(this.restartTimer);
+    if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
+    this.restartTimer = undefined;
+    this.resyncTimer = undefined;
+  }
+
+  private emit(event: 'add' | 'delete', object: T): void;
+  private emit(event: 'update', object: T, old: T): void;
+  private emit(event: keyof InformerHandlers<T>, object: T, old?: T): void {
+    for (const handlers of this.handlers) {
+      try {
+        if (event === 'update') handlers.update?.(object, old ?? object);
+        else handlers[event]?.(object);
+      } catch (e) {
+        // Handlers should only enqueue; one that throws must not break the cache for the others.
+        this.log.error({ event, key: objectKey(object), err: errorMessage(e) }, 'informer handler threw');
+      }
+    }
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The host side of NodeOp interrupts for the sandbox's simulated nodes, which have no host: KWOK
+ * runs no containers, so nothing writes the sentinel, runs nsenter or reboots. This stands in for
+ * the hosts, watching the cluster as the real pieces would see it:
+ *
+ *   - "the sentinel exists" for Job J on node N once a pod of J on N has Succeeded (its main
+ *     container is the one that writes the sentinel);
+ *   - a Running reboot pod (label `skyhook.nvidia.com/reboot`) waiting for J (annotation
+ *     `skyhook.nvidia.com/job`) then "runs" the commands in its `skyhook.nvidia.com/interrupt`
+ *     annotation: each is recorded in `interrupts`;
+ *   - when the annotation says `rebootsNode`, the node reboots: its status gets a new
+ *     `nodeInfo.bootID` and Ready=False, and the sandbox's node stage makes it Ready again (keeping the
+ *     new bootID); the reboot pod then shows what the kubelet shows after restarting it and the
+ *     container exiting 0 on the marker: phase Succeeded, restartCount 1;
+ *   - otherwise the pod simply shows Succeeded.
+ *
+ * Knobs: `delayMs` (how long after the sentinel the interrupt happens; default 500 ms) and
+ * `failNodes` (nodes whose interrupt command "fails": the reboot pod shows exit code 1 and no reboot).
+ * Start one per control plane; the Skyhook controller's interrupt stages can use it unchanged.
+ */
+import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { KUBERNETES_NAMES, NODEOP_NAMES } from '../api/names.js';
+import { mergePatchNodeStatus, MERGE_PATCH } from '../kube/client.js';
+import { Informer } from '../kube/informer.js';
+import { apiListWatch } from '../kube/list-watch.js';
+import { silentLogger } from '../kube/logger.js';
+
+export interface SimulatedInterrupt {
+  node: string;
+  pod: string;
+  namespace: string;
+  job: string;
+  commands: string[][];
+  rebootsNode: boolean;
+  /** Set for reboots. */
+  bootIdBefore?: string;
+  bootIdAfter?: string;
+  failed: boolean;
+  at: number;
+}
+
+export interface SimulatedHostOptions {
+  delayMs?: number;
+  failNodes?: string[];
+  logger?: Logger;
+}
+
+export interface SimulatedHost {
+  /** Interrupts performed so far, in order. */
+  readonly interrupts: readonly SimulatedInterrupt[];
+  stop(): Promise<void>;
+}
+
+const terminated = (exitCode: number) => ({ terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: new Date(), finishedAt: new Date() } });
+
+export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostOptions = {}): Promise<SimulatedHost> {
+  const logger = options.logger ?? silentLogger();
+  const core = kc.makeApiClient(CoreV1Api);
+  const pods = new Informer<V1Pod>(apiListWatch(kc, '/api/v1/pods'), { resource: 'simulated-host-pods', labelSelector: NODEOP_NAMES.nodeOpLabel, logger });
+  const interrupts: SimulatedInterrupt[] = [];
+  const handled = new Set<string>();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const failNodes = new Set(options.failNodes ?? []);
+
+  const sentinelWritten = (job: string, node: string, namespace: string): boolean =>
+    pods.list(namespace).some((p) => p.metadata?.labels?.[KUBERNETES_NAMES.jobNameLabel] === job && p.spec?.nodeName === node && p.status?.phase === 'Succeeded');
+
+  const perform = async (pod: V1Pod): Promise<void> => {
+    const name = pod.metadata?.name ?? '';
+    const namespace = pod.metadata?.namespace ?? '';
+    const node = pod.spec?.nodeName ?? '';
+    const plan = JSON.parse(pod.metadata?.annotations?.[NODEOP_NAMES.interruptAnnotation] ?? '{}') as { commands?: string[][]; rebootsNode?: boolean };
+    const record: SimulatedInterrupt = {
+      node, pod: name, namespace, job: pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation] ?? '',
+      commands: plan.commands ?? [], rebootsNode: plan.rebootsNode === true, failed: failNodes.has(node), at: Date.now(),
+    };
+    const container = pod.spec?.containers[0]?.name ?? 'reboot';
+    if (record.failed) {
+      await core.patchNamespacedPodStatus({ name, namespace, body: { status: { containerStatuses: [{ name: container, image: pod.spec?.containers[0]?.image ?? '', imageID: '', ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: terminated(1) }] } } }, MERGE_PATCH);
+    } else {
+      if (record.rebootsNode) {
+        const before = await core.readNode({ name: node });
+        record.bootIdBefore = before.status?.nodeInfo?.bootID;
+        record.bootIdAfter = `boot-${randomUUID()}`;
+        await mergePatchNodeStatus(core, node, {
+          nodeInfo: { bootID: record.bootIdAfter },
+          conditions: [{ type: 'Ready', status: 'False', reason: 'Rebooting', message: 'simulated reboot', lastHeartbeatTime: new Date(), lastTransitionTime: new Date() }],
+        });
+      }
+      await core.patchNamespacedPodStatus({ name, namespace, body: { status: {
+        phase: 'Succeeded',
+        conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date() }],
+        containerStatuses: [{ name: container, image: pod.spec?.containers[0]?.image ?? '', imageID: '', ready: false, restartCount: record.rebootsNode ? 1 : 0, state: terminated(0), ...(record.rebootsNode ? { lastState: terminated(143) } : {}) }],
+      } } }, MERGE_PATCH);
+    }
+    interrupts.push(record);
+    logger.info({ ...record }, 'simulated interrupt');
+  };
+
+  const consider = (): void => {
+    for (const pod of pods.list()) {
+      const uid = pod.metadata?.uid ?? '';
+      const job = pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation];
+      if (handled.has(uid) || pod.metadata?.labels?.[NODEOP_NAMES.rebootLabel] !== 'true' || !job) continue;
+      if (pod.status?.phase !== 'Running' || pod.metadata?.deletionTimestamp) continue;
+      if (!sentinelWritten(job, pod.spec?.nodeName ?? '', pod.metadata?.namespace ?? '')) continue;
+      handled.add(uid);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        perform(pod).catch((e: unknown) => logger.error({ pod: pod.metadata?.name, err: String(e) }, 'simulated interrupt failed'));
+      }, options.delayMs ?? 500);
+      timers.add(timer);
+    }
+  };
+
+  pods.on({ add: consider, update: consider });
+  pods.start();
+  await pods.waitForSync(30_000);
+  return {
+    interrupts,
+    async stop() {
+      for (const timer of timers) clearTimeout(timer);
+      await pods.stop();
+    },
+  };
+}

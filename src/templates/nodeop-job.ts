@@ -1,0 +1,124 @@
+/**
+ * The Job of one NodeOp on one node (pure). The operation's init steps run as init containers, in
+ * order. Without an interrupt the NodeOp's command is the main container (the Kairos shape); with
+ * one, the command becomes the last init container and the main container writes the sentinel that
+ * the reboot pod waits for, so the sentinel exists only once every step has succeeded, and the Job
+ * is finished before the host is interrupted (a reboot never re-runs it).
+ */
+import type { V1Container, V1EnvVar, V1Job, V1ResourceRequirements, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { KUBERNETES_NAMES } from '../api/names.js';
+import type { InitStep, NodeOp } from '../api/nodeop.js';
+import { parseDurationMs } from '../util/duration.js';
+import { nodeOpChildLabels, nodeOpOwnerReference, sentinelMount, sentinelVolume, SENTINEL_MOUNT_PATH } from './nodeop-common.js';
+import type { NodeOpSettings } from './nodeop-settings.js';
+
+export const OPERATION_CONTAINER = 'nodeop';
+export const SENTINEL_CONTAINER = 'sentinel-creator';
+const HOST_ROOT_VOLUME = 'host-root';
+const CONFIGMAP_VOLUME = 'package-config';
+/** Where a Skyhook package's configMap appears, as upstream's stage pods mount it. */
+export const PACKAGE_CONFIGMAP_MOUNT = '/skyhook-package/configmaps';
+
+export interface NodeJobInput {
+  nodeOp: NodeOp;
+  node: string;
+  jobName: string;
+  settings: NodeOpSettings;
+  /** True when an interrupt follows the Job: the main container then writes the sentinel. */
+  writesSentinel: boolean;
+}
+
+function toResources(resources: InitStep['resources']): V1ResourceRequirements | undefined {
+  if (!resources?.cpuRequest || !resources.cpuLimit || !resources.memoryRequest || !resources.memoryLimit) return undefined;
+  return {
+    requests: { cpu: String(resources.cpuRequest), memory: String(resources.memoryRequest) },
+    limits: { cpu: String(resources.cpuLimit), memory: String(resources.memoryLimit) },
+  };
+}
+
+/** Job activeDeadlineSeconds from spec.stageTimeout; unset, 0 or unreadable = no deadline. */
+export function deadlineSeconds(stageTimeout: string | undefined): number | undefined {
+  if (!stageTimeout) return undefined;
+  try {
+    const ms = parseDurationMs(stageTimeout);
+    return ms > 0 ? Math.max(1, Math.ceil(ms / 1000)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel }: NodeJobInput): V1Job {
+  const spec = nodeOp.spec;
+  const image = spec.image ?? settings.defaultImage;
+  const hostMountPath = spec.hostMountPath ?? '/host';
+  const labels = nodeOpChildLabels(nodeOp, node);
+  const configMap = spec.skyhookStage?.configMap;
+
+  const mounts: V1VolumeMount[] = [{ name: HOST_ROOT_VOLUME, mountPath: hostMountPath, mountPropagation: 'HostToContainer' }];
+  if (configMap) mounts.push({ name: CONFIGMAP_VOLUME, mountPath: PACKAGE_CONFIGMAP_MOUNT, readOnly: true });
+  const baseEnv: V1EnvVar[] = [
+    { name: 'HOST_DIR', value: hostMountPath },
+    { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+    ...((spec.env ?? []) as V1EnvVar[]),
+  ];
+  const hostContainer = (name: string, step: Partial<InitStep>): V1Container => {
+    const resources = toResources(step.resources);
+    return {
+      name,
+      image: step.image ?? image,
+      ...(step.command ? { command: step.command } : {}),
+      ...(step.args ? { args: step.args } : {}),
+      env: [...baseEnv, ...((step.env ?? []) as V1EnvVar[])],
+      ...(resources ? { resources } : {}),
+      securityContext: { privileged: true },
+      volumeMounts: mounts,
+    };
+  };
+  const steps = (spec.initSteps ?? []).map((step) => hostContainer(step.name, step));
+  const operation = hostContainer(OPERATION_CONTAINER, { command: spec.command });
+  const sentinel: V1Container = {
+    name: SENTINEL_CONTAINER,
+    image: settings.helperImage,
+    command: ['/bin/sh', '-c', `echo "Job $JOB_NAME succeeded at $(date -u)" > "${SENTINEL_MOUNT_PATH}/$JOB_NAME.tmp" && mv "${SENTINEL_MOUNT_PATH}/$JOB_NAME.tmp" "${SENTINEL_MOUNT_PATH}/$JOB_NAME"`],
+    env: [{ name: 'JOB_NAME', value: jobName }],
+    volumeMounts: [sentinelMount],
+  };
+
+  const volumes: V1Volume[] = [{ name: HOST_ROOT_VOLUME, hostPath: { path: '/' } }];
+  if (writesSentinel) volumes.push(sentinelVolume);
+  if (configMap) volumes.push({ name: CONFIGMAP_VOLUME, configMap: { name: configMap } });
+  // The Job pod is pinned with nodeName (no scheduler), so only NoExecute taints could still evict it;
+  // it tolerates the cordon it runs under plus whatever the NodeOp lists.
+  const tolerations: V1Toleration[] = [
+    { key: KUBERNETES_NAMES.unschedulableTaint, operator: 'Exists', effect: 'NoSchedule' },
+    ...((spec.tolerations ?? []) as V1Toleration[]),
+  ];
+  const activeDeadlineSeconds = deadlineSeconds(spec.stageTimeout);
+
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: jobName, namespace: nodeOp.metadata.namespace, labels, ownerReferences: [nodeOpOwnerReference(nodeOp)] },
+    spec: {
+      backoffLimit: spec.backoffLimit ?? settings.defaultBackoffLimit,
+      ttlSecondsAfterFinished: settings.jobTtlSeconds,
+      ...(activeDeadlineSeconds ? { activeDeadlineSeconds } : {}),
+      template: {
+        metadata: { labels },
+        spec: {
+          nodeName: node,
+          restartPolicy: 'Never',
+          hostPID: true,
+          // Upstream's stage pods use the host network (package downloads, host services).
+          ...(spec.skyhookStage ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {}),
+          automountServiceAccountToken: false,
+          tolerations,
+          ...(spec.imagePullSecrets?.length ? { imagePullSecrets: spec.imagePullSecrets } : {}),
+          ...(writesSentinel || steps.length > 0 ? { initContainers: writesSentinel ? [...steps, operation] : steps } : {}),
+          containers: [writesSentinel ? sentinel : operation],
+          volumes,
+        },
+      },
+    },
+  };
+}

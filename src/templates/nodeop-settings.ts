@@ -1,0 +1,53 @@
+/**
+ * Operator-wide settings of NodeOp Jobs and reboot pods, with their environment variables. The
+ * variable names follow the Kairos operator where it has one (NODEOP_DEFAULT_IMAGE, SENTINEL_IMAGE).
+ */
+import { readSettings, type InterruptCommands } from '../agent/settings.js';
+
+export interface NodeOpSettings {
+  /** Image of a NodeOp that names none. */
+  defaultImage: string;
+  /** Image of the sentinel container and the reboot pod: needs /bin/sh, and nsenter for the reboot pod. */
+  helperImage: string;
+  /** Finished Jobs (and their pods' logs) are kept this long. */
+  jobTtlSeconds: number;
+  /** Job backoffLimit when the NodeOp sets none. */
+  defaultBackoffLimit: number;
+  /** Host commands of each interrupt type (the agent's defaults and variables). */
+  interruptCommands: InterruptCommands;
+  /** A pod stuck in ImagePullBackOff, CrashLoopBackOff, … this long fails its node. */
+  stuckPodTimeoutMs: number;
+  /** A requested reboot that has not changed the node's bootID (or left it NotReady) this long fails the node. */
+  rebootTimeoutMs: number;
+}
+
+export const NODEOP_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue: string, meaning: string]> = [
+  ['NODEOP_DEFAULT_IMAGE', 'busybox:1.37', 'image of NodeOps without spec.image'],
+  ['SENTINEL_IMAGE', 'busybox:1.37', 'image of the sentinel container and the reboot pod (needs sh and nsenter)'],
+  ['NODEOP_JOB_TTL_SECONDS', '3600', 'how long finished Jobs and their logs are kept'],
+  ['NODEOP_STUCK_POD_TIMEOUT_SECONDS', '60', 'ImagePullBackOff/CrashLoopBackOff longer than this fails the node'],
+  ['NODEOP_REBOOT_TIMEOUT_SECONDS', '1800', 'a reboot not seen (bootID unchanged or node NotReady) after this fails the node'],
+];
+
+const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(NODEOP_ENV_DOC.map(([name, value]) => [name, value]));
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function readSeconds(env: Env, name: string): number {
+  const text = env[name] || DEFAULTS[name] || '0';
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of seconds, got '${text}'`);
+  return value;
+}
+
+export function readNodeOpSettings(env: Env): NodeOpSettings {
+  return {
+    defaultImage: env['NODEOP_DEFAULT_IMAGE'] || DEFAULTS['NODEOP_DEFAULT_IMAGE']!,
+    helperImage: env['SENTINEL_IMAGE'] || DEFAULTS['SENTINEL_IMAGE']!,
+    jobTtlSeconds: readSeconds(env, 'NODEOP_JOB_TTL_SECONDS'),
+    defaultBackoffLimit: 6,
+    interruptCommands: readSettings(env).interruptCommands,
+    stuckPodTimeoutMs: readSeconds(env, 'NODEOP_STUCK_POD_TIMEOUT_SECONDS') * 1000,
+    rebootTimeoutMs: readSeconds(env, 'NODEOP_REBOOT_TIMEOUT_SECONDS') * 1000,
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * A tiny in-memory cluster for planner tests: builders for SCRs, nodes and ops, and `applyPlan`,
+ * which applies the planner's actions the way the reconciler will (so tests can run whole rollouts).
+ */
+import { nodeAnnotations, nodeLabels, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
+import type { Package, Skyhook, SkyhookSpec } from '../../../src/api/skyhook.js';
+import { packageKey } from '../../../src/controllers/skyhook/node-state.js';
+import {
+  planNextActions,
+  type NodeView,
+  type PlannerAction,
+  type PlannerInput,
+  type PlanResult,
+  type StageOpSummary,
+} from '../../../src/controllers/skyhook/planner.js';
+
+export const SELECTOR_LABEL = 'skyhook.nvidia.com/test-node';
+
+export function pkg(version: string, extra: Partial<Package> = {}): Package {
+  return { version, image: 'ghcr.io/nvidia/skyhook/agentless', ...extra };
+}
+
+export function scr(name: string, spec: Partial<SkyhookSpec> = {}, annotations: Record<string, string> = {}): Skyhook {
+  return {
+    apiVersion: 'skyhook.nvidia.com/v1alpha1',
+    kind: 'Skyhook',
+    metadata: { name, generation: 1, annotations },
+    spec: { nodeSelectors: { matchLabels: { [SELECTOR_LABEL]: 'yes' } }, ...spec },
+  };
+}
+
+export function node(name: string, index = 0, labels: Record<string, string> = { [SELECTOR_LABEL]: 'yes' }): NodeView {
+  return { name, createdAt: 1_000 + index, labels: { ...labels }, annotations: {}, taints: [] };
+}
+
+export interface World {
+  now: number;
+  skyhooks: Skyhook[];
+  nodes: NodeView[];
+  ops: StageOpSummary[];
+  configMaps: Record<string, Record<string, Record<string, string>>>;
+  /** Every op ever created, for counting stage runs. */
+  created: StageOpSummary[];
+}
+
+export function world(skyhooks: Skyhook[], nodes: NodeView[]): World {
+  return { now: 1_000_000, skyhooks, nodes, ops: [], configMaps: {}, created: [] };
+}
+
+export function plannerInput(w: World): PlannerInput {
+  return {
+    now: w.now,
+    skyhooks: w.skyhooks.map((skyhook) => ({ skyhook, packageConfigMaps: w.configMaps[skyhook.metadata.name!] ?? {} })),
+    nodes: w.nodes,
+    stageOps: w.ops,
+  };
+}
+
+export function plan(w: World): PlanResult {
+  return planNextActions(plannerInput(w));
+}
+
+/** Applies actions as the reconciler does; created ops start Running. */
+export function applyActions(w: World, actions: PlannerAction[]): void {
+  for (const action of actions) {
+    switch (action.kind) {
+      case 'upsertPackageConfigMap':
+        (w.configMaps[action.skyhook] ??= {})[packageKey(action.package, action.version)] = { ...action.data };
+        break;
+      case 'writeNodeState':
+        nodeNamed(w, action.node).annotations[nodeAnnotations.nodeState(action.skyhook)] = action.annotation;
+        break;
+      case 'setNodeStatus': {
+        const n = nodeNamed(w, action.node);
+        n.annotations[nodeAnnotations.status(action.skyhook)] = action.status;
+        n.labels[nodeLabels.status(action.skyhook)] = action.status;
+        n.annotations[nodeAnnotations.version(action.skyhook)] = action.operatorVersion;
+        break;
+      }
+      case 'deleteStageOp':
+        w.ops = w.ops.filter((op) => op.name !== action.name);
+        break;
+      case 'suspendStageOp':
+        w.ops = w.ops.map((op) => (op.name === action.name ? { ...op, suspended: action.suspend } : op));
+        break;
+      case 'createStageOp': {
+        const op: StageOpSummary = {
+          name: opName(action.skyhook, action.node, action.package.name, action.package.version, action.stage),
+          skyhook: action.skyhook,
+          node: action.node,
+          package: action.package.name,
+          version: action.package.version,
+          image: action.package.image,
+          stage: action.stage,
+          phase: 'Running',
+          restarts: 0,
+          previousRestarts: action.previousRestarts,
+          recorded: false,
+        };
+        if (w.ops.some((existing) => existing.name === op.name)) throw new Error(`op ${op.name} already exists`);
+        w.ops.push(op);
+        w.created.push(op);
+        break;
+      }
+      case 'markStageOpRecorded':
+        w.ops = w.ops.map((op) => (op.name === action.name ? { ...op, recorded: true } : op));
+        break;
+      case 'setSkyhookStatus': {
+        const skyhook = w.skyhooks.find((candidate) => candidate.metadata.name === action.skyhook)!;
+        skyhook.status = action.status;
+        break;
+      }
+      case 'event':
+        break;
+    }
+  }
+}
+
+export const opName = (skyhook: string, node: string, name: string, version: string, stage: string): string => `${skyhook}-${name}-${version}-${stage}-${node}`;
+
+/** Finishes running ops (all, or those matching `which`). */
+export function finishOps(w: World, phase: 'Completed' | 'Failed' = 'Completed', which: (op: StageOpSummary) => boolean = () => true): void {
+  w.ops = w.ops.map((op) => (op.phase === 'Running' && which(op) ? { ...op, phase, finishedAt: w.now, ...(phase === 'Failed' ? { restarts: op.restarts + 1 } : {}) } : op));
+}
+
+/** Plans and applies, finishing every op each round, until nothing is left to do or `rounds` pass. */
+export function runToQuiet(w: World, rounds = 50, onRound?: (w: World) => void): number {
+  for (let round = 0; round < rounds; round++) {
+    const result = plan(w);
+    applyActions(w, result.actions);
+    onRound?.(w);
+    const running = w.ops.some((op) => op.phase === 'Running');
+    if (!running && !result.actions.some((a) => a.kind !== 'event')) return round;
+    finishOps(w);
+    w.now += 1_000;
+  }
+  return rounds;
+}
+
+export function nodeNamed(w: World, name: string): NodeView {
+  const found = w.nodes.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no node ${name}`);
+  return found;
+}
+
+export function nodeStateOf(w: World, nodeName: string, skyhook: string): string | undefined {
+  return nodeNamed(w, nodeName).annotations[nodeAnnotations.nodeState(skyhook)];
+}
+
+export const pause = { [SKYHOOK_ANNOTATIONS.pause]: 'true' };
+export const disable = { [SKYHOOK_ANNOTATIONS.disable]: 'true' };
