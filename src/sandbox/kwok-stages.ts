@@ -253,6 +253,16 @@ ${status('$c', terminated('137', 'Error'))}
   ];
 }
 
+/** Keeps what the node object says, else a roomy default so scheduling never fails on resources. */
+const nodeResources = (field: 'allocatable' | 'capacity'): string => `${field}:
+{{ with .status.${field} }}
+{{ YAML . 1 }}
+{{ else }}
+  cpu: "64"
+  memory: 256Gi
+  pods: "110"
+{{ end }}`;
+
 export function nodeStages(): Record<string, unknown>[] {
   return [
     stage({
@@ -279,22 +289,8 @@ daemonEndpoints:
   kubeletEndpoint:
     Port: {{ . }}
 {{ end }}
-allocatable:
-{{ with .status.allocatable }}
-{{ YAML . 1 }}
-{{ else }}
-  cpu: "64"
-  memory: 256Gi
-  pods: "110"
-{{ end }}
-capacity:
-{{ with .status.capacity }}
-{{ YAML . 1 }}
-{{ else }}
-  cpu: "64"
-  memory: 256Gi
-  pods: "110"
-{{ end }}
+${nodeResources('allocatable')}
+${nodeResources('capacity')}
 {{ $info := or .status.nodeInfo dict }}
 nodeInfo:
   architecture: amd64

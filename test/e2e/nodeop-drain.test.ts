@@ -6,7 +6,7 @@
  * deleted).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AppsV1Api, PolicyV1Api, type V1Job, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { AppsV1Api, PolicyV1Api, type CoreV1Event, type V1Job, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { NODEOP_NAMES } from '../../src/api/names.js';
 import type { NodeOpSpec } from '../../src/api/nodeop.js';
 import { Informer } from '../../src/kube/informer.js';
@@ -107,6 +107,12 @@ describe('cordon and drain', () => {
     const node = await readNode('d-1');
     expect(node.spec?.unschedulable).toBeFalsy();
     expect(node.metadata?.annotations?.[NODEOP_NAMES.cordonedBy]).toBeUndefined();
+
+    // What happened is told on the NodeOp and on the node (`kubectl describe`).
+    const reasons = ['Cordoned', 'Drained', 'JobCreated', 'NodeCompleted', 'Uncordoned'];
+    const onNodeOp = await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/namespaces/drain-ok/events', (evs) => reasons.every((r) => evs.some((e) => e.reason === r && e.involvedObject.kind === 'NodeOp')), 30_000, 'NodeOp events');
+    expect(onNodeOp.find((e) => e.reason === 'Drained')?.message).toContain(`${WORK}/${web.metadata?.name}`);
+    await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/namespaces/default/events', (evs) => evs.some((e) => e.reason === 'Drained' && e.involvedObject.kind === 'Node' && e.involvedObject.name === 'd-1'), 30_000, 'node events');
   });
 
   it('times out a drain that a PodDisruptionBudget blocks, naming the pod, and uncordons the node it cordoned', async () => {
