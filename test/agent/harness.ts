@@ -24,6 +24,8 @@ export const LOG_DIR = '/var/log/skyhook/demo';
  * returns a launcher that calls runAgentCli, the function `skyhook agent` dispatches to.
  */
 export function buildAgentCli(): { launcher: string; cleanup: () => void } {
+  // A fresh clone after `npm ci` has no node_modules/.cache yet.
+  mkdirSync(join(REPO, 'node_modules/.cache'), { recursive: true });
   const outDir = mkdtempSync(join(REPO, 'node_modules/.cache/agent-cli-'));
   const tsc = join(REPO, 'node_modules/.bin/tsc');
   execFileSync(tsc, ['--ignoreConfig', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023', '--skipLibCheck', '--types', 'node', '--rootDir', join(REPO, 'src'), '--outDir', outDir, join(REPO, 'src/agent/cli.ts')], { stdio: 'pipe' });

@@ -55,6 +55,10 @@ async function leaseWhere(namespace: string, done: (lease: V1Lease | undefined) 
 
 beforeAll(async () => {
   cp = await startControlPlane({ nodes: 0 });
+  // The operator's controllers watch our CRDs: without them their informers never sync.
+  const crds = await cp.kubectl(['apply', '--server-side', '-k', 'config/crd']);
+  if (crds.code !== 0) throw new Error(`installing the CRDs failed: ${crds.stderr}`);
+  await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
   clients = makeClients(cp.kubeConfig);
 }, 120_000);
 
@@ -275,7 +279,14 @@ describe('skyhook operator process', () => {
     const lease = await leaseWhere(ns, (l) => Boolean(l?.spec?.holderIdentity), 'the operator to lead');
     expect(lease?.spec?.holderIdentity).toMatch(/_[0-9a-f-]{36}$/);
     expect(await httpGet(healthPort, '/healthz')).toEqual({ status: 200, body: 'ok\n' });
-    expect(await httpGet(healthPort, '/readyz')).toEqual({ status: 200, body: 'ok\n' });
+    // Ready once the controllers' informers have synced (they start after the lease is won).
+    const readyBy = Date.now() + 20_000;
+    let ready = await httpGet(healthPort, '/readyz');
+    while (ready.status !== 200 && Date.now() < readyBy) {
+      await new Promise((r) => setTimeout(r, 100));
+      ready = await httpGet(healthPort, '/readyz');
+    }
+    expect(ready).toEqual({ status: 200, body: 'ok\n' });
     expect((await httpGet(healthPort, '/nope')).status).toBe(404);
     const metrics = await httpGet(metricsPort, '/metrics');
     expect(metrics.status).toBe(200);
