@@ -47,6 +47,8 @@ export const nodeAnnotations = {
   drainStart: (skyhook: string): string => `${PREFIX}/drainStart_${skyhook}`,
   /** Pods currently blocking this SCR's drain of the node. */
   drainBlocked: (skyhook: string): string => `${PREFIX}/drainBlocked_${skyhook}`,
+  /** Ours: why this SCR's work on the node is held (`<Reason>: <what holds it>`); absent when nothing holds it. */
+  waiting: (skyhook: string): string => `${PREFIX}/waiting_${skyhook}`,
   /** `"true"`: the operator put the runtime-required taint `<taintKey>` on a new node. */
   autoTaint: (taintKey: string): string => `${PREFIX}/autoTaint_${taintKey}`,
 } as const;
@@ -59,6 +61,7 @@ export const NODE_ANNOTATION_PREFIXES = {
   cordon: `${PREFIX}/cordon_`,
   drainStart: `${PREFIX}/drainStart_`,
   drainBlocked: `${PREFIX}/drainBlocked_`,
+  waiting: `${PREFIX}/waiting_`,
   autoTaint: `${PREFIX}/autoTaint_`,
 } as const;
 
@@ -126,6 +129,18 @@ export const CHILD_ANNOTATIONS = {
   packageName: `${PREFIX}/Package.Name`,
   packageVersion: `${PREFIX}/Package.Version`,
   nodeName: `${PREFIX}/Node.name`,
+} as const;
+
+/** Bookkeeping the Skyhook controller keeps on its stage NodeOps (so a restart loses none of it). */
+export const STAGE_OP_ANNOTATIONS = {
+  /** `"true"` once the op's outcome is written to the node's state: it is never applied again. */
+  recorded: `${PREFIX}/recorded`,
+  /** The package entry's restart count when the op was created; the op's failures add to it. */
+  previousRestarts: `${PREFIX}/previous-restarts`,
+  /** Hash of the package fields the op was built from; a different hash makes a running op stale. */
+  specHash: `${PREFIX}/spec-hash`,
+  /** `"true"` while the SCR is paused: the op's Jobs are suspended. */
+  suspended: `${PREFIX}/suspended`,
 } as const;
 
 /** The implicit compartment holding nodes that match no DeploymentPolicy compartment. */

@@ -9,6 +9,10 @@ const commands: Record<string, Command> = {
     summary: 'run a package stage on this node (the node agent), or validate a package',
     run: async (argv) => (await import('../agent/cli.js')).runAgentCli(argv),
   },
+  sandbox: {
+    summary: 'run the whole system locally (control plane, simulated nodes, operator, a demo Skyhook) with live progress',
+    run: async (argv) => (await import('./sandbox.js')).runSandboxCli(argv),
+  },
   cluster: {
     summary: 'start a local control plane with simulated nodes in the foreground',
     run: async (argv) => (await import('./cluster.js')).runClusterCli(argv),
@@ -17,7 +21,27 @@ const commands: Record<string, Command> = {
     summary: 'run the operator (controllers, leader election, health and metrics)',
     run: async (argv) => (await import('./operator.js')).runOperatorCli(argv),
   },
+  plan: {
+    summary: 'show what applying a Skyhook would do on this cluster (nodes, stages, batches, blockers); changes nothing',
+    run: async (argv) => (await import('./plan.js')).runPlanCli(argv),
+  },
+  // The kubectl plugin's commands (also `kubectl skyhook <command>`).
+  ...pluginCommand('status', 'the Skyhooks and their rollout status'),
+  ...pluginCommand('node', 'nodes as Skyhooks see them: list, status, ignore, unignore, reset'),
+  ...pluginCommand('package', 'one package across nodes: status, rerun, logs of its stage Jobs'),
+  ...pluginCommand('pause', 'pause a Skyhook'),
+  ...pluginCommand('resume', 'resume a paused Skyhook'),
+  ...pluginCommand('disable', 'disable a Skyhook'),
+  ...pluginCommand('enable', 'enable a disabled Skyhook'),
+  ...pluginCommand('reset', "remove a Skyhook's state from its nodes and restart its rollout"),
+  ...pluginCommand('deployment-policy', "restart a Skyhook's rollout batches (alias: dp)"),
+  ...pluginCommand('dp', 'alias of deployment-policy'),
 };
+
+/** A plugin command, loaded only when run (the summaries are repeated here so `skyhook --help` loads nothing). */
+function pluginCommand(name: string, summary: string): Record<string, Command> {
+  return { [name]: { summary, run: async (argv) => (await import('./plugin/index.js')).runPluginCommand(name, argv) } };
+}
 
 export function usage(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));

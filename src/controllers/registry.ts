@@ -4,6 +4,8 @@
  * shutdown. An empty list is valid (the operator then only elects, probes and serves metrics).
  */
 import type { OperatorRuntime } from '../kube/runtime.js';
+import { nodeOpControllerFactory } from './nodeop/controller.js';
+import { skyhookControllerFactory } from './skyhook/skyhook-controller.js';
 
 /** Something started that must be stopped on shutdown. */
 export interface Stoppable {
@@ -20,4 +22,4 @@ export interface ControllerFactory {
   start(runtime: OperatorRuntime): Promise<Stoppable>;
 }
 
-export const controllers: ControllerFactory[] = [];
+export const controllers: ControllerFactory[] = [nodeOpControllerFactory(), skyhookControllerFactory()];

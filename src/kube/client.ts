@@ -68,6 +68,8 @@ export function makeClients(kc: KubeConfig): KubeClients {
 
 /** Options to pass as the last argument of any typed `patch…` call that sends a JSON merge patch. */
 export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+/** Options for a strategic merge patch (core kinds only): lists with a merge key, e.g. node conditions by type, are merged. */
+export const STRATEGIC_MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 /** Options for a server-side apply patch (body: a full object with apiVersion, kind, metadata.name). */
 export const APPLY_PATCH = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 

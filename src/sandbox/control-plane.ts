@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { findBinaries, type Binaries } from './binaries.js';
 import { loadTls, waitHealthy } from './http-probe.js';
-import { kwokConfigYaml } from './kwok-stages.js';
+import { kwokConfigYaml, simulatedLogFile } from './kwok-stages.js';
 import { createPki, writeKubeconfig, type Pki } from './pki.js';
 import { freePorts } from './ports.js';
 import { reapStaleRuns, startComponent, stopComponent, type Component } from './processes.js';
@@ -177,7 +177,9 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       `--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${schedulerPort}`, `--v=${v}`,
     ]);
     const kwokConfig = join(runDir, 'kwok.yaml');
-    writeFileSync(kwokConfig, kwokConfigYaml({ podDurationMs: options.podDurationMs ?? 1000 }));
+    const logsFile = join(runDir, 'simulated-container.log');
+    writeFileSync(logsFile, simulatedLogFile());
+    writeFileSync(kwokConfig, kwokConfigYaml({ podDurationMs: options.podDurationMs ?? 1000, logsFile }));
     const kwok = start('kwok', [
       `--kubeconfig=${kubeconfigPath}`, `--config=${kwokConfig}`, '--manage-all-nodes=true',
       '--node-ip=127.0.0.1', `--node-port=${kwokPort}`, `--server-address=127.0.0.1:${kwokPort}`,
@@ -201,6 +203,14 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       const names = new Set(nodes.map((n) => n.name));
       await waitForList<V1Node>(kubeConfig, '/api/v1/nodes', (all) => all.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length === names.size, START_TIMEOUT_MS, `nodes ${[...names].join(', ')} to be Ready`);
     };
+    // A component that lost its port to another process exits after its health check passed
+    // against the other one: make sure every component is still ours and running.
+    for (const component of components) {
+      if (component.child.exitCode !== null || component.child.signalCode !== null) {
+        clashCheck(component);
+        throw new Error(`${component.name} exited right after start; see ${component.logFile}`);
+      }
+    }
     await addNodes(nodeList(options.nodes));
     const startupMs = Date.now() - started;
     progress(`control plane ready with ${nodeList(options.nodes).length} node(s) in ${(startupMs / 1000).toFixed(1)} s`);

@@ -16,6 +16,10 @@
  *   - pods not owned by a Job run until deleted (unless a main container sets the exit code).
  *   - a deleted pod turns Failed (as the kubelet does for killed containers) and then goes away
  *     once its finalizers are removed.
+ *   - `kubectl logs` of any container of any simulated pod returns the sandbox's one simulated log
+ *     file (SIMULATED_LOG_LINE in CRI format), through a kwok `ClusterLogs` document: the apiserver
+ *     asks the node's address and kubelet port, which is kwok's TLS server. There is no real
+ *     container, so every pod shows the same text; tools that fetch stage logs can be tested.
  * The selectors are mutually exclusive, so exactly one stage applies to a pod at a time.
  */
 import { stringify } from 'yaml';
@@ -110,6 +114,8 @@ function stage(spec: StageSpec): Record<string, unknown> {
 export interface StageOptions {
   /** Default time each pod phase (init containers, then main containers) takes. */
   podDurationMs: number;
+  /** The file `kubectl logs` returns for every simulated container (see simulatedLogFile); none when absent. */
+  logsFile?: string;
 }
 
 export function podStages({ podDurationMs }: StageOptions): Record<string, unknown>[] {
@@ -308,7 +314,26 @@ phase: Running`,
   ];
 }
 
+/** What every simulated container "printed". */
+export const SIMULATED_LOG_LINE = 'simulated container on a kwok node: no real process ran, so this line is its whole log';
+
+/** The log file in the CRI format kwok reads (`<RFC3339Nano> <stream> F <text>`). */
+export function simulatedLogFile(): string {
+  return `2025-01-01T00:00:00.000000000Z stdout F ${SIMULATED_LOG_LINE}\n`;
+}
+
+/** One rule for every pod in every namespace; a log entry without containers applies to all of them. */
+export function clusterLogs(logsFile: string): Record<string, unknown> {
+  return {
+    apiVersion: 'kwok.x-k8s.io/v1alpha1',
+    kind: 'ClusterLogs',
+    metadata: { name: 'sim-logs' },
+    spec: { logs: [{ logsFile }] },
+  };
+}
+
 /** The multi-document YAML passed to `kwok --config`. */
 export function kwokConfigYaml(options: StageOptions): string {
-  return [...nodeStages(), ...podStages(options)].map((doc) => stringify(doc, { lineWidth: 0 })).join('---\n');
+  const logs = options.logsFile === undefined ? [] : [clusterLogs(options.logsFile)];
+  return [...nodeStages(), ...podStages(options), ...logs].map((doc) => stringify(doc, { lineWidth: 0 })).join('---\n');
 }

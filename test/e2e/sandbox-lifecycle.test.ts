@@ -71,7 +71,9 @@ describe('sandbox process hygiene', () => {
     const runDir = resolve(kubeconfig!, '..');
     const pids = recordedPids(runDir);
     expect(pids.length).toBe(5);
-    expect(pids.every(isAlive)).toBe(true);
+    const dead = readFileSync(join(runDir, 'pids'), 'utf8').trim().split('\n').filter((line) => !isAlive(Number(line.split(' ')[0])));
+    const logTail = (name: string): string => readFileSync(join(runDir, 'logs', `${name}.log`), 'utf8').split('\n').slice(-15).join('\n');
+    expect(dead.map((line) => `${line}:\n${logTail(line.split(' ')[1] ?? '')}`)).toEqual([]);
     child.kill('SIGINT');
     expect(await exit).toBe(0);
     expect(await waitUntilGone(pids)).toEqual([]);

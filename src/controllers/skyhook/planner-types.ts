@@ -3,7 +3,9 @@
  * informer caches see it) and what it asks for (actions the reconciler applies in order). Plain data
  * only, so the planner stays a pure function and the reconciler can be written against these types.
  */
-import type { NodeOpPhase } from '../../api/nodeop.js';
+import type { DeploymentPolicy } from '../../api/deployment-policy.js';
+import { DEFAULT_RUNTIME_REQUIRED_TAINT } from '../../api/names.js';
+import type { DrainOptions, NodeOpPhase } from '../../api/nodeop.js';
 import type { Interrupt, Skyhook, SkyhookStatus } from '../../api/skyhook.js';
 import type { NodeConditionValue, NodeState, PackageStage, SkyhookStatusValue } from './node-state.js';
 
@@ -16,6 +18,16 @@ export interface PlannerInput {
   /** The stage NodeOps of every SCR (NodeOps without a skyhookStage are not passed). */
   stageOps: StageOpSummary[];
   settings?: Partial<PlannerSettings>;
+  /**
+   * Return the actions of this SCR only. Every SCR before it (by priority) is still planned, since
+   * it holds back this one per node; those after it are not planned at all.
+   */
+  only?: string;
+  /**
+   * Every DeploymentPolicy of the cluster. An SCR naming a policy that is not here is blocked
+   * (DeploymentPolicyNotFound), so the reconciler must pass them whenever any SCR uses one.
+   */
+  deploymentPolicies?: DeploymentPolicy[];
 }
 
 export interface SkyhookInput {
@@ -34,6 +46,36 @@ export interface NodeView {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   taints: TaintView[];
+  /** `spec.unschedulable`: the node is cordoned (by us, another SCR, a NodeOp or a person). */
+  unschedulable?: boolean;
+  /**
+   * The pods bound to the node (any namespace), for the podNonInterruptLabels barrier. Absent means
+   * unknown: the planner then holds interrupts of SCRs that set podNonInterruptLabels.
+   */
+  pods?: PodView[];
+}
+
+/** What the planner needs of a pod on a node. */
+export interface PodView {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  /** `status.phase`: Pending, Running, Succeeded, Failed, Unknown. */
+  phase: string;
+  /** Kind of the controller ownerReference (`ReplicaSet`, `DaemonSet`, …); absent when none. */
+  ownerKind?: string;
+  /** Being deleted (`deletionTimestamp` set). */
+  terminating?: boolean;
+}
+
+/** A pod that keeps a drain from finishing, as the stage op's drain reports it. */
+export interface DrainBlocker {
+  namespace: string;
+  name: string;
+  /** `PodDisruptionBudget`, `UnmanagedPod`, `EmptyDirData`, `DaemonSet`, `Terminating`, or another short reason. */
+  reason: string;
+  /** The API server's text for a PDB refusal, else a human-readable explanation. */
+  detail?: string;
 }
 
 export interface TaintView {
@@ -71,6 +113,8 @@ export interface StageOpSummary {
   /** Why a Failed op failed, e.g. `DeadlineExceeded` when the stageTimeout expired. */
   failureReason?: string;
   message?: string;
+  /** Pods the op's drain is waiting for (a PDB refusing eviction, pods the drain options forbid removing…). */
+  drainBlockers?: DrainBlocker[];
 }
 
 export interface PlannerSettings {
@@ -81,6 +125,8 @@ export interface PlannerSettings {
   /** Retry delay after a failed stage: min(max, base × 2^(restarts−1)), like kubelet's crash loop. */
   retryBaseMs: number;
   retryMaxMs: number;
+  /** RUNTIME_REQUIRED_TAINT (`key=value:effect`), parsed. */
+  runtimeRequiredTaint: TaintView;
 }
 
 export const DEFAULT_PLANNER_SETTINGS: PlannerSettings = {
@@ -88,6 +134,7 @@ export const DEFAULT_PLANNER_SETTINGS: PlannerSettings = {
   defaultStageTimeoutSeconds: 3600,
   retryBaseMs: 10_000,
   retryMaxMs: 300_000,
+  runtimeRequiredTaint: { ...DEFAULT_RUNTIME_REQUIRED_TAINT },
 };
 
 export interface PlanResult {
@@ -106,7 +153,58 @@ export type PlannerAction =
   | CreateStageOp
   | MarkStageOpRecorded
   | SetSkyhookStatus
-  | PlannerEvent;
+  | PlannerEvent
+  | CordonNode
+  | ReleaseNodeCordon
+  | SetNodeAnnotations
+  | AddNodeTaint
+  | RemoveNodeTaint;
+
+/**
+ * Cordon (`spec.unschedulable: true`). With `claim`, also set annotation `claim` = `"true"` (this
+ * SCR's `cordon_<scr>`, or the runtimeRequiredCordon one): the claim is what lets us lift the cordon
+ * later. Without `claim` the node is already cordoned by someone else (nothing to write: skip).
+ */
+export interface CordonNode {
+  kind: 'cordonNode';
+  node: string;
+  claim: string;
+  reason: string;
+}
+
+/**
+ * Drop the claim annotation `claim`; uncordon only if, on the node as read at write time, no other
+ * claim remains (see `cordonAfterRelease` in cordon-claims.ts): two SCRs finishing at once must not
+ * both leave the node cordoned by nobody, nor either uncordon it under the other.
+ */
+export interface ReleaseNodeCordon {
+  kind: 'releaseNodeCordon';
+  node: string;
+  claim: string;
+  reason: string;
+}
+
+/** Merge-patch node annotations: a string sets, `null` removes. */
+export interface SetNodeAnnotations {
+  kind: 'setNodeAnnotations';
+  node: string;
+  annotations: Record<string, string | null>;
+}
+
+/** Add a taint unless one with the same key and effect exists; with `annotations`, set those in the same patch. */
+export interface AddNodeTaint {
+  kind: 'addNodeTaint';
+  node: string;
+  taint: TaintView;
+  annotations?: Record<string, string>;
+}
+
+/** Remove the taint with this key, value and effect (if still there). */
+export interface RemoveNodeTaint {
+  kind: 'removeNodeTaint';
+  node: string;
+  taint: TaintView;
+}
 
 export interface UpsertPackageConfigMap {
   kind: 'upsertPackageConfigMap';
@@ -162,6 +260,14 @@ export interface CreateStageOp {
   stageTimeoutSeconds?: number;
   /** Carried on the op so failed attempts add to the entry's restart count after a retry. */
   previousRestarts: number;
+  /**
+   * Set on the stages of a package whose cycle ends in an interrupt. The planner has already
+   * cordoned the node under its own claim, so the NodeOp finds it cordoned by someone else and
+   * never lifts it; `cordon: true` is what the NodeOp schema requires for a drain.
+   */
+  cordon?: boolean;
+  /** Drain before the Job (drainConfig with newer upstream's defaults filled in); `enabled` is true. */
+  drain?: DrainOptions;
 }
 
 /** The op's outcome is now in node state: do not apply it again (and let its TTL run). */

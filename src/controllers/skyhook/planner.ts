@@ -19,9 +19,11 @@ export function planNextActions(input: PlannerInput): PlanResult {
   let requeueAfterMs: number | undefined;
   for (const skyhook of [...input.skyhooks].sort((a, b) => comparePriority(a.skyhook, b.skyhook))) {
     const plan = planSkyhook({ skyhook, nodes: input.nodes, stageOps: input.stageOps, now: input.now, settings, gates });
-    actions.push(...plan.actions);
-    if (plan.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
     const name = skyhook.skyhook.metadata.name ?? '';
+    const wanted = input.only === undefined || input.only === name;
+    if (wanted) actions.push(...plan.actions);
+    if (wanted && plan.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
+    if (input.only === name) break;
     const disabled = skyhook.skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
     if (!disabled) gates.add(name, plan.nodeStatus, skyhook.skyhook.spec.sequencing === 'all');
   }

@@ -36,7 +36,20 @@ export interface StageTarget {
   interrupt?: Interrupt;
 }
 
-export type WaitReason = 'dependencies' | 'cycle' | 'skipped' | 'deleting' | 'backoff';
+export type WaitReason =
+  | 'dependencies'
+  | 'cycle'
+  | 'skipped'
+  | 'deleting'
+  | 'backoff'
+  /** Interrupt flow (interrupt-flow.ts): the cordon is not in place yet. */
+  | 'cordon'
+  /** Pods matching podNonInterruptLabels run on the node. */
+  | 'non-interrupt-pods'
+  /** Other packages of the merged interrupt have not reached it yet. */
+  | 'interrupt-merge'
+  /** Other stage ops still run on the node; an interrupt would cut them off. */
+  | 'ops-running';
 
 export type PackageStep =
   | { kind: 'done'; name: string; version: string }

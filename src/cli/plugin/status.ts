@@ -1,0 +1,57 @@
+/** `status [skyhook]`: the Skyhooks with their rollout status, as `kubectl get skyhooks` plus pause and disable. */
+import { SKYHOOK_ANNOTATIONS } from '../../api/names.js';
+import type { Skyhook } from '../../api/skyhook.js';
+import type { PluginContext } from './context.js';
+import { render, type Column } from './output.js';
+
+export interface SkyhookSummary {
+  name: string;
+  status: string;
+  priority: number;
+  nodesInProgress: number;
+  completeNodes: string;
+  packages: string;
+  paused: boolean;
+  disabled: boolean;
+  deploymentPolicy?: string;
+}
+
+export function summarizeSkyhook(skyhook: Skyhook): SkyhookSummary {
+  const annotations = skyhook.metadata.annotations ?? {};
+  const summary: SkyhookSummary = {
+    name: skyhook.metadata.name ?? '',
+    status: skyhook.status?.status ?? 'unknown',
+    priority: skyhook.spec.priority ?? 200,
+    nodesInProgress: skyhook.status?.nodesInProgress ?? 0,
+    completeNodes: skyhook.status?.completeNodes ?? '0/0',
+    packages: skyhook.status?.packageList ?? '',
+    paused: annotations[SKYHOOK_ANNOTATIONS.pause] === 'true',
+    disabled: annotations[SKYHOOK_ANNOTATIONS.disable] === 'true',
+  };
+  if (skyhook.spec.deploymentPolicy) summary.deploymentPolicy = skyhook.spec.deploymentPolicy;
+  return summary;
+}
+
+const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
+
+export const SKYHOOK_COLUMNS: Column<SkyhookSummary>[] = [
+  { header: 'NAME', value: (s) => s.name },
+  { header: 'STATUS', value: (s) => s.status },
+  { header: 'PRIORITY', value: (s) => String(s.priority) },
+  { header: 'IN-PROGRESS', value: (s) => String(s.nodesInProgress) },
+  { header: 'COMPLETE', value: (s) => s.completeNodes },
+  { header: 'PAUSED', value: (s) => yesNo(s.paused) },
+  { header: 'DISABLED', value: (s) => yesNo(s.disabled) },
+  { header: 'PACKAGES', value: (s) => s.packages || '-' },
+  { header: 'POLICY', value: (s) => s.deploymentPolicy ?? '-', wide: true },
+];
+
+export async function runStatus(ctx: PluginContext, positionals: string[]): Promise<number> {
+  const skyhooks = positionals.length > 0 ? await Promise.all(positionals.map((name) => ctx.getSkyhook(name))) : await ctx.listSkyhooks();
+  if (skyhooks.length === 0 && (ctx.options.output === 'table' || ctx.options.output === 'wide')) {
+    console.error('no Skyhooks in this cluster');
+    return 0;
+  }
+  console.log(render(skyhooks.map(summarizeSkyhook), SKYHOOK_COLUMNS, ctx.options.output));
+  return 0;
+}

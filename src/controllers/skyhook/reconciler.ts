@@ -1,0 +1,127 @@
+/**
+ * reconcile(SCR name): level-triggered, from the informer caches only. Waits until the caches show
+ * this process's own last writes, keeps the finalizer, asks the pure planner for this SCR's next
+ * actions (the SCRs before it by priority are planned too, since they hold it back per node), and
+ * applies them in order. Deletion clears what the SCR left on nodes, deletes its NodeOps and
+ * ConfigMaps, then releases the finalizer.
+ */
+import { API_GROUP, API_VERSION, KINDS, SKYHOOK_FINALIZER } from '../../api/names.js';
+import type { Skyhook } from '../../api/skyhook.js';
+import { isNotFound, mergePatchCustomObject } from '../../kube/client.js';
+import type { ReconcileResult } from '../../kube/queue.js';
+import { clearSkyhookFromNode, hasSkyhookTraces } from './node-writes.js';
+import { stageOpSummaries } from './op-summary.js';
+import { configMapsOf, packageConfigMapData, staleConfigMaps } from './package-configmaps.js';
+import { nodeViewOf, planNextActions, type PlannerInput, type SetSkyhookStatus } from './planner.js';
+import { applyActions, nodeOpRef, type SkyhookIo } from './skyhook-io.js';
+import type { SkyhookMetrics } from './skyhook-metrics.js';
+
+/**
+ * A safety net only: the watch event that brings the caches up to date enqueues the SCR again
+ * (node and NodeOp events map to SCR keys), normally within milliseconds.
+ */
+const CACHE_CATCH_UP_RECHECK_MS = 2_000;
+
+const skyhookRef = (name: string) => ({ group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural, name });
+
+export class SkyhookReconciler {
+  constructor(
+    private readonly io: SkyhookIo,
+    private readonly metrics: SkyhookMetrics,
+  ) {}
+
+  readonly reconcile = async (key: string): Promise<ReconcileResult> => {
+    const { io } = this;
+    const behind = io.expectations.unmet((kind, name) => {
+      if (kind === 'Node') return io.caches.nodes.get(name);
+      if (kind === 'NodeOp') return io.caches.nodeOps.get(name, io.settings.namespace);
+      if (kind === 'ConfigMap') return io.caches.configMaps.get(name, io.settings.namespace);
+      return io.caches.skyhooks.get(name);
+    });
+    if (behind.length > 0) {
+      io.logger.debug({ skyhook: key, behind }, 'caches have not seen our last writes yet; waiting for their events');
+      return { requeueAfterMs: CACHE_CATCH_UP_RECHECK_MS };
+    }
+    const skyhook = io.caches.skyhooks.get(key);
+    if (!skyhook) {
+      this.metrics.remove(key);
+      return;
+    }
+    if (skyhook.metadata.deletionTimestamp) return this.finalize(skyhook);
+    if (!(skyhook.metadata.finalizers ?? []).includes(SKYHOOK_FINALIZER)) {
+      // The finalizer first, so a deletion from here on always gets the cleanup; the update event replans.
+      await this.setFinalizers(skyhook, [...(skyhook.metadata.finalizers ?? []), SKYHOOK_FINALIZER]);
+      return;
+    }
+
+    const plan = planNextActions(this.plannerInput(key));
+    await applyActions(io, skyhook, plan.actions);
+    await this.deleteStaleConfigMaps(skyhook);
+    const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
+    this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {});
+    return plan.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
+  };
+
+  private plannerInput(only: string): PlannerInput {
+    const { caches, settings } = this.io;
+    const namespace = settings.namespace;
+    const skyhooks = caches.skyhooks.list().filter((scr) => !scr.metadata.deletionTimestamp);
+    const configMaps = caches.configMaps.list(namespace);
+    return {
+      now: this.io.now(),
+      skyhooks: skyhooks.map((scr) => ({ skyhook: scr, packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, scr.metadata.name ?? '')) })),
+      nodes: caches.nodes.list().map(nodeViewOf),
+      stageOps: stageOpSummaries(caches.nodeOps.list(namespace), skyhooks, namespace),
+      settings: { operatorVersion: settings.operatorVersion, defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds },
+      only,
+    };
+  }
+
+  private async deleteStaleConfigMaps(skyhook: Skyhook): Promise<void> {
+    const namespace = this.io.settings.namespace;
+    const ours = configMapsOf(this.io.caches.configMaps.list(namespace), skyhook.metadata.name ?? '');
+    for (const cm of staleConfigMaps(ours, skyhook)) await this.deleteConfigMap(cm.metadata?.name ?? '');
+  }
+
+  private async deleteConfigMap(name: string): Promise<void> {
+    try {
+      await this.io.clients.core.deleteNamespacedConfigMap({ name, namespace: this.io.settings.namespace });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    this.io.expectations.deleted('ConfigMap', name);
+  }
+
+  /** Deleted SCR: nodes cleared of its state, its NodeOps and ConfigMaps deleted, then the finalizer released. */
+  private async finalize(skyhook: Skyhook): Promise<ReconcileResult> {
+    const { io } = this;
+    const name = skyhook.metadata.name ?? '';
+    const finalizers = skyhook.metadata.finalizers ?? [];
+    if (!finalizers.includes(SKYHOOK_FINALIZER)) return;
+    this.metrics.remove(name);
+    const namespace = io.settings.namespace;
+    for (const op of io.caches.nodeOps.list(namespace)) {
+      if (op.spec.skyhookStage?.skyhook !== name || op.metadata.deletionTimestamp) continue;
+      try {
+        await io.clients.custom.deleteNamespacedCustomObject({ ...nodeOpRef(io.settings, op.metadata.name ?? ''), propagationPolicy: 'Background' });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+      io.expectations.deleted('NodeOp', op.metadata.name ?? '');
+    }
+    for (const cm of configMapsOf(io.caches.configMaps.list(namespace), name)) await this.deleteConfigMap(cm.metadata?.name ?? '');
+    for (const node of io.caches.nodes.list()) {
+      if (!hasSkyhookTraces(node, name)) continue;
+      const written = await clearSkyhookFromNode(io.clients.core, node, name);
+      if (written) io.expectations.wrote('Node', written);
+    }
+    await this.setFinalizers(skyhook, finalizers.filter((f) => f !== SKYHOOK_FINALIZER));
+    io.logger.info({ skyhook: name }, 'Skyhook deleted: node state cleared, NodeOps and ConfigMaps deleted');
+  }
+
+  private async setFinalizers(skyhook: Skyhook, finalizers: string[]): Promise<void> {
+    const metadata = { resourceVersion: skyhook.metadata.resourceVersion, finalizers };
+    const written = await mergePatchCustomObject<Skyhook>(this.io.clients.custom, skyhookRef(skyhook.metadata.name ?? ''), { metadata });
+    this.io.expectations.wrote('Skyhook', written);
+  }
+}

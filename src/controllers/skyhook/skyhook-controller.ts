@@ -1,0 +1,84 @@
+/**
+ * The Skyhook controller's wiring: informers over SCRs, nodes, the stage NodeOps and package
+ * ConfigMaps in the operator namespace (NodeOps, nodes and Jobs are shared with the NodeOp
+ * controller's caches), events mapped to SCR keys, and the factory the operator's registry starts.
+ * Event-driven: a NodeOp's status change wakes its SCR, a node change wakes every SCR.
+ */
+import type { V1ConfigMap, V1Job, V1Node } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, CHILD_ANNOTATIONS, CHILD_LABELS, KINDS, NODEOP_NAMES } from '../../api/names.js';
+import type { NodeOp } from '../../api/nodeop.js';
+import type { Skyhook } from '../../api/skyhook.js';
+import { Controller } from '../../kube/controller.js';
+import { customResourcePath } from '../../kube/list-watch.js';
+import type { OperatorRuntime } from '../../kube/runtime.js';
+import type { ControllerFactory, Stoppable } from '../registry.js';
+import { SkyhookReconciler } from './reconciler.js';
+import type { SkyhookCaches } from './skyhook-io.js';
+import { SkyhookMetrics } from './skyhook-metrics.js';
+import { readSkyhookSettings, type SkyhookSettings } from './skyhook-settings.js';
+import { WriteExpectations } from './write-expectations.js';
+
+export interface SkyhookControllerOptions {
+  /** Overrides of the settings read from the environment. */
+  settings?: Partial<SkyhookSettings>;
+  workers?: number;
+  syncTimeoutMs?: number;
+}
+
+/** What the planner reads from a node: a status-only update (heartbeats, our conditions) changes nothing. */
+function nodeChangeMatters(node: V1Node, old: V1Node): boolean {
+  return JSON.stringify(node.metadata?.labels) !== JSON.stringify(old.metadata?.labels)
+    || JSON.stringify(node.metadata?.annotations) !== JSON.stringify(old.metadata?.annotations)
+    || JSON.stringify(node.spec?.taints) !== JSON.stringify(old.spec?.taints);
+}
+
+export async function startSkyhookController(runtime: OperatorRuntime, options: SkyhookControllerOptions = {}): Promise<Stoppable> {
+  const { informers, clients, events, logger } = runtime;
+  const settings: SkyhookSettings = { ...readSkyhookSettings(process.env, runtime.namespace), ...options.settings };
+  const namespace = settings.namespace;
+  const caches: SkyhookCaches = {
+    skyhooks: informers.informer<Skyhook>(customResourcePath(API_GROUP, API_VERSION, KINDS.skyhook.plural)),
+    nodes: informers.informer<V1Node>('/api/v1/nodes'),
+    nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural)),
+    configMaps: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.name }),
+    jobs: informers.informer<V1Job>('/apis/batch/v1/jobs', { labelSelector: NODEOP_NAMES.nodeOpLabel }),
+  };
+  await Promise.all(Object.values(caches).map((informer) => informer.waitForSync(options.syncTimeoutMs ?? 120_000)));
+
+  const log = logger.child({ controller: 'skyhook' });
+  const expectations = new WriteExpectations();
+  const reconciler = new SkyhookReconciler(
+    { clients, caches, settings, events, expectations, logger: log, now: Date.now },
+    new SkyhookMetrics(runtime.metrics.registry),
+  );
+  const controller = new Controller({ name: 'skyhook', reconcile: reconciler.reconcile, workers: options.workers ?? 4, logger, metrics: runtime.metrics });
+  const queue = controller.queue;
+  const everySkyhook = (): void => caches.skyhooks.list().forEach((scr) => queue.add(scr.metadata.name ?? ''));
+
+  caches.skyhooks.on({
+    add: everySkyhook,
+    // Spec or annotation edits (priority, pause, disable) change what later SCRs wait for; a status write does not.
+    update: (scr, old) => (scr.metadata.generation !== old.metadata.generation || JSON.stringify(scr.metadata.annotations) !== JSON.stringify(old.metadata.annotations)
+      || scr.metadata.deletionTimestamp !== old.metadata.deletionTimestamp ? everySkyhook() : queue.add(scr.metadata.name ?? '')),
+    delete: everySkyhook,
+  });
+  controller.watch(caches.nodeOps, (op) => (op.metadata.namespace === namespace && op.spec.skyhookStage ? [op.spec.skyhookStage.skyhook] : []));
+  controller.watch(caches.configMaps, (cm) => {
+    const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
+    return owner ? [owner] : [];
+  });
+  caches.nodes.on({
+    add: everySkyhook,
+    update: (node, old) => {
+      // A status-only update matters too when it is the one a reconcile waits to see (our condition write).
+      if (node === old || nodeChangeMatters(node, old) || expectations.awaits('Node', node.metadata?.name ?? '')) everySkyhook();
+    },
+    delete: everySkyhook,
+  });
+  controller.start();
+  return controller;
+}
+
+export function skyhookControllerFactory(options: SkyhookControllerOptions = {}): ControllerFactory {
+  return { name: 'skyhook', start: (runtime) => startSkyhookController(runtime, options) };
+}

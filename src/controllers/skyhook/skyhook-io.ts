@@ -1,0 +1,175 @@
+/**
+ * Applies the planner's actions to the cluster, in the planner's order; the first failure throws
+ * (the reconcile is retried with backoff and replans from the caches, so nothing is half-applied
+ * for long). Every write is noted in the WriteExpectations so the next plan waits for the caches to
+ * see it. Writes of one node's state and status that follow each other are sent as one patch.
+ */
+import type { KubernetesObject, V1ConfigMap, V1Job, V1Node } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { API_GROUP, API_VERSION, KINDS, nodeAnnotations, nodeLabels, NODEOP_NAMES, STAGE_OP_ANNOTATIONS } from '../../api/names.js';
+import type { NodeOp } from '../../api/nodeop.js';
+import type { Skyhook } from '../../api/skyhook.js';
+import { isAlreadyExists, isNotFound, MERGE_PATCH, mergePatchCustomObject, type KubeClients } from '../../kube/client.js';
+import type { EventRecorder } from '../../kube/events.js';
+import type { Informer } from '../../kube/informer.js';
+import { applyNodeWrite, type NodeWrite } from './node-writes.js';
+import { buildPackageConfigMap } from './package-configmaps.js';
+import type { PlannerAction, SetSkyhookStatus } from './planner-types.js';
+import type { SkyhookSettings } from './skyhook-settings.js';
+import { buildStageNodeOp } from './stage-nodeop.js';
+import type { WriteExpectations } from './write-expectations.js';
+
+export interface SkyhookCaches {
+  skyhooks: Informer<Skyhook>;
+  nodes: Informer<V1Node>;
+  nodeOps: Informer<NodeOp>;
+  configMaps: Informer<V1ConfigMap>;
+  /** Jobs of NodeOps (to suspend them when an SCR is paused). */
+  jobs: Informer<V1Job>;
+}
+
+export interface SkyhookIo {
+  clients: KubeClients;
+  caches: SkyhookCaches;
+  settings: SkyhookSettings;
+  events: EventRecorder;
+  expectations: WriteExpectations;
+  logger: Logger;
+  now(): number;
+}
+
+export const nodeOpRef = (settings: SkyhookSettings, name: string) =>
+  ({ group: API_GROUP, version: API_VERSION, plural: KINDS.nodeOp.plural, namespace: settings.namespace, name });
+
+export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: PlannerAction[]): Promise<void> {
+  const nodeWrites = new Map<string, NodeWrite>();
+  const flushNodeWrites = async (): Promise<void> => {
+    for (const write of nodeWrites.values()) {
+      const written = await applyNodeWrite(io.clients.core, io.caches.nodes.get(write.node), write, new Date(io.now()));
+      if (written) io.expectations.wrote('Node', written);
+    }
+    nodeWrites.clear();
+  };
+  for (const action of actions) {
+    if (action.kind === 'writeNodeState' || action.kind === 'setNodeStatus') {
+      const write = nodeWrites.get(action.node) ?? { node: action.node, annotations: {}, labels: {} };
+      if (action.kind === 'writeNodeState') write.annotations[nodeAnnotations.nodeState(action.skyhook)] = action.annotation;
+      else {
+        write.annotations[nodeAnnotations.status(action.skyhook)] = action.status;
+        write.annotations[nodeAnnotations.version(action.skyhook)] = action.operatorVersion;
+        write.labels[nodeLabels.status(action.skyhook)] = action.status;
+        write.conditions = action.conditions;
+      }
+      nodeWrites.set(action.node, write);
+      continue;
+    }
+    await flushNodeWrites();
+    await applyAction(io, skyhook, action);
+  }
+  await flushNodeWrites();
+}
+
+async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<PlannerAction, { kind: 'writeNodeState' | 'setNodeStatus' }>): Promise<void> {
+  const { clients, settings, expectations } = io;
+  const namespace = settings.namespace;
+  switch (action.kind) {
+    case 'upsertPackageConfigMap': {
+      const body = buildPackageConfigMap(action, skyhook, namespace);
+      const name = body.metadata!.name!;
+      let written: V1ConfigMap;
+      try {
+        written = await clients.core.createNamespacedConfigMap({ namespace, body });
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+        written = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
+      }
+      expectations.wrote('ConfigMap', written);
+      return;
+    }
+    case 'deleteStageOp': {
+      io.logger.info({ nodeOp: action.name, reason: action.reason }, 'deleting stage NodeOp');
+      try {
+        await clients.custom.deleteNamespacedCustomObject({ ...nodeOpRef(settings, action.name), propagationPolicy: 'Background' });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+      expectations.deleted('NodeOp', action.name);
+      return;
+    }
+    case 'suspendStageOp':
+      return suspendStageOp(io, action.name, action.suspend);
+    case 'createStageOp': {
+      const body = buildStageNodeOp({ op: action, skyhook, settings });
+      try {
+        const created = (await clients.custom.createNamespacedCustomObject({ ...nodeOpRef(settings, ''), body })) as NodeOp;
+        expectations.wrote('NodeOp', created);
+      } catch (e) {
+        // Created by an earlier pass whose write the cache had not shown yet: the same op, by name.
+        if (!isAlreadyExists(e)) throw e;
+      }
+      return;
+    }
+    case 'markStageOpRecorded': {
+      try {
+        const patched = await mergePatchCustomObject<NodeOp>(clients.custom, nodeOpRef(settings, action.name), { metadata: { annotations: { [STAGE_OP_ANNOTATIONS.recorded]: 'true' } } });
+        expectations.wrote('NodeOp', patched);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+      return;
+    }
+    case 'setSkyhookStatus':
+      return writeSkyhookStatus(io, skyhook, action);
+    case 'event': {
+      const involved: KubernetesObject | undefined = action.involved.kind === 'Skyhook'
+        ? io.caches.skyhooks.get(action.involved.name)
+        : withKind(io.caches.nodes.get(action.involved.name), 'v1', 'Node');
+      if (involved) io.events.record(involved, action.type, action.reason, action.message);
+      return;
+    }
+  }
+}
+
+/**
+ * The whole status replaced (PUT on the status subresource) with the cached resourceVersion: map
+ * entries the planner dropped go away, and a stale cache fails with a conflict instead of
+ * overwriting a newer status.
+ */
+async function writeSkyhookStatus(io: SkyhookIo, skyhook: Skyhook, action: SetSkyhookStatus): Promise<void> {
+  const body = { ...skyhook, apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.skyhook.kind, status: action.status };
+  const written = (await io.clients.custom.replaceClusterCustomObjectStatus({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: KINDS.skyhook.plural,
+    name: action.skyhook,
+    body,
+  })) as Skyhook;
+  io.expectations.wrote('Skyhook', written);
+}
+
+/** Pause: the op is marked, and its Jobs that exist are suspended (their running pods stop). */
+async function suspendStageOp(io: SkyhookIo, name: string, suspend: boolean): Promise<void> {
+  const { clients, settings, expectations } = io;
+  try {
+    const patched = await mergePatchCustomObject<NodeOp>(clients.custom, nodeOpRef(settings, name), {
+      metadata: { annotations: { [STAGE_OP_ANNOTATIONS.suspended]: suspend ? 'true' : null } },
+    });
+    expectations.wrote('NodeOp', patched);
+  } catch (e) {
+    if (isNotFound(e)) return;
+    throw e;
+  }
+  const jobs = io.caches.jobs.list(settings.namespace).filter((job) => job.metadata?.labels?.[NODEOP_NAMES.nodeOpLabel] === name);
+  for (const job of jobs) {
+    if ((job.spec?.suspend ?? false) === suspend) continue;
+    try {
+      await clients.batch.patchNamespacedJob({ name: job.metadata?.name ?? '', namespace: settings.namespace, body: { spec: { suspend } } }, MERGE_PATCH);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+}
+
+function withKind<T extends KubernetesObject>(object: T | undefined, apiVersion: string, kind: string): T | undefined {
+  return object ? { ...object, apiVersion, kind } : undefined;
+}

@@ -1,0 +1,93 @@
+/**
+ * Upstream Skyhook's Prometheus gauges (reference/skyhook.md §9), same names and labels, so its
+ * dashboards and alerts work unchanged. Each report resets one SCR's series and sets them again;
+ * a deleted SCR's series are removed.
+ */
+import { Gauge, type Registry } from 'prom-client';
+import { SKYHOOK_STATUSES, type Skyhook, type SkyhookStatus } from '../../api/skyhook.js';
+import { rolloutBudgets } from './rollout.js';
+
+const ROLLOUT = ['skyhook_name', 'policy_name', 'compartment_name', 'strategy'] as const;
+type RolloutLabel = (typeof ROLLOUT)[number];
+
+export class SkyhookMetrics {
+  private readonly status: Gauge<'skyhook_name' | 'status'>;
+  private readonly nodeStatusCount: Gauge<'skyhook_name' | 'status'>;
+  private readonly nodeTargetCount: Gauge<'skyhook_name'>;
+  private readonly packageState: Gauge<'skyhook_name' | 'package_name' | 'package_version' | 'state'>;
+  private readonly packageStage: Gauge<'skyhook_name' | 'package_name' | 'package_version' | 'stage'>;
+  private readonly packageRestarts: Gauge<'skyhook_name' | 'package_name' | 'package_version'>;
+  private readonly rollout: Record<string, Gauge<RolloutLabel>>;
+  /** The series set per SCR, so they can be removed (prom-client removes exact label sets only). */
+  private readonly series = new Map<string, { gauge: Gauge<string>; labels: Record<string, string> }[]>();
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.status = new Gauge({ name: 'skyhook_status', help: '1 for the Skyhook\'s current status, 0 for the others', labelNames: ['skyhook_name', 'status'], registers });
+    this.nodeStatusCount = new Gauge({ name: 'skyhook_node_status_count', help: 'Nodes of the Skyhook per node status', labelNames: ['skyhook_name', 'status'], registers });
+    this.nodeTargetCount = new Gauge({ name: 'skyhook_node_target_count', help: 'Nodes the Skyhook targets', labelNames: ['skyhook_name'], registers });
+    this.packageState = new Gauge({ name: 'skyhook_package_state_count', help: 'Nodes per package state', labelNames: ['skyhook_name', 'package_name', 'package_version', 'state'], registers });
+    this.packageStage = new Gauge({ name: 'skyhook_package_stage_count', help: 'Nodes per package stage', labelNames: ['skyhook_name', 'package_name', 'package_version', 'stage'], registers });
+    this.packageRestarts = new Gauge({ name: 'skyhook_package_restarts_count', help: 'Restarts of the package summed over nodes', labelNames: ['skyhook_name', 'package_name', 'package_version'], registers });
+    const rollout = (name: string, help: string): Gauge<RolloutLabel> => new Gauge({ name, help, labelNames: [...ROLLOUT], registers });
+    this.rollout = {
+      matched: rollout('skyhook_rollout_matched_nodes', 'Nodes in the compartment'),
+      ceiling: rollout('skyhook_rollout_ceiling', 'Nodes of the compartment allowed in progress at once'),
+      inProgress: rollout('skyhook_rollout_in_progress', 'Nodes of the compartment in progress'),
+      completed: rollout('skyhook_rollout_completed', 'Nodes of the compartment complete'),
+      percent: rollout('skyhook_rollout_progress_percent', 'Complete nodes of the compartment, percent'),
+      batch: rollout('skyhook_rollout_current_batch', 'Current batch of the compartment'),
+      failures: rollout('skyhook_rollout_consecutive_failures', 'Consecutive failed batches'),
+      shouldStop: rollout('skyhook_rollout_should_stop', '1 when the rollout stopped on failures'),
+    };
+  }
+
+  report(skyhook: Skyhook, status: SkyhookStatus): void {
+    const name = skyhook.metadata.name ?? '';
+    this.remove(name);
+    const tracked: { gauge: Gauge<string>; labels: Record<string, string> }[] = [];
+    this.series.set(name, tracked);
+    const set = <L extends string>(gauge: Gauge<L>, labels: Record<L, string>, value: number): void => {
+      gauge.set(labels, value);
+      tracked.push({ gauge: gauge as unknown as Gauge<string>, labels });
+    };
+    const add = <L extends string>(gauge: Gauge<L>, labels: Record<L, string>, value: number): void => {
+      gauge.inc(labels, value);
+      tracked.push({ gauge: gauge as unknown as Gauge<string>, labels });
+    };
+    for (const value of SKYHOOK_STATUSES) set(this.status, { skyhook_name: name, status: value }, status.status === value ? 1 : 0);
+    const nodeStatus = status.nodeStatus ?? {};
+    const nodes = Object.keys(nodeStatus);
+    set(this.nodeTargetCount, { skyhook_name: name }, nodes.length);
+    for (const value of Object.values(nodeStatus)) add(this.nodeStatusCount, { skyhook_name: name, status: value }, 1);
+    for (const entries of Object.values(status.nodeState ?? {})) {
+      for (const entry of Object.values(entries)) {
+        const pkg = { skyhook_name: name, package_name: entry.name, package_version: entry.version };
+        add(this.packageState, { ...pkg, state: entry.state ?? 'unknown' }, 1);
+        add(this.packageStage, { ...pkg, stage: entry.stage }, 1);
+        add(this.packageRestarts, pkg, entry.restarts ?? 0);
+      }
+    }
+    // Legacy rollout (no DeploymentPolicy): the one __default__ compartment, fixed strategy.
+    for (const compartment of rolloutBudgets(skyhook.spec, nodes)) {
+      const labels = { skyhook_name: name, policy_name: 'legacy', compartment_name: compartment.name, strategy: 'fixed' };
+      const inProgress = compartment.nodes.filter((node) => nodeStatus[node] === 'in_progress').length;
+      const completed = compartment.nodes.filter((node) => nodeStatus[node] === 'complete').length;
+      const batch = status.compartmentStatuses?.[compartment.name]?.batchState;
+      set(this.rollout['matched']!, labels, compartment.nodes.length);
+      set(this.rollout['ceiling']!, labels, compartment.ceiling);
+      set(this.rollout['inProgress']!, labels, inProgress);
+      set(this.rollout['completed']!, labels, completed);
+      set(this.rollout['percent']!, labels, compartment.nodes.length === 0 ? 0 : Math.floor((completed * 100) / compartment.nodes.length));
+      set(this.rollout['batch']!, labels, batch?.currentBatch ?? 1);
+      set(this.rollout['failures']!, labels, batch?.consecutiveFailures ?? 0);
+      set(this.rollout['shouldStop']!, labels, batch?.shouldStop ? 1 : 0);
+    }
+  }
+
+  /** Every series of the SCR (it was deleted, or is about to be reported afresh). */
+  remove(name: string): void {
+    for (const { gauge, labels } of this.series.get(name) ?? []) gauge.remove(labels);
+    this.series.delete(name);
+  }
+}
