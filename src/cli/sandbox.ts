@@ -130,8 +130,9 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
       }
       const done = skyhooks.every((s) => skyhookInformer.get(s.metadata?.name ?? '')?.status?.status === 'complete');
       if (done && !announced) {
+        // The rollout is over: the last picture stays, the rest is kubectl's.
         announced = true;
-        if (tty) drawn = 0;
+        clearInterval(timer);
         say(`${skyhooks.map((s) => s.metadata?.name).join(', ')} complete on every selected node in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         say(`explore with kubectl:\nexport KUBECONFIG=${cp.kubeconfigPath}`);
         say('still running; press Ctrl-C to stop');

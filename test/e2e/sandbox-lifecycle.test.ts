@@ -65,19 +65,23 @@ describe('sandbox process hygiene', () => {
   it('`skyhook cluster` prints the KUBECONFIG line and stops everything on Ctrl-C', async () => {
     const child = spawn(node, [join(repo, 'bin/skyhook.js'), 'cluster', '--nodes', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exit = exitOf(child);
-    // stdout and stderr interleave freely: wait until both lines have been seen.
-    const [, kubeconfig] = await waitForOutput(child, /export KUBECONFIG=(\S+)\n(?=[\s\S]*press Ctrl-C)|press Ctrl-C[\s\S]*export KUBECONFIG=(\S+)\n/, 60_000)
-      .then((m) => [m[0], m[1] ?? m[2]]);
-    const runDir = resolve(kubeconfig!, '..');
-    const pids = recordedPids(runDir);
-    expect(pids.length).toBe(5);
-    const dead = readFileSync(join(runDir, 'pids'), 'utf8').trim().split('\n').filter((line) => !isAlive(Number(line.split(' ')[0])));
-    const logTail = (name: string): string => readFileSync(join(runDir, 'logs', `${name}.log`), 'utf8').split('\n').slice(-15).join('\n');
-    expect(dead.map((line) => `${line}:\n${logTail(line.split(' ')[1] ?? '')}`)).toEqual([]);
-    child.kill('SIGINT');
-    expect(await exit).toBe(0);
-    expect(await waitUntilGone(pids)).toEqual([]);
-    expect(existsSync(runDir)).toBe(false);
+    try {
+      // stdout and stderr interleave freely: wait until both lines have been seen.
+      const [, kubeconfig] = await waitForOutput(child, /export KUBECONFIG=(\S+)\n(?=[\s\S]*press Ctrl-C)|press Ctrl-C[\s\S]*export KUBECONFIG=(\S+)\n/, 60_000)
+        .then((m) => [m[0], m[1] ?? m[2]]);
+      const runDir = resolve(kubeconfig!, '..');
+      const pids = recordedPids(runDir);
+      expect(pids.length).toBe(5);
+      const dead = readFileSync(join(runDir, 'pids'), 'utf8').trim().split('\n').filter((line) => !isAlive(Number(line.split(' ')[0])));
+      const logTail = (name: string): string => readFileSync(join(runDir, 'logs', `${name}.log`), 'utf8').split('\n').slice(-15).join('\n');
+      expect(dead.map((line) => `${line}:\n${logTail(line.split(' ')[1] ?? '')}`)).toEqual([]);
+      child.kill('SIGINT');
+      expect(await exit).toBe(0);
+      expect(await waitUntilGone(pids)).toEqual([]);
+      expect(existsSync(runDir)).toBe(false);
+    } finally {
+      child.kill('SIGINT'); // a failed expectation must not leave a cluster running
+    }
   }, 90_000);
 
   it('kills the control plane when a parent without handlers of its own gets SIGTERM', async () => {
@@ -88,12 +92,16 @@ describe('sandbox process hygiene', () => {
       setInterval(() => {}, 1000);`;
     const child = spawn(node, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exit = exitOf(child);
-    const [, pidsJson] = await waitForOutput(child, /PIDS (\[[^\]]*\])/, 60_000);
-    const pids = JSON.parse(pidsJson!) as number[];
-    expect(pids.length).toBe(5);
-    child.kill('SIGTERM');
-    expect(await exit).toBe(143);
-    expect(await waitUntilGone(pids)).toEqual([]);
+    try {
+      const [, pidsJson] = await waitForOutput(child, /PIDS (\[[^\]]*\])/, 60_000);
+      const pids = JSON.parse(pidsJson!) as number[];
+      expect(pids.length).toBe(5);
+      child.kill('SIGTERM');
+      expect(await exit).toBe(143);
+      expect(await waitUntilGone(pids)).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+    }
   }, 90_000);
 });
 

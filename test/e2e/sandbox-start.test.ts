@@ -30,27 +30,35 @@ describe('npm start', () => {
       check();
     });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
 
-    await seen(/demo complete on every selected node in [\d.]+ s/, 180_000);
-    const [, kubeconfig] = await seen(/export KUBECONFIG=(\S+)/, 10_000);
-    expect(output).not.toMatch(/\x1b\[/); // no TTY: plain lines, no cursor movement
+      await seen(/demo complete on every selected node in [\d.]+ s/, 180_000);
+      const [, kubeconfig] = await seen(/export KUBECONFIG=(\S+)/, 10_000);
+      expect(output).not.toMatch(/\x1b\[/); // no TTY: plain lines, no cursor movement
 
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig!);
-    const nodes = (await kc.makeApiClient(CoreV1Api).listNode()).items;
-    const demoNodes = nodes.filter((n) => n.metadata?.labels?.['skyhook.nvidia.com/test-node'] === 'demo');
-    expect(demoNodes.map((n) => n.metadata?.name).sort()).toEqual(['node-0', 'node-1', 'node-2']);
-    for (const node of demoNodes) {
-      const state = JSON.parse(node.metadata?.annotations?.['skyhook.nvidia.com/nodeState_demo'] ?? '{}') as Record<string, { stage: string; state: string }>;
-      expect(state['motd|1.1.0']).toMatchObject({ stage: 'config', state: 'complete' });
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig!);
+      const nodes = (await kc.makeApiClient(CoreV1Api).listNode()).items;
+      const demoNodes = nodes.filter((n) => n.metadata?.labels?.['skyhook.nvidia.com/test-node'] === 'demo');
+      expect(demoNodes.map((n) => n.metadata?.name).sort()).toEqual(['node-0', 'node-1', 'node-2']);
+      for (const node of demoNodes) {
+        const state = JSON.parse(node.metadata?.annotations?.['skyhook.nvidia.com/nodeState_demo'] ?? '{}') as Record<string, { stage: string; state: string }>;
+        expect(state['motd|1.1.0']).toMatchObject({ stage: 'config', state: 'complete' });
+      }
+      for (const node of nodes.filter((n) => !demoNodes.includes(n))) {
+        expect(node.metadata?.annotations?.['skyhook.nvidia.com/nodeState_demo']).toBeUndefined();
+      }
+
+      const pids = readFileSync(join(resolve(kubeconfig!, '..'), 'pids'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
+      process.kill(-child.pid!, 'SIGINT');
+      await exited;
+      expect(await waitUntilGone([...pids, child.pid!])).toEqual([]);
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGINT'); // never leave a sandbox behind a failed expectation
+      } catch {
+        // Already gone.
+      }
     }
-    for (const node of nodes.filter((n) => !demoNodes.includes(n))) {
-      expect(node.metadata?.annotations?.['skyhook.nvidia.com/nodeState_demo']).toBeUndefined();
-    }
-
-    const pids = readFileSync(join(resolve(kubeconfig!, '..'), 'pids'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
-    process.kill(-child.pid!, 'SIGINT');
-    await exited;
-    expect(await waitUntilGone([...pids, child.pid!])).toEqual([]);
   }, 240_000);
 });
