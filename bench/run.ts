@@ -8,6 +8,7 @@ type Bench = () => Promise<Record<string, unknown>>;
 
 const benches: Record<string, () => Promise<Bench>> = {
   'control-plane-start': async () => (await import('./control-plane-start.js')).controlPlaneStart,
+  'rollout-100': async () => (await import('./rollout.js')).rollout,
 };
 
 const wanted = process.argv.slice(2);

@@ -139,7 +139,11 @@ export const STAGE_OP_ANNOTATIONS = {
   previousRestarts: `${PREFIX}/previous-restarts`,
   /** Hash of the package fields the op was built from; a different hash makes a running op stale. */
   specHash: `${PREFIX}/spec-hash`,
-  /** `"true"` while the SCR is paused: the op's Jobs are suspended. */
+  /**
+   * `"true"` while the SCR is paused. The NodeOp controller honours it on any NodeOp: it starts no
+   * cordon or drain, creates the Job with `spec.suspend: true` and suspends a Job that exists (its
+   * running pod stops); removing it resumes the Job.
+   */
   suspended: `${PREFIX}/suspended`,
 } as const;
 

@@ -2,24 +2,27 @@
  * `skyhook plan -f scr.yaml`: what applying the SCR would do on the current cluster, without
  * changing anything (only list calls are made). The SCR is validated as the API server would
  * (schema and defaults); if an SCR of that name exists its status and annotations are kept and the
- * file's spec replaces its spec. Then the controller's planner plays the rollout forward
- * (plan/simulation.ts) and the report says which nodes run what, in which batch, and what blocks.
+ * file's spec replaces its spec. The planner gets what the reconciler gives it (nodes with their
+ * pods, stage NodeOps, package ConfigMaps, DeploymentPolicies), plays the rollout forward
+ * (plan/simulation.ts), and the report says which nodes run what, in which batch, and what blocks.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { API_GROUP, API_VERSION, KINDS } from '../api/names.js';
+import type { DeploymentPolicy } from '../api/deployment-policy.js';
 import type { NodeOp } from '../api/nodeop.js';
 import { OPERATOR_NAMESPACE } from '../api/operator-rbac.js';
 import type { Skyhook } from '../api/skyhook.js';
 import { validateSkyhook } from '../api/validators.js';
 import { stageOpSummaries } from '../controllers/skyhook/op-summary.js';
 import { configMapsOf, packageConfigMapData } from '../controllers/skyhook/package-configmaps.js';
-import { nodeViewOf, type PlannerInput } from '../controllers/skyhook/planner.js';
+import { nodeViewOf, type PlannerInput, type PodView } from '../controllers/skyhook/planner.js';
+import { retryWhileBusy } from '../kube/busy-retry.js';
 import { errorMessage, isNotFound, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
 import { renderPlan } from './plan/render.js';
-import { buildPlanReport, type PlanReport, type PodView } from './plan/report.js';
+import { buildPlanReport, type PlanReport } from './plan/report.js';
 import { simulateRollout } from './plan/simulation.js';
 
 const HELP = `Usage: skyhook plan -f SCR.yaml [options]
@@ -60,53 +63,62 @@ export function asApplied(candidate: Skyhook, live: Skyhook | undefined): Skyhoo
 }
 
 export interface ClusterSnapshot {
-  skyhooks: Skyhook[];
+  /** The SCR planned, as the cluster would hold it after an apply. */
+  skyhook: Skyhook;
   input: PlannerInput;
-  pods: PodView[];
 }
 
 async function readCluster(clients: KubeClients, namespace: string, candidate: Skyhook): Promise<ClusterSnapshot> {
   const { core, custom } = clients;
-  const listSkyhooks = custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural }) as Promise<{ items: Skyhook[] }>;
-  const listNodeOps = (custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.nodeOp.plural, namespace }) as Promise<{ items: NodeOp[] }>)
-    .catch((error: unknown) => {
-      // No NodeOp CRD (operator not installed yet): no stage runs anywhere.
-      if (isNotFound(error)) return { items: [] };
-      throw error;
-    });
-  const [skyhookList, nodeList, nodeOpList, configMapList, podList] = await Promise.all([
-    listSkyhooks,
-    core.listNode(),
-    listNodeOps,
-    core.listNamespacedConfigMap({ namespace }),
-    core.listPodForAllNamespaces({ fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }),
+  const list = <T>(plural: string, ns?: string): Promise<T[]> =>
+    (retryWhileBusy(() => ns === undefined
+      ? custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural })
+      : custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural, namespace: ns })) as Promise<{ items: T[] }>)
+      .then((result) => result.items, (error: unknown) => {
+        // A CRD not installed (no NodeOps before the operator is): none of those objects exist.
+        if (isNotFound(error)) return [];
+        throw error;
+      });
+  const [skyhookList, policies, nodeList, nodeOps, configMapList, podList] = await Promise.all([
+    list<Skyhook>(KINDS.skyhook.plural),
+    list<DeploymentPolicy>(KINDS.deploymentPolicy.plural),
+    retryWhileBusy(() => core.listNode()),
+    list<NodeOp>(KINDS.nodeOp.plural, namespace),
+    retryWhileBusy(() => core.listNamespacedConfigMap({ namespace })),
+    retryWhileBusy(() => core.listPodForAllNamespaces({ fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' })),
   ]);
   const name = candidate.metadata.name ?? '';
-  const others = skyhookList.items.filter((scr) => scr.metadata.name !== name && !scr.metadata.deletionTimestamp);
-  const planned = asApplied(candidate, skyhookList.items.find((scr) => scr.metadata.name === name));
-  const skyhooks = [...others, planned];
+  const planned = asApplied(candidate, skyhookList.find((scr) => scr.metadata.name === name));
+  const skyhooks = [...skyhookList.filter((scr) => scr.metadata.name !== name && !scr.metadata.deletionTimestamp), planned];
+  const podsByNode = new Map<string, PodView[]>();
+  for (const pod of podList.items) {
+    const node = pod.spec?.nodeName;
+    if (node) podsByNode.set(node, [...(podsByNode.get(node) ?? []), podView(pod)]);
+  }
   return {
-    skyhooks,
+    skyhook: planned,
     input: {
       now: Date.now(),
       skyhooks: skyhooks.map((scr) => ({ skyhook: scr, packageConfigMaps: packageConfigMapData(configMapsOf(configMapList.items, scr.metadata.name ?? '')) })),
-      nodes: nodeList.items.map(nodeViewOf),
-      stageOps: stageOpSummaries(nodeOpList.items, skyhooks, namespace),
+      nodes: nodeList.items.map((node) => ({ ...nodeViewOf(node), pods: podsByNode.get(node.metadata?.name ?? '') ?? [] })),
+      stageOps: stageOpSummaries(nodeOps, skyhooks, namespace),
+      deploymentPolicies: policies,
     },
-    pods: podList.items.map(podView),
   };
 }
 
 function podView(pod: V1Pod): PodView {
-  return { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', node: pod.spec?.nodeName ?? '', phase: pod.status?.phase ?? 'Pending', labels: pod.metadata?.labels ?? {} };
+  const view: PodView = { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', labels: pod.metadata?.labels ?? {}, phase: pod.status?.phase ?? 'Pending' };
+  const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller)?.kind;
+  if (owner) view.ownerKind = owner;
+  if (pod.metadata?.deletionTimestamp) view.terminating = true;
+  return view;
 }
 
-/** The plan of `candidate` against a snapshot (pure). */
-export function planSkyhook(candidate: Skyhook, snapshot: ClusterSnapshot): PlanReport {
-  const name = candidate.metadata.name ?? '';
-  const skyhook = snapshot.skyhooks.find((scr) => scr.metadata.name === name) ?? candidate;
-  const simulation = simulateRollout(snapshot.input, name);
-  return buildPlanReport({ skyhook, skyhooks: snapshot.skyhooks, nodes: snapshot.input.nodes, pods: snapshot.pods, simulation });
+/** The plan of the snapshot's SCR (pure). */
+export function planSkyhook(snapshot: ClusterSnapshot): PlanReport {
+  const simulation = simulateRollout(snapshot.input, snapshot.skyhook.metadata.name ?? '');
+  return buildPlanReport(snapshot.skyhook, snapshot.input.nodes.map((node) => node.name), simulation);
 }
 
 function options(argv: string[]) {
@@ -147,7 +159,7 @@ export async function runPlanCli(argv: string[]): Promise<number> {
     const file = values.filename!;
     const candidate = readSkyhookDocument(readFileSync(file, 'utf8'), file);
     const snapshot = await readCluster(makeClients(loadKubeConfig(values.kubeconfig)), values.namespace, candidate);
-    const report = planSkyhook(candidate, snapshot);
+    const report = planSkyhook(snapshot);
     console.log(values.output === 'json' ? JSON.stringify(report, null, 2) : values.output === 'yaml' ? stringify(report).trimEnd() : renderPlan(report));
     return 0;
   } catch (error) {

@@ -3,7 +3,7 @@
  * the reason a person needs), stuck (a pod waiting on something that will not fix itself, such as
  * an image that cannot be pulled, for longer than the allowed time) or still running.
  */
-import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import type { V1ContainerStateTerminated, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 
 export type JobProgress =
   | { state: 'running'; message: string; restarts: number }
@@ -34,14 +34,22 @@ function allStatuses(pod: V1Pod): V1ContainerStatus[] {
 
 const time = (value: Date | string | undefined): number => (value === undefined ? 0 : new Date(value).getTime());
 
+/** The first container of `pod` (init containers first) that exited non-zero, now or before a restart. */
+export function failedTermination(pod: V1Pod): { container: string; terminated: V1ContainerStateTerminated } | undefined {
+  for (const status of allStatuses(pod)) {
+    const terminated = status.state?.terminated ?? status.lastState?.terminated;
+    if (terminated && terminated.exitCode !== 0) return { container: status.name, terminated };
+  }
+  return undefined;
+}
+
 /** The first container of `pod` that failed, as `container X exited with code N (reason: message)`. */
 export function describeFailedContainer(pod: V1Pod): string | undefined {
-  for (const status of allStatuses(pod)) {
-    const t = status.state?.terminated ?? status.lastState?.terminated;
-    if (t && t.exitCode !== 0) {
-      const detail = [t.reason, t.message].filter(Boolean).join(': ');
-      return `container ${status.name} exited with code ${t.exitCode}${detail ? ` (${detail})` : ''}`;
-    }
+  const failed = failedTermination(pod);
+  if (failed) {
+    const t = failed.terminated;
+    const detail = [t.reason, t.message].filter(Boolean).join(': ');
+    return `container ${failed.container} exited with code ${t.exitCode}${detail ? ` (${detail})` : ''}`;
   }
   return pod.status?.reason ? `${pod.status.reason}: ${pod.status.message ?? ''}`.trim() : undefined;
 }
@@ -62,6 +70,11 @@ function latest(pods: V1Pod[]): V1Pod | undefined {
   return [...pods].sort((a, b) => time(b.metadata?.creationTimestamp) - time(a.metadata?.creationTimestamp))[0];
 }
 
+/** Complete or Failed: the Job controller will start no more pods. */
+export function isJobFinished(job: V1Job): boolean {
+  return conditionTrue(job, 'Complete', 'Failed') !== undefined;
+}
+
 export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeoutMs: number): JobProgress {
   const name = job.metadata?.name ?? '';
   const restarts = job.status?.failed ?? 0;
@@ -73,6 +86,7 @@ export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeo
     const why = [failed.reason, failed.message].filter(Boolean).join(': ');
     return { state: 'failed', restarts, message: `Job ${name} failed${why ? ` (${why})` : ''}${podDetail ? `; pod ${failedPod?.metadata?.name ?? ''}: ${podDetail}` : ''}` };
   }
+  if (job.spec?.suspend) return { state: 'running', restarts, message: `Job ${name} is suspended` };
   for (const pod of pods) {
     const stuck = stuckContainer(pod);
     if (!stuck) continue;

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
+import pLimit from 'p-limit';
 import { findBinaries, type Binaries } from './binaries.js';
 import { loadTls, waitHealthy } from './http-probe.js';
 import { kwokConfigYaml, simulatedLogFile } from './kwok-stages.js';
@@ -38,6 +39,12 @@ export interface ControlPlaneOptions {
   assetsDir?: string;
   /** Called with each start-up step, for progress output. */
   onProgress?: (message: string) => void;
+  /**
+   * Have the API server write an audit log of write requests (Metadata level, one JSON event per
+   * line) to `auditLogPath`, for counting who writes what (the benchmarks). Off by default: it
+   * costs a synchronous file write per request.
+   */
+  auditLog?: boolean;
 }
 
 export interface KubectlResult {
@@ -53,6 +60,8 @@ export interface ControlPlane {
   kubeconfigYaml: string;
   kubeConfig: KubeConfig;
   binaries: Binaries;
+  /** The API server's audit log, when `auditLog` was asked for. */
+  auditLogPath?: string;
   /** Milliseconds from the start call until every node was Ready. */
   startupMs: number;
   /** Pids of the component processes (each leads its own process group). */
@@ -65,6 +74,20 @@ export interface ControlPlane {
 }
 
 const START_TIMEOUT_MS = 60_000;
+/** Node creations in flight at once: a thousand at a time would swamp a small machine's API server. */
+const NODE_CREATE_CONCURRENCY = 50;
+/** Extra time to wait for Ready per node beyond the first START_TIMEOUT_MS worth. */
+const READY_MS_PER_NODE = 100;
+
+/** Only writes, and only who/what/when (no bodies): enough to count an actor's API writes. */
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+- level: None
+`;
 
 function defaultBaseDir(): string {
   return join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'skyhook-ts-sandbox');
@@ -146,6 +169,13 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     ]);
     await healthy(etcd, `http://127.0.0.1:${etcdPort}/health`);
 
+    const auditLogPath = options.auditLog ? join(runDir, 'audit.log') : undefined;
+    const auditArgs: string[] = [];
+    if (auditLogPath) {
+      const policyPath = join(runDir, 'audit-policy.yaml');
+      writeFileSync(policyPath, AUDIT_POLICY);
+      auditArgs.push(`--audit-policy-file=${policyPath}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-maxsize=0');
+    }
     const apiserver = start('kube-apiserver', [
       `--etcd-servers=http://127.0.0.1:${etcdPort}`, `--cert-dir=${join(runDir, 'apiserver-certs')}`,
       `--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`, `--client-ca-file=${pki.caCert}`,
@@ -157,7 +187,7 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${pki.serviceAccountPub}`, `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       '--kubelet-preferred-address-types=InternalIP', `--kubelet-client-certificate=${pki.adminCert}`, `--kubelet-client-key=${pki.adminKey}`,
-      `--v=${v}`,
+      ...auditArgs, `--v=${v}`,
     ]);
     await healthy(apiserver, `${server}/readyz`);
 
@@ -195,13 +225,16 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     const core = kubeConfig.makeApiClient(CoreV1Api);
     const addNodes = async (nodes: SimulatedNode[]): Promise<void> => {
       if (nodes.length === 0) return;
-      await Promise.all(nodes.map((node) => core.createNode({ body: {
+      const limit = pLimit(NODE_CREATE_CONCURRENCY);
+      await Promise.all(nodes.map((node) => limit(() => core.createNode({ body: {
         apiVersion: 'v1', kind: 'Node',
         metadata: { name: node.name, labels: { 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'type': 'kwok', ...node.labels }, annotations: { 'kwok.x-k8s.io/node': 'fake', ...node.annotations } },
         spec: { taints: node.taints },
-      } })));
+      } }))));
       const names = new Set(nodes.map((n) => n.name));
-      await waitForList<V1Node>(kubeConfig, '/api/v1/nodes', (all) => all.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length === names.size, START_TIMEOUT_MS, `nodes ${[...names].join(', ')} to be Ready`);
+      const what = names.size > 10 ? `${names.size} nodes` : `nodes ${[...names].join(', ')}`;
+      await waitForList<V1Node>(kubeConfig, '/api/v1/nodes', (all) => all.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length === names.size,
+        START_TIMEOUT_MS + names.size * READY_MS_PER_NODE, `${what} to be Ready`);
     };
     // A component that lost its port to another process exits after its health check passed
     // against the other one: make sure every component is still ours and running.
@@ -218,6 +251,7 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     let stopped = false;
     return {
       runDir, server, kubeconfigPath, kubeconfigYaml, kubeConfig, binaries, startupMs,
+      ...(auditLogPath ? { auditLogPath } : {}),
       pids: components.map((c) => c.pid),
       kubectl: (args, opts) => runKubectl(binaries.kubectl, kubeconfigPath, args, opts?.input),
       addNodes,

@@ -26,6 +26,8 @@ export interface NodeJobInput {
   settings: NodeOpSettings;
   /** True when an interrupt follows the Job: the main container then writes the sentinel. */
   writesSentinel: boolean;
+  /** Create the Job suspended (its NodeOp is held); the controller lifts it later. */
+  suspend?: boolean;
 }
 
 function toResources(resources: InitStep['resources']): V1ResourceRequirements | undefined {
@@ -47,7 +49,7 @@ export function deadlineSeconds(stageTimeout: string | undefined): number | unde
   }
 }
 
-export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel }: NodeJobInput): V1Job {
+export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, suspend }: NodeJobInput): V1Job {
   const spec = nodeOp.spec;
   const image = spec.image ?? settings.defaultImage;
   const hostMountPath = spec.hostMountPath ?? '/host';
@@ -101,7 +103,10 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel }
     metadata: { name: jobName, namespace: nodeOp.metadata.namespace, labels, ownerReferences: [nodeOpOwnerReference(nodeOp)] },
     spec: {
       backoffLimit: spec.backoffLimit ?? settings.defaultBackoffLimit,
-      ttlSecondsAfterFinished: settings.jobTtlSeconds,
+      ...(suspend ? { suspend: true } : {}),
+      // The failure TTL until the Job is seen to succeed (then shortened): a Job whose outcome the
+      // controller never saw keeps its evidence the longer time.
+      ttlSecondsAfterFinished: settings.jobTtlFailedSeconds,
       ...(activeDeadlineSeconds ? { activeDeadlineSeconds } : {}),
       template: {
         metadata: { labels },

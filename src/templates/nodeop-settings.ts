@@ -1,16 +1,20 @@
 /**
  * Operator-wide settings of NodeOp Jobs and reboot pods, with their environment variables. The
- * variable names follow the Kairos operator where it has one (NODEOP_DEFAULT_IMAGE, SENTINEL_IMAGE).
+ * variable names follow the Kairos operator where it has one (NODEOP_DEFAULT_IMAGE, SENTINEL_IMAGE)
+ * and newer upstream Skyhook for Job retention (JOB_TTL_SUCCEEDED, JOB_TTL_FAILED).
  */
 import { readSettings, type InterruptCommands } from '../agent/settings.js';
+import { parseDurationMs } from '../util/duration.js';
 
 export interface NodeOpSettings {
   /** Image of a NodeOp that names none. */
   defaultImage: string;
   /** Image of the sentinel container and the reboot pod: needs /bin/sh, and nsenter for the reboot pod. */
   helperImage: string;
-  /** Finished Jobs (and their pods' logs) are kept this long. */
-  jobTtlSeconds: number;
+  /** A succeeded Job (and its pods' logs) is kept this long after it finished. */
+  jobTtlSucceededSeconds: number;
+  /** A failed Job is kept longer: its pods' logs explain the failure. Also the TTL a Job is created with. */
+  jobTtlFailedSeconds: number;
   /** Job backoffLimit when the NodeOp sets none. */
   defaultBackoffLimit: number;
   /** Host commands of each interrupt type (the agent's defaults and variables). */
@@ -24,7 +28,8 @@ export interface NodeOpSettings {
 export const NODEOP_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue: string, meaning: string]> = [
   ['NODEOP_DEFAULT_IMAGE', 'busybox:1.37', 'image of NodeOps without spec.image'],
   ['SENTINEL_IMAGE', 'busybox:1.37', 'image of the sentinel container and the reboot pod (needs sh and nsenter)'],
-  ['NODEOP_JOB_TTL_SECONDS', '3600', 'how long finished Jobs and their logs are kept'],
+  ['JOB_TTL_SUCCEEDED', '1h', 'how long a succeeded Job and its logs are kept (at least 1m)'],
+  ['JOB_TTL_FAILED', '24h', 'how long a failed Job and its logs are kept (at least 1m)'],
   ['NODEOP_STUCK_POD_TIMEOUT_SECONDS', '60', 'ImagePullBackOff/CrashLoopBackOff longer than this fails the node'],
   ['NODEOP_REBOOT_TIMEOUT_SECONDS', '1800', 'a reboot not seen (bootID unchanged or node NotReady) after this fails the node'],
 ];
@@ -40,11 +45,20 @@ function readSeconds(env: Env, name: string): number {
   return value;
 }
 
+/** Upstream's JOB_TTL_* form: a Go duration of at least a minute (a shorter one would lose logs before anyone reads them). */
+function readTtlSeconds(env: Env, name: string): number {
+  const text = env[name] || DEFAULTS[name]!;
+  const seconds = Math.ceil(parseDurationMs(text) / 1000);
+  if (seconds < 60) throw new Error(`${name} must be at least 1m, got '${text}'`);
+  return seconds;
+}
+
 export function readNodeOpSettings(env: Env): NodeOpSettings {
   return {
     defaultImage: env['NODEOP_DEFAULT_IMAGE'] || DEFAULTS['NODEOP_DEFAULT_IMAGE']!,
     helperImage: env['SENTINEL_IMAGE'] || DEFAULTS['SENTINEL_IMAGE']!,
-    jobTtlSeconds: readSeconds(env, 'NODEOP_JOB_TTL_SECONDS'),
+    jobTtlSucceededSeconds: readTtlSeconds(env, 'JOB_TTL_SUCCEEDED'),
+    jobTtlFailedSeconds: readTtlSeconds(env, 'JOB_TTL_FAILED'),
     defaultBackoffLimit: 6,
     interruptCommands: readSettings(env).interruptCommands,
     stuckPodTimeoutMs: readSeconds(env, 'NODEOP_STUCK_POD_TIMEOUT_SECONDS') * 1000,

@@ -83,19 +83,20 @@ async function resourceVersions(): Promise<string> {
 
 beforeAll(async () => {
   cp = await startControlPlane({
-    nodes: [
-      { name: 'node-a', labels: { 'skyhook.nvidia.com/test-node': 'demo' } },
-      { name: 'node-b', labels: { 'skyhook.nvidia.com/test-node': 'demo' } },
-      { name: 'node-c', labels: { 'skyhook.nvidia.com/test-node': 'demo' }, taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }] },
-      { name: 'node-d', labels: { 'skyhook.nvidia.com/test-node': 'demo', [IGNORE_NODE_LABEL]: 'true' } },
-      { name: 'node-e' },
-      { name: 'node-f', labels: { 'skyhook.nvidia.com/test-node': 'demo', early: 'yes' } },
-    ],
+    // node-a first, so it is the oldest node and the first one a budget of 1 picks.
+    nodes: [{ name: 'node-a', labels: { 'skyhook.nvidia.com/test-node': 'demo' } }],
     podDurationMs: 200,
   });
+  await cp.addNodes([
+    { name: 'node-b', labels: { 'skyhook.nvidia.com/test-node': 'demo' } },
+    { name: 'node-c', labels: { 'skyhook.nvidia.com/test-node': 'demo' }, taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }] },
+    { name: 'node-d', labels: { 'skyhook.nvidia.com/test-node': 'demo', [IGNORE_NODE_LABEL]: 'true' } },
+    { name: 'node-e' },
+    { name: 'node-f', labels: { 'skyhook.nvidia.com/test-node': 'demo', early: 'yes' } },
+  ]);
   core = cp.kubeConfig.makeApiClient(CoreV1Api);
   custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
-  await kubectl(['apply', '--server-side', '-k', 'config/crd'].map((arg) => (arg === 'config/crd' ? join(ROOT, arg) : arg)));
+  await kubectl(['apply', '--server-side', '-k', join(ROOT, 'config/crd')]);
   await kubectl(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
   await kubectl(['create', 'namespace', NAMESPACE]);
   // A paused Skyhook of priority 1 on node-f: every later Skyhook waits for it there.
@@ -120,7 +121,26 @@ describe('skyhook plan', () => {
   it('prints the batches, stages, interrupts and blockers of the fixture, and changes nothing', async () => {
     const before = await resourceVersions();
     const stdout = await ok('plan', '-f', join(ROOT, 'test/e2e/fixtures/plan-interrupt.yaml'));
-    expect(stdout).toBe(`PLAN_PLACEHOLDER`);
+    // node-b: cordoned for kernel's reboot, which the protected pod holds; motd (no interrupt) still runs.
+    expect(stdout).toBe(`Skyhook plan-demo (priority 200) selects 5 of 6 node(s); at most 1 of 5 at once in compartment __default__.
+
+BATCH  NODE    ON APPLY     STAGES                                                                           CORDON  DRAIN  INTERRUPT  AT END
+1      node-a  in_progress  motd:1.1.0 apply, config; kernel:2.0.0 apply, config, interrupt, post-interrupt  yes     yes    reboot     complete
+2      node-b  waiting      motd:1.1.0 apply, config                                                         yes     no     -          in_progress
+-      node-c  blocked      -                                                                                no      no     -          blocked
+-      node-d  blocked      -                                                                                no      no     -          blocked
+-      node-f  waiting      -                                                                                no      no     -          waiting
+
+Held back:
+  node-b  NonInterruptPodsRunning: default/protected
+  node-c  TaintNotTolerable: gpu=true:NoSchedule
+  node-d  NodeIgnored: label skyhook.nvidia.com/ignore=true
+  node-f  HigherPrioritySkyhook: early
+
+Not selected: node-e
+
+Not every selected node would end complete (see Held back).
+`);
     expect(await resourceVersions()).toBe(before);
   });
 
@@ -128,18 +148,18 @@ describe('skyhook plan', () => {
     const before = await resourceVersions();
     const report = JSON.parse(await ok('plan', '-f', join(ROOT, 'config/samples/demo.yaml'), '-o', 'json')) as {
       selected: number;
-      nodes: { node: string; batch?: number; stages: string; cordonAndDrain: boolean; blockers: string[] }[];
+      nodes: { node: string; batch?: number; stages: string; cordon: boolean; drain: boolean; blockers: string[] }[];
       notSelected: string[];
     };
     expect(report.selected).toBe(5);
     expect(report.notSelected).toEqual(['node-e']);
     const byNode = Object.fromEntries(report.nodes.map((node) => [node.node, node]));
-    expect(byNode['node-a']).toMatchObject({ batch: 1, stages: 'motd:1.1.0 apply, config', cordonAndDrain: false, blockers: [] });
+    expect(byNode['node-a']).toMatchObject({ batch: 1, stages: 'motd:1.1.0 apply, config', cordon: false, drain: false, blockers: [] });
     expect(byNode['node-b']).toMatchObject({ batch: 1, stages: 'motd:1.1.0 apply, config', blockers: [] });
-    expect(byNode['node-c']!.blockers).toEqual(['untolerated taint gpu=true:NoSchedule']);
+    expect(byNode['node-c']!.blockers).toEqual(['TaintNotTolerable: gpu=true:NoSchedule']);
     expect(byNode['node-c']!.batch).toBeUndefined();
-    expect(byNode['node-d']!.blockers).toEqual([`ignore label ${IGNORE_NODE_LABEL}=true`]);
-    expect(byNode['node-f']!.blockers).toEqual(['waits for Skyhook early (priority 1, paused here) to complete on this node first']);
+    expect(byNode['node-d']!.blockers).toEqual([`NodeIgnored: label ${IGNORE_NODE_LABEL}=true`]);
+    expect(byNode['node-f']!.blockers).toEqual(['HigherPrioritySkyhook: early']);
     expect(await resourceVersions()).toBe(before);
   });
 

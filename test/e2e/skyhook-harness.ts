@@ -1,26 +1,21 @@
 /**
  * What the Skyhook e2e files share: a control plane with all CRDs and the operator namespace, the
  * operator's manager running the NodeOp and Skyhook controllers in this process, SCRs applied from
- * files or objects, waits on SCR status and nodes with watches, and a recorder of every stage Job
- * (node, stage, UID) for a whole test.
+ * files or objects, and (from skyhook-cluster.ts, re-exported) waits on SCR status and nodes with
+ * watches, and a recorder of every stage Job (node, stage, UID) for a whole test.
  */
-import { CoreV1Api, CustomObjectsApi, type V1Job, type V1Node } from '@kubernetes/client-node';
-import { fileURLToPath } from 'node:url';
-import { API_GROUP, API_VERSION, CHILD_LABELS, nodeAnnotations } from '../../src/api/names.js';
-import { OPERATOR_NAMESPACE } from '../../src/api/operator-rbac.js';
+import { CoreV1Api, CustomObjectsApi, type V1Node } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION } from '../../src/api/names.js';
 import type { Skyhook } from '../../src/api/skyhook.js';
 import { nodeOpControllerFactory } from '../../src/controllers/nodeop/controller.js';
 import { skyhookControllerFactory, type SkyhookControllerOptions } from '../../src/controllers/skyhook/skyhook-controller.js';
-import { Informer } from '../../src/kube/informer.js';
-import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
-import { waitForList } from '../../src/kube/wait.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
+import { installOperatorPrerequisites, NAMESPACE } from './skyhook-cluster.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const NAMESPACE = OPERATOR_NAMESPACE;
-export const SKYHOOKS_PATH = `/apis/${API_GROUP}/${API_VERSION}/skyhooks`;
+export * from './skyhook-cluster.js';
+
 export const DEMO_LABEL = { 'skyhook.nvidia.com/test-node': 'demo' };
 
 export interface SkyhookHarness {
@@ -55,13 +50,9 @@ export async function startSkyhookHarness(
 }
 
 async function prepare(cp: ControlPlane, options: { operatorInProcess?: boolean; skyhook?: SkyhookControllerOptions }): Promise<SkyhookHarness> {
-  const applied = await cp.kubectl(['apply', '--server-side', '-k', `${REPO_ROOT}config/crd/`]);
-  if (applied.code !== 0) throw new Error(applied.stderr);
-  const established = await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/nodeops.skyhook.nvidia.com', 'crd/skyhooks.skyhook.nvidia.com']);
-  if (established.code !== 0) throw new Error(established.stderr);
+  await installOperatorPrerequisites(cp);
   const kc = cp.kubeConfig;
   const core = kc.makeApiClient(CoreV1Api);
-  await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
   let manager: Manager | undefined;
   let generation = 0;
   const startOperator = async (): Promise<void> => {
@@ -97,125 +88,12 @@ async function prepare(cp: ControlPlane, options: { operatorInProcess?: boolean;
   };
 }
 
-export async function kubectlOk(h: SkyhookHarness, args: string[], input?: string): Promise<string> {
-  const result = await h.cp.kubectl(args, input === undefined ? undefined : { input });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
-}
-
 export async function createSkyhook(h: SkyhookHarness, skyhook: Omit<Skyhook, 'apiVersion' | 'kind'>): Promise<void> {
   const body = { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'Skyhook', ...skyhook };
   await h.custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', body });
-}
-
-export async function waitForSkyhook(h: SkyhookHarness, name: string, done: (scr: Skyhook) => boolean, timeoutMs = 90_000): Promise<Skyhook> {
-  const found = await waitForList<Skyhook>(h.cp.kubeConfig, SKYHOOKS_PATH, (all) => all.some((scr) => scr.metadata.name === name && done(scr)), timeoutMs, `Skyhook ${name}`);
-  return found.find((scr) => scr.metadata.name === name)!;
-}
-
-export async function waitForSkyhookGone(h: SkyhookHarness, name: string, timeoutMs = 60_000): Promise<void> {
-  await waitForList<Skyhook>(h.cp.kubeConfig, SKYHOOKS_PATH, (all) => !all.some((scr) => scr.metadata.name === name), timeoutMs, `Skyhook ${name} gone`);
 }
 
 export async function listNodes(h: SkyhookHarness): Promise<V1Node[]> {
   return (await h.core.listNode()).items;
 }
 
-export interface StageJob {
-  name: string;
-  uid: string;
-  node: string;
-  skyhook: string;
-  package: string;
-  stage: string;
-  failed: boolean;
-  succeeded: boolean;
-  /** Date.now() when the Job was first seen, and when it was first seen finished. */
-  seenAt: number;
-  doneAt?: number | undefined;
-}
-
-/** Every stage Job of the operator namespace seen during a test, in the order they appeared (deleted ones included). */
-export interface JobRecorder {
-  jobs: Map<string, StageJob>;
-  /** Stages per node, in the order their Jobs appeared. */
-  stagesByNode(skyhook: string, pkg?: string): Record<string, string[]>;
-  /** Resolves once this many Jobs have been seen. */
-  whenSeen(count: number): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export async function recordStageJobs(h: SkyhookHarness): Promise<JobRecorder> {
-  const informer = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`), { resource: 'stage-jobs', logger: silentLogger() });
-  const jobs = new Map<string, StageJob>();
-  // Jobs left from earlier tests (garbage collection takes a moment) are not this test's.
-  const earlier = new Set<string>();
-  let synced = false;
-  const waiters: { count: number; resolve: () => void }[] = [];
-  const wake = (): void => {
-    for (const waiter of waiters.filter((w) => jobs.size >= w.count)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  };
-  const seen = (job: V1Job): void => {
-    const labels = job.metadata?.labels ?? {};
-    const uid = job.metadata?.uid ?? '';
-    if (!synced) earlier.add(uid);
-    if (earlier.has(uid)) return;
-    const previous = jobs.get(uid);
-    const condition = (type: string): boolean => job.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
-    jobs.set(uid, {
-      name: job.metadata?.name ?? '',
-      uid,
-      node: labels[CHILD_LABELS.node] ?? '',
-      skyhook: labels[CHILD_LABELS.name] ?? '',
-      package: labels[CHILD_LABELS.package] ?? '',
-      stage: labels[CHILD_LABELS.stage] ?? '',
-      failed: (previous?.failed ?? false) || condition('Failed'),
-      succeeded: (previous?.succeeded ?? false) || condition('Complete'),
-      seenAt: previous?.seenAt ?? Date.now(),
-      doneAt: previous?.doneAt ?? (condition('Complete') || condition('Failed') ? Date.now() : undefined),
-    });
-    wake();
-  };
-  informer.on({ add: seen, update: seen });
-  informer.start();
-  await informer.waitForSync(30_000);
-  synced = true;
-  return {
-    jobs,
-    stagesByNode: (skyhook, pkg) => {
-      const result: Record<string, string[]> = {};
-      for (const job of jobs.values()) {
-        if (job.skyhook !== skyhook || (pkg !== undefined && job.package !== pkg)) continue;
-        (result[job.node] ??= []).push(job.stage);
-      }
-      return result;
-    },
-    whenSeen: (count) => new Promise<void>((resolve) => {
-      waiters.push({ count, resolve });
-      wake();
-    }),
-    stop: () => informer.stop(),
-  };
-}
-
-/** The most nodes seen at once with `status_<skyhook>` in progress (or erroring, as upstream counts), over a whole test. */
-export interface InProgressWatcher {
-  max(): number;
-  stop(): Promise<void>;
-}
-
-export async function watchNodesInProgress(h: SkyhookHarness, skyhook: string): Promise<InProgressWatcher> {
-  const informer = new Informer<V1Node>(apiListWatch(h.cp.kubeConfig, '/api/v1/nodes'), { resource: 'nodes-in-progress', logger: silentLogger() });
-  let max = 0;
-  const count = (): void => {
-    const busy = informer.list().filter((node) => ['in_progress', 'erroring'].includes(node.metadata?.annotations?.[nodeAnnotations.status(skyhook)] ?? '')).length;
-    max = Math.max(max, busy);
-  };
-  informer.on({ add: count, update: count, delete: count });
-  informer.start();
-  await informer.waitForSync(30_000);
-  return { max: () => max, stop: () => informer.stop() };
-}

@@ -1,36 +1,17 @@
 /**
- * What `skyhook plan` tells: from the simulation (simulation.ts) and the cluster as it is, which
- * nodes the SCR selects, the batch each starts in, the stages each runs, which are cordoned, drained
- * and interrupted (upstream cordons and drains a node before the packages of an interrupt run), and
- * what holds each node back: the ignore label, untolerated taints, an earlier SCR still at work on it,
- * pods matching podNonInterruptLabels (which would hold its interrupt), an unreadable nodeState.
- * The eligibility rules are the planner's own (node-eligibility.ts); nothing here re-decides them.
+ * What `skyhook plan` tells, read off the simulation (simulation.ts), which is the controller's
+ * planner played forward: the nodes the SCR selects, the batch each starts in, the stages each
+ * runs, which are cordoned, drained and interrupted, and what holds each node back, in the
+ * planner's own words (the `waiting_<scr>` reasons it gives every held node: TaintNotTolerable,
+ * NodeIgnored, HigherPrioritySkyhook, NonInterruptPodsRunning, …). Nothing here re-decides them.
  */
-import { IGNORE_NODE_LABEL, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
+import { SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import type { Interrupt, Skyhook } from '../../api/skyhook.js';
 import { skyhookSpecProblems } from '../../api/spec-checks.js';
-import { isIgnored, selectorMatches, untoleratedTaints } from '../../controllers/skyhook/node-eligibility.js';
-import { readNodeSkyhookRecord } from '../../controllers/skyhook/node-state.js';
-import { comparePriority, type NodeView } from '../../controllers/skyhook/planner.js';
-import { rolloutBudgets } from '../../controllers/skyhook/rollout.js';
 import type { SimulatedStage, Simulation } from './simulation.js';
 
-export interface PodView {
-  namespace: string;
-  name: string;
-  node: string;
-  phase: string;
-  labels: Record<string, string>;
-}
-
-export interface PlanInput {
-  skyhook: Skyhook;
-  /** Every SCR the simulation planned (the planned one included). */
-  skyhooks: Skyhook[];
-  nodes: NodeView[];
-  pods: PodView[];
-  simulation: Simulation;
-}
+/** Waits that are the rollout working as intended (the batch column shows them), not blockers. */
+const ROUTINE_HOLDS = ['RolloutBudget', 'Cordoning', 'StagesRunning', 'InterruptMerge'];
 
 export interface PlannedNode {
   node: string;
@@ -38,11 +19,14 @@ export interface PlannedNode {
   batch?: number;
   /** `pkg:version stage, stage; pkg2:version …` in the order they would run. */
   stages: string;
-  cordonAndDrain: boolean;
+  cordon: boolean;
+  drain: boolean;
   /** The interrupt(s) performed, e.g. `reboot` or `service(containerd, cron)`. */
   interrupt?: string;
-  statusNow: string;
+  /** The node's status for the SCR right after it is applied (the operator's first pass). */
+  statusOnApply: string;
   statusAtEnd: string;
+  /** `<Reason>: <detail>` of what holds the node, as the planner reports it. */
   blockers: string[];
 }
 
@@ -52,7 +36,8 @@ export interface PlanReport {
   paused: boolean;
   disabled: boolean;
   problems: string[];
-  budget: { ceiling: number; source: string };
+  /** Budget per compartment, as the planner computed it on the first pass. */
+  compartments: { name: string; matched: number; ceiling: number }[];
   selected: number;
   total: number;
   nodes: PlannedNode[];
@@ -63,87 +48,44 @@ export interface PlanReport {
   truncated: boolean;
 }
 
-export function buildPlanReport({ skyhook, skyhooks, nodes, pods, simulation }: PlanInput): PlanReport {
-  const name = skyhook.metadata.name ?? '';
-  const spec = skyhook.spec;
-  const selected = nodes.filter((node) => selectorMatches(spec.nodeSelectors, node.labels));
-  const earlier = skyhooks.filter((other) => other.metadata.name !== name && comparePriority(other, skyhook) < 0 && other.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] !== 'true');
-  const firstPass = new Map(simulation.firstPass.map((node) => [node.name, node]));
-  const planned = selected.map((node): PlannedNode => {
-    const simulated = simulation.nodes[node.name];
-    const stages = simulated?.stages ?? [];
-    const interrupts = stages.flatMap((stage) => (stage.interrupt ? [describeInterrupt(stage.interrupt)] : []));
-    const cordonAndDrain = interrupts.length > 0;
+export function buildPlanReport(skyhook: Skyhook, nodeNames: string[], simulation: Simulation): PlanReport {
+  const planned = Object.entries(simulation.nodes).map(([node, simulated]): PlannedNode => {
+    const interrupts = simulated.stages.flatMap((stage) => (stage.interrupt ? [describeInterrupt(stage.interrupt)] : []));
+    const statusAtEnd = simulation.statusAtEnd[node] ?? 'unknown';
+    const holdAtEnd = simulation.holdAtEnd[node];
+    const blockers = simulated.holds.filter((hold) => !ROUTINE_HOLDS.includes(hold.slice(0, hold.indexOf(':'))));
+    if (statusAtEnd !== 'complete' && holdAtEnd !== undefined && !blockers.includes(holdAtEnd)) blockers.push(holdAtEnd);
     const row: PlannedNode = {
-      node: node.name,
-      stages: formatStages(stages),
-      cordonAndDrain,
-      statusNow: simulation.statusNow[node.name] ?? 'unknown',
-      statusAtEnd: simulation.statusAtEnd[node.name] ?? 'unknown',
-      blockers: [],
+      node,
+      stages: formatStages(simulated.stages),
+      cordon: simulated.cordoned === true || simulated.stages.some((stage) => stage.cordon),
+      drain: simulated.stages.some((stage) => stage.drain),
+      statusOnApply: simulation.statusOnApply[node] ?? 'unknown',
+      statusAtEnd,
+      blockers,
     };
-    if (simulated?.batch !== undefined) row.batch = simulated.batch;
-    if (cordonAndDrain) row.interrupt = [...new Set(interrupts)].join(', ');
-    row.blockers = blockersOf(node, firstPass.get(node.name) ?? node, { skyhook, earlier, pods, cordonAndDrain });
-    if (row.blockers.length === 0 && row.batch === undefined && row.statusAtEnd !== 'complete') row.blockers.push(`stays ${row.statusAtEnd}`);
+    if (simulated.batch !== undefined) row.batch = simulated.batch;
+    if (interrupts.length > 0) row.interrupt = [...new Set(interrupts)].join(', ');
     return row;
   });
   planned.sort((a, b) => (a.batch ?? Infinity) - (b.batch ?? Infinity) || a.node.localeCompare(b.node));
-  const selectedNames = new Set(selected.map((node) => node.name));
+  const compartments = Object.entries(simulation.skyhookStatusOnApply?.compartmentStatuses ?? {})
+    .map(([name, status]) => ({ name, matched: status.matched, ceiling: status.ceiling }))
+    .sort((a, b) => a.name.localeCompare(b.name));
   return {
-    skyhook: name,
-    priority: spec.priority ?? 200,
+    skyhook: skyhook.metadata.name ?? '',
+    priority: skyhook.spec.priority ?? 200,
     paused: skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.pause] === 'true',
     disabled: skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true',
-    problems: skyhookSpecProblems(spec),
-    budget: { ceiling: rolloutBudgets(spec, selected.map((node) => node.name))[0]?.ceiling ?? 1, source: budgetSource(skyhook) },
-    selected: selected.length,
-    total: nodes.length,
+    problems: skyhookSpecProblems(skyhook.spec),
+    compartments,
+    selected: planned.length,
+    total: nodeNames.length,
     nodes: planned,
-    notSelected: nodes.filter((node) => !selectedNames.has(node.name)).map((node) => node.name).sort(),
+    notSelected: nodeNames.filter((name) => simulation.nodes[name] === undefined).sort(),
     completes: planned.every((node) => node.statusAtEnd === 'complete'),
     truncated: simulation.truncated,
   };
-}
-
-interface BlockerContext {
-  skyhook: Skyhook;
-  earlier: Skyhook[];
-  pods: PodView[];
-  cordonAndDrain: boolean;
-}
-
-/** `node` as the cluster has it; `afterFirstPass` with the statuses every SCR has on it now. */
-function blockersOf(node: NodeView, afterFirstPass: NodeView, { skyhook, earlier, pods, cordonAndDrain }: BlockerContext): string[] {
-  const blockers: string[] = [];
-  const spec = skyhook.spec;
-  if (isIgnored(node)) blockers.push(`ignore label ${IGNORE_NODE_LABEL}=true`);
-  for (const taint of untoleratedTaints(node, spec)) blockers.push(`untolerated taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`);
-  const malformed = readNodeSkyhookRecord(node, skyhook.metadata.name ?? '').malformed;
-  if (malformed) blockers.push(malformed.message);
-  for (const other of earlier) {
-    const status = readNodeSkyhookRecord(afterFirstPass, other.metadata.name ?? '').status;
-    if (status !== undefined && status !== 'complete') {
-      blockers.push(`waits for Skyhook ${other.metadata.name ?? ''} (priority ${other.spec.priority ?? 200}, ${status} here) to complete on this node first`);
-    }
-  }
-  const selector = spec.podNonInterruptLabels;
-  const guarded = Object.keys(selector?.matchLabels ?? {}).length > 0 || (selector?.matchExpressions ?? []).length > 0;
-  if (cordonAndDrain && guarded) {
-    for (const pod of pods) {
-      if (pod.node !== node.name || (pod.phase !== 'Running' && pod.phase !== 'Pending') || !selectorMatches(selector, pod.labels)) continue;
-      blockers.push(`interrupt waits for pod ${pod.namespace}/${pod.name} (matches podNonInterruptLabels)`);
-    }
-  }
-  return blockers;
-}
-
-function budgetSource(skyhook: Skyhook): string {
-  const { interruptionBudget: budget, deploymentPolicy } = skyhook.spec;
-  if (deploymentPolicy) return `deploymentPolicy ${deploymentPolicy} (its compartments are not planned yet: one budget of 100%)`;
-  if (budget?.percent !== undefined && budget.percent !== null) return `interruptionBudget percent ${budget.percent}`;
-  if (budget?.count !== undefined && budget.count !== null) return `interruptionBudget count ${budget.count}`;
-  return 'no interruptionBudget: all nodes';
 }
 
 export function describeInterrupt(interrupt: Interrupt): string {

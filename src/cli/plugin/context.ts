@@ -6,6 +6,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, KINDS } from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
+import { retryWhileBusy } from '../../kube/busy-retry.js';
 import { isNotFound, loadKubeConfig, makeClients, type KubeClients } from '../../kube/client.js';
 import { CommandError, type PluginOptions } from './options.js';
 
@@ -23,7 +24,7 @@ export class PluginContext {
 
   async getSkyhook(name: string): Promise<Skyhook> {
     try {
-      return (await this.clients.custom.getClusterCustomObject(skyhookRef(name))) as Skyhook;
+      return (await retryWhileBusy(() => this.clients.custom.getClusterCustomObject(skyhookRef(name)))) as Skyhook;
     } catch (error) {
       if (isNotFound(error)) throw new CommandError(`Skyhook '${name}' not found; \`skyhook status\` lists the Skyhooks of this cluster`);
       throw error;
@@ -32,12 +33,12 @@ export class PluginContext {
 
   async listSkyhooks(): Promise<Skyhook[]> {
     const { group, version, plural } = skyhookRef('');
-    const list = (await this.clients.custom.listClusterCustomObject({ group, version, plural })) as { items: Skyhook[] };
+    const list = (await retryWhileBusy(() => this.clients.custom.listClusterCustomObject({ group, version, plural }))) as { items: Skyhook[] };
     return [...list.items].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
   }
 
   async listNodes(): Promise<V1Node[]> {
-    const list = await this.clients.core.listNode();
+    const list = await retryWhileBusy(() => this.clients.core.listNode());
     return [...list.items].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import { cordonOwner } from '../../jobs/cordon.js';
 import { isAlreadyExists, isNotFound, type KubeClients } from '../../kube/client.js';
@@ -45,11 +46,14 @@ export interface NodeOpView {
   owner: string;
   /** The interrupt after each node's Job, if any. */
   plan: InterruptPlan | undefined;
+  /** Held by its owner (a paused Skyhook): nothing disruptive starts and its Jobs are suspended. */
+  suspended: boolean;
 }
 
 export function viewOf(nodeOp: NodeOp, key: string, settings: NodeOpSettings): NodeOpView {
   const namespace = nodeOp.metadata.namespace ?? '';
-  return { nodeOp, key, namespace, owner: cordonOwner(nodeOp.metadata), plan: interruptPlanFor(nodeOp.spec, settings.interruptCommands) };
+  const suspended = nodeOp.metadata.annotations?.[STAGE_OP_ANNOTATIONS.suspended] === 'true';
+  return { nodeOp, key, namespace, owner: cordonOwner(nodeOp.metadata), plan: interruptPlanFor(nodeOp.spec, settings.interruptCommands), suspended };
 }
 
 /** Creates `object` unless it exists; resolves true when this call created it. */

@@ -12,12 +12,12 @@
  * Every action is idempotent (deterministic names, create-if-absent, ownership-checked cordon), so
  * redoing a step after a restart at any point is harmless.
  */
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
 import { KUBERNETES_NAMES, NODEOP_EVENT_REASONS as REASONS, NODEOP_NAMES } from '../../api/names.js';
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, cordonNode, uncordonNode } from '../../jobs/cordon.js';
 import { evictPods } from '../../jobs/drain.js';
-import { describeFailedContainer, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
+import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
 import { isNotFound, MERGE_PATCH } from '../../kube/client.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
 import { rebootPodName } from '../../templates/object-names.js';
@@ -98,6 +98,8 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
 
   // Created before the Job, so it is already there when the drain runs (drains skip it).
   await ensureRebootPod(ctx, op, node, jobName);
+  // A held op disrupts nothing: no cordon, no drain, until it is resumed (then it starts here).
+  if (op.suspended && spec.cordon) return { status: updated(status, { message: 'suspended: not cordoning or draining until resumed' }, now) };
   if (spec.cordon) {
     const outcome = await cordonNode(ctx.clients.core, node, op.owner);
     if (outcome === 'cordoned') notify(ctx, op, node, 'Normal', REASONS.cordoned, 'cordoned');
@@ -120,9 +122,9 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
     if (result.evicted.length > 0) notify(ctx, op, node, 'Normal', REASONS.drained, `evicted ${result.evicted.join(', ')}`);
   }
 
-  const job = buildNodeJob({ nodeOp: op.nodeOp, node, jobName, settings: ctx.settings, writesSentinel: op.plan !== undefined });
+  const job = buildNodeJob({ nodeOp: op.nodeOp, node, jobName, settings: ctx.settings, writesSentinel: op.plan !== undefined, suspend: op.suspended });
   if (await createIfAbsent(() => ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job }))) {
-    notify(ctx, op, node, 'Normal', REASONS.jobCreated, `created Job ${jobName}`);
+    notify(ctx, op, node, 'Normal', REASONS.jobCreated, `created Job ${jobName}${op.suspended ? ' (suspended)' : ''}`);
   }
   return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };
 }
@@ -144,6 +146,7 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
     return failNode(ctx, op, node, status, message);
   }
   await ensureRebootPod(ctx, op, node, jobName);
+  await syncSuspension(ctx, op, job);
   const pods = ctx.caches.pods.list(op.namespace).filter((p) => p.metadata?.labels?.[KUBERNETES_NAMES.jobNameLabel] === jobName);
   const progress = jobProgress(job, pods, now, ctx.settings.stuckPodTimeoutMs);
   switch (progress.state) {
@@ -152,6 +155,7 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
       return { status: updated(status, { message: progress.message, restarts: progress.restarts }, now), ...(recheckAt ? { recheckAt } : {}) };
     }
     case 'succeeded': {
+      await shortenRetention(ctx, op, job);
       if (op.plan) {
         notify(ctx, op, node, 'Normal', REASONS.rebootRequested, `Job ${jobName} succeeded; the reboot pod now runs the interrupt`);
         const waiting = op.plan.rebootsNode ? 'waiting for the node to reboot' : 'waiting for the interrupt';
@@ -168,6 +172,34 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
     case 'failed':
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
+  }
+}
+
+/** The Job's `spec.suspend` follows the NodeOp's hold while it is unfinished (the Job controller stops or restarts its pod). */
+async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): Promise<void> {
+  if ((job.spec?.suspend ?? false) === op.suspended || isJobFinished(job)) return;
+  const name = job.metadata?.name ?? '';
+  try {
+    await ctx.clients.batch.patchNamespacedJob({ name, namespace: op.namespace, body: { spec: { suspend: op.suspended } } }, MERGE_PATCH);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    return;
+  }
+  ctx.logger.info({ nodeOp: op.key, job: name, suspend: op.suspended }, op.suspended ? 'suspended the Job' : 'resumed the Job');
+}
+
+/**
+ * A succeeded Job is kept for the shorter success TTL. `ttlSecondsAfterFinished` stays mutable after
+ * the Job finished (the TTL controller re-reads it); done before the node's status moves on, so a
+ * restart in between repeats it.
+ */
+async function shortenRetention(ctx: NodeOpContext, op: NodeOpView, job: V1Job): Promise<void> {
+  const ttl = ctx.settings.jobTtlSucceededSeconds;
+  if (job.spec?.ttlSecondsAfterFinished === ttl) return;
+  try {
+    await ctx.clients.batch.patchNamespacedJob({ name: job.metadata?.name ?? '', namespace: op.namespace, body: { spec: { ttlSecondsAfterFinished: ttl } } }, MERGE_PATCH);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
   }
 }
 

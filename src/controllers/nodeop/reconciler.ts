@@ -5,10 +5,10 @@
  * slot is taken); its side effects happen on the next pass, so a restart between the two never
  * loses a slot or takes one twice.
  */
-import type { V1Job } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
 import type { NodeOp, NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js';
 import { cordonedBy, uncordonNode } from '../../jobs/cordon.js';
+import { isJobFinished } from '../../jobs/job-progress.js';
 import { isNotFound, mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from '../../kube/client.js';
 import { parseKey } from '../../kube/controller.js';
 import type { ReconcileResult } from '../../kube/queue.js';
@@ -20,9 +20,6 @@ import { planStarts, targetNodes } from './pacing.js';
 
 /** While nodes are in flight, look again at least this often even if no event comes. */
 const SAFETY_RECHECK_MS = 60_000;
-
-const isFinished = (job: V1Job): boolean =>
-  job.status?.conditions?.some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True') ?? false;
 
 export class NodeOpReconciler {
   constructor(private readonly ctx: NodeOpContext) {}
@@ -94,7 +91,7 @@ export class NodeOpReconciler {
     const { name = '', uid = '' } = op.nodeOp.metadata;
     return new Set(nodes.filter((node) => {
       const job = this.ctx.caches.jobs.get(nodeJobName(name, uid, node), op.namespace);
-      return job !== undefined && !isFinished(job);
+      return job !== undefined && !isJobFinished(job);
     }));
   }
 

@@ -13,6 +13,7 @@ import { drainBlockersFromMessage, stageDrainOptions } from './drain-settings.js
 import { mergeInterrupts, packageInterrupts, type MergedInterrupt } from './interrupt-merge.js';
 import { selectorMatches } from './node-eligibility.js';
 import { packageKey, type NodeState, type PackageStage, type PackageStatus } from './node-state.js';
+import type { NodeHold } from './node-holds.js';
 import { hasInterrupt, namedPackages, type NamedPackage } from './package-rules.js';
 import type { CordonNode, CreateStageOp, DrainBlocker, NodeView, StageOpSummary } from './planner-types.js';
 import { isLive, type NodePackagesPlan, type PackageStep } from './stage-machine.js';
@@ -30,17 +31,13 @@ export interface InterruptFlowInput {
   otherLiveOps: StageOpSummary[];
 }
 
-/** Why the node's work is held, for the node's `waiting_<scr>` annotation and the SCR's conditions. */
-export interface NodeHold {
-  reason: 'NonInterruptPodsRunning' | 'DrainBlocked' | 'Cordoning' | 'InterruptMerge' | 'StagesRunning';
-  detail: string;
-}
 
 export interface InterruptFlow {
   plan: NodePackagesPlan;
   /** The state with `{interrupt, skipped}` written for packages whose interrupt is merged into another's. */
   state: NodeState;
   cordon?: CordonNode;
+  /** NonInterruptPodsRunning, DrainBlocked, Cordoning, InterruptMerge or StagesRunning. */
   hold?: NodeHold;
   /** `<ns>/<name>` of running pods matching podNonInterruptLabels. */
   nonInterruptPods: string[];

@@ -7,6 +7,8 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
+import { readNodeSkyhookRecord, type SkyhookStatusValue } from './node-state.js';
+import { planAutoTaints, planRuntimeRequiredRelease } from './runtime-required.js';
 import { planSkyhook } from './skyhook-plan.js';
 import { DEFAULT_PLANNER_SETTINGS, type NodeView, type PlannerAction, type PlannerInput, type PlanResult } from './planner-types.js';
 
@@ -17,9 +19,15 @@ export function planNextActions(input: PlannerInput): PlanResult {
   const gates = new PriorityGates();
   const actions: PlannerAction[] = [];
   let requeueAfterMs: number | undefined;
+  const scrs = input.skyhooks.map((entry) => entry.skyhook);
+  const wantedScrs = scrs.filter((scr) => input.only === undefined || scr.metadata.name === input.only);
+  // Tainted now, worked on from the next pass (the taint must be in place before workloads land).
+  actions.push(...planAutoTaints(wantedScrs, input.nodes, settings.runtimeRequiredTaint));
+  const planned = new Map<string, Record<string, SkyhookStatusValue>>();
   for (const skyhook of [...input.skyhooks].sort((a, b) => comparePriority(a.skyhook, b.skyhook))) {
-    const plan = planSkyhook({ skyhook, nodes: input.nodes, stageOps: input.stageOps, now: input.now, settings, gates });
+    const plan = planSkyhook({ skyhook, nodes: input.nodes, stageOps: input.stageOps, now: input.now, settings, gates, ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}) });
     const name = skyhook.skyhook.metadata.name ?? '';
+    planned.set(name, plan.nodeStatus);
     const wanted = input.only === undefined || input.only === name;
     if (wanted) actions.push(...plan.actions);
     if (wanted && plan.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
@@ -27,6 +35,15 @@ export function planNextActions(input: PlannerInput): PlanResult {
     const disabled = skyhook.skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
     if (!disabled) gates.add(name, plan.nodeStatus, skyhook.skyhook.spec.sequencing === 'all');
   }
+  const nodesByName = new Map(input.nodes.map((node) => [node.name, node]));
+  actions.push(...planRuntimeRequiredRelease({
+    skyhooks: scrs,
+    nodes: input.nodes,
+    taint: settings.runtimeRequiredTaint,
+    // SCRs after `only` were not planned: their status as last written stands in.
+    statusOf: (skyhook, node) => planned.get(skyhook)?.[node] ?? readNodeSkyhookRecord(nodesByName.get(node)!, skyhook).status,
+    ...(input.only !== undefined ? { only: input.only } : {}),
+  }));
   return requeueAfterMs === undefined ? { actions } : { actions, requeueAfterMs: Math.max(0, requeueAfterMs) };
 }
 
@@ -63,5 +80,6 @@ export function nodeViewOf(node: V1Node): NodeView {
     labels: node.metadata?.labels ?? {},
     annotations: node.metadata?.annotations ?? {},
     taints: (node.spec?.taints ?? []).map((taint) => (taint.value === undefined ? { key: taint.key, effect: taint.effect } : { key: taint.key, value: taint.value, effect: taint.effect })),
+    unschedulable: node.spec?.unschedulable === true,
   };
 }

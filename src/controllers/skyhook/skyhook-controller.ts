@@ -1,11 +1,11 @@
 /**
  * The Skyhook controller's wiring: informers over SCRs, nodes, the stage NodeOps and package
- * ConfigMaps in the operator namespace (NodeOps, nodes and Jobs are shared with the NodeOp
- * controller's caches), events mapped to SCR keys, and the factory the operator's registry starts.
+ * ConfigMaps in the operator namespace (NodeOps and nodes are shared with the NodeOp controller's
+ * caches), events mapped to SCR keys, and the factory the operator's registry starts.
  * Event-driven: a NodeOp's status change wakes its SCR, a node change wakes every SCR.
  */
-import type { V1ConfigMap, V1Job, V1Node } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, CHILD_ANNOTATIONS, CHILD_LABELS, KINDS, NODEOP_NAMES } from '../../api/names.js';
+import type { V1ConfigMap, V1Node } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, CHILD_ANNOTATIONS, CHILD_LABELS, KINDS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import { Controller } from '../../kube/controller.js';
@@ -41,7 +41,6 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
     nodes: informers.informer<V1Node>('/api/v1/nodes'),
     nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural)),
     configMaps: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.name }),
-    jobs: informers.informer<V1Job>('/apis/batch/v1/jobs', { labelSelector: NODEOP_NAMES.nodeOpLabel }),
   };
   await Promise.all(Object.values(caches).map((informer) => informer.waitForSync(options.syncTimeoutMs ?? 120_000)));
 

@@ -4,14 +4,15 @@
  * for long). Every write is noted in the WriteExpectations so the next plan waits for the caches to
  * see it. Writes of one node's state and status that follow each other are sent as one patch.
  */
-import type { KubernetesObject, V1ConfigMap, V1Job, V1Node } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1Node } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { API_GROUP, API_VERSION, KINDS, nodeAnnotations, nodeLabels, NODEOP_NAMES, STAGE_OP_ANNOTATIONS } from '../../api/names.js';
+import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, nodeAnnotations, nodeLabels, STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import type { Skyhook } from '../../api/skyhook.js';
-import { isAlreadyExists, isNotFound, MERGE_PATCH, mergePatchCustomObject, type KubeClients } from '../../kube/client.js';
+import { isAlreadyExists, isNotFound, mergePatchCustomObject, type KubeClients } from '../../kube/client.js';
 import type { EventRecorder } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
+import { describeFailedStage, failedStageMessage, STAGE_FAILED_REASON } from './failed-stage-report.js';
 import { applyNodeWrite, type NodeWrite } from './node-writes.js';
 import { buildPackageConfigMap } from './package-configmaps.js';
 import type { PlannerAction, SetSkyhookStatus } from './planner-types.js';
@@ -24,8 +25,6 @@ export interface SkyhookCaches {
   nodes: Informer<V1Node>;
   nodeOps: Informer<NodeOp>;
   configMaps: Informer<V1ConfigMap>;
-  /** Jobs of NodeOps (to suspend them when an SCR is paused). */
-  jobs: Informer<V1Job>;
 }
 
 export interface SkyhookIo {
@@ -110,6 +109,8 @@ async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<Plan
       return;
     }
     case 'markStageOpRecorded': {
+      // Before the mark: a crash in between repeats the Event (aggregated) rather than losing it.
+      if (action.phase === 'Failed') await reportFailedStage(io, skyhook, action.name);
       try {
         const patched = await mergePatchCustomObject<NodeOp>(clients.custom, nodeOpRef(settings, action.name), { metadata: { annotations: { [STAGE_OP_ANNOTATIONS.recorded]: 'true' } } });
         expectations.wrote('NodeOp', patched);
@@ -147,7 +148,10 @@ async function writeSkyhookStatus(io: SkyhookIo, skyhook: Skyhook, action: SetSk
   io.expectations.wrote('Skyhook', written);
 }
 
-/** Pause: the op is marked, and its Jobs that exist are suspended (their running pods stop). */
+/**
+ * Pause: the op is marked; the NodeOp controller, which owns the op's Job, suspends it (or creates
+ * it suspended) and lifts the suspension when the mark goes.
+ */
 async function suspendStageOp(io: SkyhookIo, name: string, suspend: boolean): Promise<void> {
   const { clients, settings, expectations } = io;
   try {
@@ -156,18 +160,16 @@ async function suspendStageOp(io: SkyhookIo, name: string, suspend: boolean): Pr
     });
     expectations.wrote('NodeOp', patched);
   } catch (e) {
-    if (isNotFound(e)) return;
-    throw e;
+    if (!isNotFound(e)) throw e;
   }
-  const jobs = io.caches.jobs.list(settings.namespace).filter((job) => job.metadata?.labels?.[NODEOP_NAMES.nodeOpLabel] === name);
-  for (const job of jobs) {
-    if ((job.spec?.suspend ?? false) === suspend) continue;
-    try {
-      await clients.batch.patchNamespacedJob({ name: job.metadata?.name ?? '', namespace: settings.namespace, body: { spec: { suspend } } }, MERGE_PATCH);
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
-  }
+}
+
+/** A Warning Event on the SCR naming the failed container, its exit and its log's last lines. */
+async function reportFailedStage(io: SkyhookIo, skyhook: Skyhook, opName: string): Promise<void> {
+  const nodeOp = io.caches.nodeOps.get(opName, io.settings.namespace);
+  if (!nodeOp) return;
+  const failed = await describeFailedStage(io.clients.core, nodeOp, io.logger);
+  io.events.record({ ...skyhook, apiVersion: GROUP_VERSION, kind: KINDS.skyhook.kind }, 'Warning', STAGE_FAILED_REASON, failedStageMessage(failed));
 }
 
 function withKind<T extends KubernetesObject>(object: T | undefined, apiVersion: string, kind: string): T | undefined {

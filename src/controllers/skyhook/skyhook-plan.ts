@@ -4,17 +4,22 @@
  * and derive the SCR status. Actions come out grouped in a crash-safe order: ConfigMaps, node state,
  * node status, deletions, suspensions, creations, recorded marks, SCR status, events.
  */
-import { nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
+import type { DeploymentPolicy } from '../../api/deployment-policy.js';
+import { IGNORE_NODE_LABEL, nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import { skyhookSpecProblems } from '../../api/spec-checks.js';
 import { planConfigCycles } from './config-cycle.js';
+import { cordonClaim } from './cordon-claims.js';
+import { planInterruptFlow, releaseOrphanedSkips } from './interrupt-flow.js';
 import { isIgnored, selectorMatches, untoleratedTaints } from './node-eligibility.js';
 import { nodeSkyhookConditions, readNodeSkyhookRecord, serializeNodeState, type SkyhookStatusValue } from './node-state.js';
+import { holdAnnotations, holdConditions, type NodeHold, type NodeHoldReport } from './node-holds.js';
 import { absorbOpOutcomes, advanceNode, deleteOp, liveOps, recordRunningStages, type NodeWork } from './node-work.js';
 import type { PriorityGates } from './planner.js';
-import type { CreateStageOp, NodeView, PlannerAction, PlannerEvent, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
-import { admitNodes, rolloutBudgets } from './rollout.js';
+import type { CreateStageOp, DrainBlocker, NodeView, PlannerAction, PlannerEvent, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
+import type { RolloutNode } from './rollout-admission.js';
+import { compartmentStatuses, planRollout, resetsBatchState } from './rollout-plan.js';
 import { skyhookStatusUpdate } from './skyhook-status-update.js';
-import { planNodePackages, type NodePackagesPlan } from './stage-machine.js';
+import { isLive, planNodePackages, type NodePackagesPlan } from './stage-machine.js';
 import { applyVersionChanges, startConfigCycle } from './state-transitions.js';
 
 export interface SkyhookPlanInput {
@@ -24,6 +29,8 @@ export interface SkyhookPlanInput {
   now: number;
   settings: PlannerSettings;
   gates: PriorityGates;
+  /** The cluster's DeploymentPolicies (an SCR naming one not here is blocked). */
+  policies?: DeploymentPolicy[];
 }
 
 export interface SkyhookPlan {
@@ -32,7 +39,7 @@ export interface SkyhookPlan {
   requeueAfterMs?: number;
 }
 
-export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, gates }: SkyhookPlanInput): SkyhookPlan {
+export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, gates, policies }: SkyhookPlanInput): SkyhookPlan {
   const scr = input.skyhook;
   const name = scr.metadata.name ?? '';
   const spec = scr.spec;
@@ -46,6 +53,9 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
   const events: PlannerEvent[] = [];
   const deletes = ops.filter((op) => !targetedNames.has(op.node) && op.phase !== 'Completed' && op.phase !== 'Failed' && !op.deleting).map((op) => ({ kind: 'deleteStageOp' as const, name: op.name, reason: 'node no longer targeted' }));
 
+  const policy = spec.deploymentPolicy ? policies?.find((candidate) => candidate.metadata.name === spec.deploymentPolicy) : undefined;
+  const missingPolicy = spec.deploymentPolicy && policy === undefined ? spec.deploymentPolicy : undefined;
+  let versionChanged = false;
   let configUpdates: Record<string, string[]> = { ...(scr.status?.configUpdates ?? {}) };
   const works: NodeWork[] = targeted.map((node) => {
     const record = readNodeSkyhookRecord(node, name);
@@ -56,11 +66,13 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
       const change = applyVersionChanges(work.state, spec.packages);
       work.state = change.state;
       for (const pkg of change.changedPackages) delete configUpdates[pkg];
+      versionChanged ||= change.changedPackages.length > 0;
+      work.state = releaseOrphanedSkips(work.state, work.ops);
     }
     return work;
   });
   const blockedReason = (work: NodeWork): 'malformed' | 'ignored' | 'taint' | undefined =>
-    work.record.malformed ? 'malformed' : isIgnored(work.node) ? 'ignored' : untoleratedTaints(work.node, spec).length > 0 ? 'taint' : undefined;
+    work.record.malformed ? 'malformed' : isIgnored(work.node) ? 'ignored' : untoleratedTaints(work.node, spec, settings.runtimeRequiredTaint).length > 0 ? 'taint' : undefined;
 
   const upserts: PlannerAction[] = [];
   if (!frozen) {
@@ -88,39 +100,89 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     nodeStatus[work.node.name] = plan.complete && !work.record.malformed ? 'complete'
       : disabled ? 'disabled'
       : paused ? 'paused'
-      : blocked !== undefined || problems.length > 0 ? 'blocked'
+      : blocked !== undefined || problems.length > 0 || missingPolicy !== undefined ? 'blocked'
       : 'waiting';
   }
 
   // Admission: nodes still `waiting` here are ready unless an earlier SCR holds them.
   const ready = (work: NodeWork): boolean => nodeStatus[work.node.name] === 'waiting' && gates.blockersOn(work.node.name).length === 0;
   const priority = { ...(scr.status?.nodePriority ?? {}) };
-  const admitted = new Set<string>();
-  for (const compartment of rolloutBudgets(spec, targeted.map((node) => node.name))) {
-    const inCompartment = works.filter((work) => compartment.nodes.includes(work.node.name));
-    const candidates = inCompartment.map((work) => ({
+  const claim = cordonClaim(name);
+  const rolloutNodes = new Map<string, RolloutNode>(works.map((work) => {
+    const complete = nodeStatus[work.node.name] === 'complete';
+    return [work.node.name, {
       node: work.node.name,
-      busy: work.ops.some((op) => op.phase === 'Pending' || op.phase === 'Running'),
+      busy: work.ops.some(isLive),
+      holdsCordon: !complete && Object.hasOwn(work.node.annotations, claim),
       ready: !frozen && ready(work),
       sticky: priority[work.node.name] !== undefined || work.record.status === 'in_progress' || work.record.status === 'erroring',
-    }));
-    for (const node of admitNodes(candidates, compartment.ceiling)) admitted.add(node);
-  }
+      complete,
+      failed: Object.values(work.state).some((entry) => entry.state === 'erroring'),
+    }];
+  }));
+  const rollout = planRollout({
+    spec,
+    ...(policy ? { policy: policy.spec } : {}),
+    targeted,
+    nodes: rolloutNodes,
+    previous: scr.status?.compartmentStatuses,
+    complete: works.every((work) => nodeStatus[work.node.name] === 'complete'),
+  });
+  const admitted = rollout.admitted;
+  const holds = new Map<string, NodeHold>();
+  const drainBlockers = new Map<string, DrainBlocker[]>();
+  const nodeMetadata: PlannerAction[] = [];
 
   const creates: CreateStageOp[] = [];
   let requeueAfterMs: number | undefined;
   for (const work of works) {
     const plan = plans.get(work)!;
     if (!frozen) for (const op of plan.strayOps) deletes.push(deleteOp(work, op, 'no package needs this stage now'));
-    if (!admitted.has(work.node.name)) continue;
-    const actions = advanceNode(work, plan, name, spec.serial === true, settings, now);
-    creates.push(...actions.creates);
+    if (!admitted.has(work.node.name)) {
+      const hold = holdOutside(work, nodeStatus[work.node.name]!);
+      if (hold) holds.set(work.node.name, hold);
+      // A strategy counts erroring nodes as failed; they show erroring until a batch picks them again.
+      const strategic = rollout.compartments.some((c) => c.strategy !== undefined && c.nodes.includes(work.node.name));
+      if (strategic && nodeStatus[work.node.name] === 'waiting' && rolloutNodes.get(work.node.name)!.failed) nodeStatus[work.node.name] = 'erroring';
+      continue;
+    }
+    const flow = planInterruptFlow({
+      skyhook: name,
+      spec,
+      node: work.node,
+      state: work.state,
+      plan,
+      configUpdates,
+      ops: work.ops,
+      otherLiveOps: stageOps.filter((op) => op.skyhook !== name && op.node === work.node.name && isLive(op)),
+    });
+    work.state = flow.state;
+    if (flow.cordon) nodeMetadata.push(flow.cordon);
+    if (flow.hold) holds.set(work.node.name, flow.hold);
+    if (flow.drainBlockers.length > 0) drainBlockers.set(work.node.name, flow.drainBlockers);
+    const actions = advanceNode(work, flow.plan, name, spec.serial === true, settings, now);
+    creates.push(...actions.creates.map(flow.decorate));
     deletes.push(...actions.deletes);
     if (actions.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, actions.requeueAfterMs);
     nodeStatus[work.node.name] = Object.values(work.state).some((entry) => entry.state === 'erroring') ? 'erroring' : 'in_progress';
     priority[work.node.name] ??= new Date(now).toISOString();
   }
   for (const node of Object.keys(priority)) if (!targetedNames.has(node) || nodeStatus[node] === 'complete') delete priority[node];
+  // The cordon is held until the node is complete for this SCR (or no longer targeted).
+  for (const node of nodes) {
+    if (!Object.hasOwn(node.annotations, claim)) continue;
+    if (targetedNames.has(node.name) && nodeStatus[node.name] !== 'complete') continue;
+    nodeMetadata.push({ kind: 'releaseNodeCordon', node: node.name, claim, reason: targetedNames.has(node.name) ? `Skyhook ${name} complete on the node` : `node no longer targeted by Skyhook ${name}` });
+  }
+  const holdReports: NodeHoldReport[] = works.filter((work) => !work.record.malformed).map((work) => {
+    const report: NodeHoldReport = { node: work.node, drainBlockers: drainBlockers.get(work.node.name) ?? [] };
+    const hold = nodeStatus[work.node.name] === 'complete' ? undefined : holds.get(work.node.name);
+    if (hold) report.hold = hold;
+    return report;
+  });
+  const holdWrites = holdAnnotations(name, holdReports);
+  nodeMetadata.push(...holdWrites.actions);
+  events.push(...holdWrites.events);
 
   const suspends: PlannerAction[] = ops
     .filter((op) => (op.phase === 'Pending' || op.phase === 'Running') && !op.deleting && (op.suspended === true) !== paused)
@@ -146,6 +208,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     events.push({ kind: 'event', involved: { kind: 'Skyhook', name }, type: 'Normal', reason: 'Apply', message: `Applying package [${op.package.name}:${op.package.version}] from [skyhook:${name}] stage [${op.stage}] on node [${op.node}]` });
   }
 
+  const becameComplete = Object.values(nodeStatus).every((status) => status === 'complete') && scr.status?.status !== 'complete';
   const statusUpdate = skyhookStatusUpdate({
     skyhook: scr,
     now,
@@ -160,11 +223,27 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     ignoredNodes: works.filter((work) => blockedReason(work) === 'ignored').map((work) => work.node.name),
     untoleratedNodes: works.filter((work) => blockedReason(work) === 'taint').map((work) => work.node.name),
     lastCreated: creates.at(-1),
+    ...(missingPolicy !== undefined ? { missingPolicy } : {}),
+    holdConditions: holdConditions(holdReports, targeted.length),
+    compartmentStatuses: compartmentStatuses(rollout, nodeStatus, resetsBatchState(spec, policy?.spec) && (versionChanged || becameComplete)),
   });
   events.push(...statusUpdate.events);
   const marks: PlannerAction[] = works.flatMap((work) => work.recorded.map((op) => ({ kind: 'markStageOpRecorded' as const, name: op.name, phase: op.phase })));
-  const actions: PlannerAction[] = [...upserts, ...nodeWrites, ...statusWrites, ...deletes, ...suspends, ...creates, ...marks];
+  const actions: PlannerAction[] = [...upserts, ...nodeWrites, ...statusWrites, ...nodeMetadata, ...deletes, ...suspends, ...creates, ...marks];
   if (statusUpdate.status) actions.push({ kind: 'setSkyhookStatus', skyhook: name, status: statusUpdate.status });
   actions.push(...events);
   return requeueAfterMs === undefined ? { actions, nodeStatus } : { actions, nodeStatus, requeueAfterMs };
+
+  /** Why a node the rollout did not admit waits, naming what holds it. */
+  function holdOutside(work: NodeWork, status: SkyhookStatusValue): NodeHold | undefined {
+    if (status === 'complete' || status === 'paused' || status === 'disabled' || work.record.malformed) return undefined;
+    if (isIgnored(work.node)) return { reason: 'NodeIgnored', detail: `label ${IGNORE_NODE_LABEL}=true` };
+    const taints = untoleratedTaints(work.node, spec, settings.runtimeRequiredTaint);
+    if (taints.length > 0) return { reason: 'TaintNotTolerable', detail: taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ') };
+    if (missingPolicy !== undefined) return { reason: 'DeploymentPolicyNotFound', detail: `DeploymentPolicy "${missingPolicy}" not found` };
+    if (problems.length > 0) return { reason: 'InvalidSpec', detail: problems.join('; ') };
+    const blockers = gates.blockersOn(work.node.name);
+    if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };
+    return rollout.holdOf(work.node.name);
+  }
 }

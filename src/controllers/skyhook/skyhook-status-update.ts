@@ -1,11 +1,11 @@
 /**
  * The SCR's next `status` from one planning pass, or nothing when it would not change (so an idle
- * pass writes nothing). Fields the planner does not own (nodeBootIds, compartmentStatuses,
- * nodeOrderOffset) are carried over untouched.
+ * pass writes nothing). Fields the planner does not own (nodeBootIds, nodeOrderOffset) are
+ * carried over untouched; compartmentStatuses are the planner's once it is given them.
  */
 import type { Condition } from '../../api/k8s-schemas.js';
 import { legacyConditionType, SKYHOOK_CONDITIONS } from '../../api/names.js';
-import type { Skyhook, SkyhookStatus } from '../../api/skyhook.js';
+import type { CompartmentStatus, Skyhook, SkyhookStatus } from '../../api/skyhook.js';
 import type { NodeState, SkyhookStatusValue } from './node-state.js';
 import type { CreateStageOp, PlannerEvent } from './planner-types.js';
 import {
@@ -37,6 +37,11 @@ export interface StatusUpdateInput {
   ignoredNodes: string[];
   untoleratedNodes: string[];
   lastCreated?: CreateStageOp;
+  /** The DeploymentPolicy the SCR names but the cluster lacks: the SCR is blocked meanwhile. */
+  missingPolicy?: string;
+  /** Conditions about held nodes (Blocked, DrainBlocked), and the types to drop when nothing holds. */
+  holdConditions?: { wanted: ConditionValue[]; remove: string[] };
+  compartmentStatuses?: Record<string, CompartmentStatus>;
 }
 
 export interface StatusUpdate {
@@ -48,7 +53,7 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
   const { skyhook, nodeStatus } = input;
   const name = skyhook.metadata.name ?? '';
   const previous = skyhook.status ?? {};
-  const status = aggregateStatus({ nodeStatus, paused: input.paused, disabled: input.disabled, blocked: input.problems.length > 0 });
+  const status = aggregateStatus({ nodeStatus, paused: input.paused, disabled: input.disabled, blocked: input.problems.length > 0 || input.missingPolicy !== undefined });
   const ready = readyCondition(status, nodeStatus);
   const wanted: ConditionValue[] = [
     ready,
@@ -75,6 +80,11 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
   optional(SKYHOOK_CONDITIONS.invalidSpec, input.problems.length === 0 ? undefined : {
     type: SKYHOOK_CONDITIONS.invalidSpec, status: 'True', reason: 'InvalidSpec', message: input.problems.join('; '),
   });
+  optional(SKYHOOK_CONDITIONS.deploymentPolicyNotFound, input.missingPolicy === undefined ? undefined : {
+    type: SKYHOOK_CONDITIONS.deploymentPolicyNotFound, status: 'True', reason: 'DeploymentPolicyNotFound', message: `DeploymentPolicy "${input.missingPolicy}" not found`,
+  });
+  for (const condition of input.holdConditions?.wanted ?? []) wanted.push(...withLegacyMirror(condition));
+  for (const type of input.holdConditions?.remove ?? []) remove.push(type, legacyConditionType(type));
   if (input.lastCreated) {
     const op = input.lastCreated;
     wanted.push(...withLegacyMirror({
@@ -93,6 +103,7 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
     nodesInProgress: nodesInProgress(nodeStatus),
     completeNodes: completeNodes(nodeStatus),
     packageList: packageList(skyhook.spec),
+    ...(input.compartmentStatuses ? { compartmentStatuses: input.compartmentStatuses } : {}),
     conditions: mergeConditions(previous.conditions ?? [], wanted, remove, new Date(input.now).toISOString(), generation),
   };
   if (status === 'complete' && generation !== undefined) next.observedGeneration = generation;

@@ -67,6 +67,11 @@ describe('jobProgress', () => {
     expect(progress).toEqual({ state: 'failed', restarts: 1, message: 'Job j failed (BackoffLimitExceeded: Job has reached the specified backoff limit); pod j-x: container nodeop exited with code 3 (Error)' });
   });
 
+  it('reports a suspended Job as running (held), not stuck', () => {
+    const suspended: V1Job = { ...job(), spec: { suspend: true, template: {} } };
+    expect(jobProgress(suspended, [], t0, 1000)).toEqual({ state: 'running', restarts: 0, message: 'Job j is suspended' });
+  });
+
   it('reports ImagePullBackOff as waiting, then as stuck once it lasted the allowed time', () => {
     const early = jobProgress(job(), [pulling], t0 + 5_000, 60_000);
     expect(early.state).toBe('running');

@@ -68,9 +68,22 @@ describe('buildNodeJob', () => {
     expect(main?.env).toContainEqual({ name: 'HOST_DIR', value: '/host' });
     expect(pod?.volumes).toEqual([{ name: 'host-root', hostPath: { path: '/' } }]);
     expect(job.spec?.backoffLimit).toBe(6);
-    expect(job.spec?.ttlSecondsAfterFinished).toBe(3600);
+    // Created with the failure TTL (24 h); the controller shortens it to 1 h once the Job succeeded.
+    expect(job.spec?.ttlSecondsAfterFinished).toBe(86_400);
+    expect(settings.jobTtlSucceededSeconds).toBe(3600);
+    expect(job.spec?.suspend).toBeUndefined();
     expect(job.spec?.activeDeadlineSeconds).toBeUndefined();
     expect(job.metadata?.ownerReferences).toEqual([{ apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'NodeOp', name: 'upgrade', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+  });
+
+  it('creates the Job suspended for a held NodeOp', () => {
+    const job = buildNodeJob({ nodeOp: nodeOp(), node: 'n1', jobName: 'j', settings, writesSentinel: false, suspend: true });
+    expect(job.spec?.suspend).toBe(true);
+  });
+
+  it('reads the Job TTLs as upstream\'s durations and refuses less than a minute', () => {
+    expect(readNodeOpSettings({ JOB_TTL_SUCCEEDED: '90m', JOB_TTL_FAILED: '48h' })).toMatchObject({ jobTtlSucceededSeconds: 5400, jobTtlFailedSeconds: 172_800 });
+    expect(() => readNodeOpSettings({ JOB_TTL_FAILED: '30s' })).toThrow(/JOB_TTL_FAILED must be at least 1m/);
   });
 
   it('moves the operation into init containers after the init steps and writes the sentinel in the main container when an interrupt follows', () => {

@@ -4,9 +4,12 @@
  */
 import { nodeAnnotations, nodeLabels, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
 import type { Package, Skyhook, SkyhookSpec } from '../../../src/api/skyhook.js';
+import { cordonAfterRelease } from '../../../src/controllers/skyhook/cordon-claims.js';
 import { packageKey } from '../../../src/controllers/skyhook/node-state.js';
+import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../src/api/deployment-policy.js';
 import {
   planNextActions,
+  type CreateStageOp,
   type NodeView,
   type PlannerAction,
   type PlannerInput,
@@ -29,6 +32,10 @@ export function scr(name: string, spec: Partial<SkyhookSpec> = {}, annotations: 
   };
 }
 
+export function policy(name: string, spec: DeploymentPolicySpec): DeploymentPolicy {
+  return { apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'DeploymentPolicy', metadata: { name }, spec };
+}
+
 export function node(name: string, index = 0, labels: Record<string, string> = { [SELECTOR_LABEL]: 'yes' }): NodeView {
   return { name, createdAt: 1_000 + index, labels: { ...labels }, annotations: {}, taints: [] };
 }
@@ -41,10 +48,13 @@ export interface World {
   configMaps: Record<string, Record<string, Record<string, string>>>;
   /** Every op ever created, for counting stage runs. */
   created: StageOpSummary[];
+  /** Every createStageOp action applied (with interrupt, cordon and drain). */
+  creates: CreateStageOp[];
+  policies?: DeploymentPolicy[];
 }
 
 export function world(skyhooks: Skyhook[], nodes: NodeView[]): World {
-  return { now: 1_000_000, skyhooks, nodes, ops: [], configMaps: {}, created: [] };
+  return { now: 1_000_000, skyhooks, nodes, ops: [], configMaps: {}, created: [], creates: [] };
 }
 
 export function plannerInput(w: World): PlannerInput {
@@ -53,6 +63,7 @@ export function plannerInput(w: World): PlannerInput {
     skyhooks: w.skyhooks.map((skyhook) => ({ skyhook, packageConfigMaps: w.configMaps[skyhook.metadata.name!] ?? {} })),
     nodes: w.nodes,
     stageOps: w.ops,
+    ...(w.policies ? { deploymentPolicies: w.policies } : {}),
   };
 }
 
@@ -100,6 +111,7 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
         if (w.ops.some((existing) => existing.name === op.name)) throw new Error(`op ${op.name} already exists`);
         w.ops.push(op);
         w.created.push(op);
+        w.creates.push(action);
         break;
       }
       case 'markStageOpRecorded':
@@ -112,6 +124,38 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
       }
       case 'event':
         break;
+      case 'cordonNode': {
+        const n = nodeNamed(w, action.node);
+        n.unschedulable = true;
+        n.annotations[action.claim] = 'true';
+        break;
+      }
+      case 'releaseNodeCordon': {
+        const n = nodeNamed(w, action.node);
+        const patch = cordonAfterRelease(n, action.claim);
+        for (const key of patch.remove) delete n.annotations[key];
+        if (patch.uncordon) n.unschedulable = false;
+        break;
+      }
+      case 'setNodeAnnotations': {
+        const n = nodeNamed(w, action.node);
+        for (const [key, value] of Object.entries(action.annotations)) {
+          if (value === null) delete n.annotations[key];
+          else n.annotations[key] = value;
+        }
+        break;
+      }
+      case 'addNodeTaint': {
+        const n = nodeNamed(w, action.node);
+        if (!n.taints.some((t) => t.key === action.taint.key && t.effect === action.taint.effect)) n.taints.push({ ...action.taint });
+        Object.assign(n.annotations, action.annotations ?? {});
+        break;
+      }
+      case 'removeNodeTaint': {
+        const n = nodeNamed(w, action.node);
+        n.taints = n.taints.filter((t) => !(t.key === action.taint.key && t.effect === action.taint.effect && (t.value ?? '') === (action.taint.value ?? '')));
+        break;
+      }
     }
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * What the operator benchmarks share: a control plane with simulated nodes, our CRDs and namespace,
+ * the operator as a child process, Skyhooks created with kubectl (so the only client-node writer is
+ * the operator), progress on stderr (stdout is the JSON), and everything stopped afterwards.
+ */
+import { GROUP_VERSION } from '../src/api/names.js';
+import type { Package, Skyhook } from '../src/api/skyhook.js';
+import { SIM_ENV } from '../src/sandbox/kwok-stages.js';
+import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../src/sandbox/control-plane.js';
+import { installOperatorPrerequisites } from '../test/e2e/skyhook-cluster.js';
+import { startOperatorProcess, type OperatorProcess } from './operator-process.js';
+
+export interface BenchCluster {
+  cp: ControlPlane;
+  operator: OperatorProcess;
+}
+
+/** Progress for the person waiting; stdout carries only the benchmark's JSON line. */
+export function say(message: string): void {
+  console.error(`[bench] ${message}`);
+}
+
+/** Runs `body` with a control plane and the operator process, and stops both whatever happens. */
+export async function withBenchCluster<T>(options: ControlPlaneOptions, body: (cluster: BenchCluster) => Promise<T>): Promise<T> {
+  const cp = await startControlPlane({ ...options, onProgress: (m) => say(`control plane: ${m}`) });
+  let operator: OperatorProcess | undefined;
+  try {
+    await installOperatorPrerequisites(cp);
+    operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath);
+    say(`operator running (pid ${operator.pid}, log ${operator.logFile})`);
+    return await body({ cp, operator });
+  } finally {
+    await operator?.stop();
+    await cp.stop();
+  }
+}
+
+/** A package whose every stage Job takes about 2 × `phase` (init phase, then main phase; see kwok-stages.ts). */
+export function simulatedPackage(phase: string): Package {
+  return { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript', env: [{ name: SIM_ENV.duration, value: phase }] };
+}
+
+/** Creates the Skyhooks in one kubectl call (its own User-Agent, so its writes are not counted as the operator's). */
+export async function createSkyhooks(cp: ControlPlane, skyhooks: Omit<Skyhook, 'apiVersion' | 'kind'>[]): Promise<void> {
+  const items = skyhooks.map((s) => ({ apiVersion: GROUP_VERSION, kind: 'Skyhook', ...s }));
+  const created = await cp.kubectl(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
+  if (created.code !== 0) throw new Error(`creating the Skyhooks failed: ${created.stderr}`);
+}

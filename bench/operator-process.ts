@@ -1,0 +1,101 @@
+/**
+ * The operator as its own process (the built CLI, `node bin/skyhook.js operator`), as it runs in a
+ * cluster: its memory is its own (VmHWM from /proc), and its API requests carry the client-node user
+ * agent that nothing else writing during a benchmark uses (the benchmark writes with kubectl).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startComponent, stopComponent, type Component } from '../src/sandbox/processes.js';
+import { REPO_ROOT } from '../test/e2e/skyhook-cluster.js';
+
+export interface OperatorProcess {
+  pid: number;
+  logFile: string;
+  /** Peak resident set size so far, in MiB (the kernel's high-water mark, so no sample is missed). */
+  peakRssMb(): number;
+  /** CPU time (user + system) used so far, in seconds. */
+  cpuSeconds(): number;
+  /** Per controller: reconciles, their total time, and how many ended in each result (from /metrics). */
+  reconcileStats(): Promise<Record<string, ReconcileStats>>;
+  stop(): Promise<void>;
+}
+
+export interface ReconcileStats {
+  count: number;
+  totalSeconds: number;
+  byResult: Record<string, number>;
+}
+
+const READY_TIMEOUT_MS = 120_000;
+/** Linux reports process CPU times in clock ticks, 100 per second on every common kernel config. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After "pid (comm) ", utime and stime are the 12th and 13th fields (stat(5) numbers them 14 and 15).
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The controller_runtime_reconcile_* series of a Prometheus text exposition, by controller. */
+export function parseReconcileStats(text: string): Record<string, ReconcileStats> {
+  const stats: Record<string, ReconcileStats> = {};
+  const of = (controller: string): ReconcileStats => (stats[controller] ??= { count: 0, totalSeconds: 0, byResult: {} });
+  for (const line of text.split('\n')) {
+    const match = /^(controller_runtime_reconcile_(?:time_seconds_sum|time_seconds_count|total))\{([^}]*)\} (\S+)$/.exec(line);
+    if (!match) continue;
+    const labels = Object.fromEntries([...match[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const entry = of(labels['controller'] ?? '?');
+    const value = Number(match[3]);
+    if (match[1] === 'controller_runtime_reconcile_time_seconds_sum') entry.totalSeconds = Math.round(value * 100) / 100;
+    else if (match[1] === 'controller_runtime_reconcile_time_seconds_count') entry.count = value;
+    else entry.byResult[labels['result'] ?? '?'] = value;
+  }
+  return stats;
+}
+
+function statusFieldKb(pid: number, field: string): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  return Number(line?.split(/\s+/)[1] ?? NaN);
+}
+
+/** dist/ is what runs: say so when src/ changed after the last build, as the figures would be of old code. */
+function warnIfBuildStale(): void {
+  const built = join(REPO_ROOT, 'dist/cli/main.js');
+  if (!existsSync(built)) throw new Error('dist/ is missing: run `npm run build` first');
+  const src = join(REPO_ROOT, 'src');
+  const newest = Math.max(0, ...readdirSync(src, { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(src, f)).mtimeMs));
+  if (newest > statSync(built).mtimeMs) console.error('bench: src/ is newer than dist/; run `npm run build` for figures of the current code');
+}
+
+/** Starts the operator against the control plane at `kubeconfigPath`; resolves once its controllers run. */
+export async function startOperatorProcess(runDir: string, kubeconfigPath: string): Promise<OperatorProcess> {
+  warnIfBuildStale();
+  const component: Component = startComponent(runDir, 'operator', process.execPath, [
+    join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, '--leader-elect=false',
+    '--health-port', '127.0.0.1:0', '--metrics-port', '127.0.0.1:0', '--log-level', 'info',
+  ]);
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!(existsSync(component.logFile) && readFileSync(component.logFile, 'utf8').includes('"operator started"'))) {
+    if (component.child.exitCode !== null || Date.now() > deadline) {
+      await stopComponent(component);
+      throw new Error(`the operator did not start; see ${component.logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const startedLine = readFileSync(component.logFile, 'utf8').split('\n').find((l) => l.includes('"operator started"')) ?? '{}';
+  const { metricsPort } = JSON.parse(startedLine) as { metricsPort?: number };
+  let lastPeakKb = 0;
+  return {
+    pid: component.pid,
+    logFile: component.logFile,
+    peakRssMb: () => {
+      // Read while alive; once it has exited, the last reading stands.
+      if (component.child.exitCode === null) lastPeakKb = statusFieldKb(component.pid, 'VmHWM');
+      return Math.round(lastPeakKb / 1024);
+    },
+    cpuSeconds: () => cpuSecondsOf(component.pid),
+    reconcileStats: async () => parseReconcileStats(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()),
+    stop: () => stopComponent(component),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The failed-stage Event's text (what `kubectl describe skyhook` shows): which container failed and
+ * how, the log's last lines on one line, the newest lines kept when it is too long; and which
+ * container of which pod is the failed one.
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { V1Pod } from '@kubernetes/client-node';
+import { failedContainerOf, failedStageMessage, LOG_TAIL_LINES, MAX_EVENT_MESSAGE } from '../../../src/controllers/skyhook/failed-stage-report.js';
+
+const base = { package: 'dexter', version: '1.2.3', stage: 'apply', node: 'worker-1' };
+const container = { pod: 'p', container: 'dexter-apply', exitCode: 2, reason: 'Error', message: 'simulated failure' };
+
+describe('failedStageMessage', () => {
+  it('names the package, stage, node and container exit, then the log tail on one line', () => {
+    const message = failedStageMessage({ ...base, container, log: 'step 1 ok\nstep 2: disk full\n' });
+    expect(message).toBe('Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container dexter-apply exited with code 2 (Error: simulated failure); log tail: step 1 ok | step 2: disk full');
+  });
+
+  it(`keeps only the last ${LOG_TAIL_LINES} lines`, () => {
+    const log = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n');
+    const message = failedStageMessage({ ...base, container, log });
+    expect(message).toContain(`line ${30 - LOG_TAIL_LINES} | `);
+    expect(message).not.toContain(`line ${29 - LOG_TAIL_LINES} |`);
+    expect(message.endsWith('line 29')).toBe(true);
+  });
+
+  it(`stays within ${MAX_EVENT_MESSAGE} characters and keeps the newest output`, () => {
+    const log = Array.from({ length: 10 }, (_, i) => `${i}:${'x'.repeat(300)}`).join('\n') + '\nthe actual error';
+    const message = failedStageMessage({ ...base, container, log });
+    expect(message.length).toBeLessThanOrEqual(MAX_EVENT_MESSAGE);
+    expect(message).toContain('; log tail: …');
+    expect(message.endsWith('the actual error')).toBe(true);
+  });
+
+  it('falls back to the NodeOp\'s summary without a failed container, and to the exit alone without a log', () => {
+    expect(failedStageMessage({ ...base, summary: 'Job j failed (DeadlineExceeded)' })).toBe('Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: Job j failed (DeadlineExceeded)');
+    expect(failedStageMessage({ ...base, container: { pod: 'p', container: 'c', exitCode: 1 }, log: '\n' })).toBe('Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container c exited with code 1');
+  });
+});
+
+describe('failedContainerOf', () => {
+  const pod = (name: string, created: string, init: { name: string; exitCode?: number; last?: number }[]): V1Pod => ({
+    metadata: { name, creationTimestamp: new Date(created) },
+    status: {
+      initContainerStatuses: init.map((c) => ({
+        name: c.name, image: 'i', imageID: '', ready: false, restartCount: 0,
+        ...(c.exitCode !== undefined ? { state: { terminated: { exitCode: c.exitCode, reason: c.exitCode ? 'Error' : 'Completed' } } } : {}),
+        ...(c.last !== undefined ? { lastState: { terminated: { exitCode: c.last } } } : {}),
+      })),
+    },
+  });
+
+  it('picks the first non-zero exit of the newest failed pod', () => {
+    const older = pod('old', '2026-01-01T00:00:00Z', [{ name: 'init', exitCode: 0 }, { name: 'apply', exitCode: 3 }]);
+    const newer = pod('new', '2026-01-01T00:01:00Z', [{ name: 'init', exitCode: 0 }, { name: 'apply', exitCode: 2 }, { name: 'applycheck' }]);
+    expect(failedContainerOf([older, newer])).toEqual({ pod: 'new', container: 'apply', exitCode: 2, reason: 'Error' });
+  });
+
+  it('reads a restarted container\'s last termination, and finds nothing when all exits were 0', () => {
+    expect(failedContainerOf([pod('p', '2026-01-01T00:00:00Z', [{ name: 'apply', last: 5 }])])).toMatchObject({ container: 'apply', exitCode: 5 });
+    expect(failedContainerOf([pod('p', '2026-01-01T00:00:00Z', [{ name: 'apply', exitCode: 0 }])])).toBeUndefined();
+  });
+});
