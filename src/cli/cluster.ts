@@ -1,12 +1,14 @@
 /** `skyhook cluster`: a local control plane with simulated nodes, in the foreground until Ctrl-C. */
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../sandbox/control-plane.js';
+import { startSimulatedHost } from '../sandbox/simulated-host.js';
 import { parseDurationMs } from '../util/duration.js';
 
 const HELP = `Usage: skyhook cluster [--nodes N] [--pod-duration 1s] [--keep-logs]
 
 Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on 127.0.0.1 with N
-simulated nodes, prints the KUBECONFIG to use, and runs until Ctrl-C. The binaries come from
+simulated nodes (which also play the host side of reboots and service restarts), prints the
+KUBECONFIG to use, and runs until Ctrl-C. The binaries come from
 \`npm run cluster:build\` (or KUBEBUILDER_ASSETS).
 
 Options:
@@ -41,12 +43,14 @@ export async function runClusterCli(argv: string[]): Promise<number> {
     keepRunDir: values['keep-logs'],
     onProgress: log,
   });
+  // The simulated nodes also play the host side of interrupts (sentinel, reboot, bootID).
+  const host = await startSimulatedHost(cp.kubeConfig);
   console.log(`export KUBECONFIG=${cp.kubeconfigPath}`);
   log(`logs: ${cp.runDir}/logs; press Ctrl-C to stop`);
   await new Promise<void>((resolveStop) => {
     const stop = (): void => {
       log('stopping');
-      void cp.stop().then(resolveStop);
+      void host.stop().then(() => cp.stop()).then(resolveStop);
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
