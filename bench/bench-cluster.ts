@@ -20,13 +20,25 @@ export function say(message: string): void {
   console.error(`[bench] ${message}`);
 }
 
+/**
+ * BENCH_OPERATOR_HEAP_MB caps the operator's V8 heap (--max-old-space-size), as a container memory
+ * limit would; unset, V8 sizes it from the machine's memory and collects garbage lazily.
+ */
+export function operatorNodeFlags(): string[] {
+  const heapMb = process.env['BENCH_OPERATOR_HEAP_MB'];
+  return heapMb ? [`--max-old-space-size=${Number(heapMb)}`] : [];
+}
+
 /** Runs `body` with a control plane and the operator process, and stops both whatever happens. */
 export async function withBenchCluster<T>(options: ControlPlaneOptions, body: (cluster: BenchCluster) => Promise<T>): Promise<T> {
-  const cp = await startControlPlane({ ...options, onProgress: (m) => say(`control plane: ${m}`) });
+  // BENCH_KEEP_RUN_DIR=1 keeps the audit log and every log, to look into a figure afterwards.
+  const keepRunDir = process.env['BENCH_KEEP_RUN_DIR'] === '1';
+  const cp = await startControlPlane({ ...options, keepRunDir, onProgress: (m) => say(`control plane: ${m}`) });
+  if (keepRunDir) say(`run directory kept: ${cp.runDir}`);
   let operator: OperatorProcess | undefined;
   try {
     await installOperatorPrerequisites(cp);
-    operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath);
+    operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath, { nodeFlags: operatorNodeFlags() });
     say(`operator running (pid ${operator.pid}, log ${operator.logFile})`);
     return await body({ cp, operator });
   } finally {

@@ -68,11 +68,11 @@ function warnIfBuildStale(): void {
   if (newest > statSync(built).mtimeMs) console.error('bench: src/ is newer than dist/; run `npm run build` for figures of the current code');
 }
 
-/** Starts the operator against the control plane at `kubeconfigPath`; resolves once its controllers run. */
-export async function startOperatorProcess(runDir: string, kubeconfigPath: string): Promise<OperatorProcess> {
+/** Starts the operator against the control plane at `kubeconfigPath` (`nodeFlags` go to node itself); resolves once its controllers run. */
+export async function startOperatorProcess(runDir: string, kubeconfigPath: string, options: { nodeFlags?: string[] } = {}): Promise<OperatorProcess> {
   warnIfBuildStale();
   const component: Component = startComponent(runDir, 'operator', process.execPath, [
-    join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, '--leader-elect=false',
+    ...(options.nodeFlags ?? []), join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, '--leader-elect=false',
     '--health-port', '127.0.0.1:0', '--metrics-port', '127.0.0.1:0', '--log-level', 'info',
   ]);
   const deadline = Date.now() + READY_TIMEOUT_MS;

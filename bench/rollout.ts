@@ -8,7 +8,7 @@
  *  - the operator's API writes per node-stage, from the API server's audit log.
  */
 import { auditLogEnd, CLIENT_NODE_USER_AGENT, countWrites } from './audit-writes.js';
-import { createSkyhooks, say, simulatedPackage, withBenchCluster } from './bench-cluster.js';
+import { createSkyhooks, operatorNodeFlags, say, simulatedPackage, withBenchCluster } from './bench-cluster.js';
 import { summarize } from './stats.js';
 import { recordStageJobs, waitForSkyhook, type StageJob } from '../test/e2e/skyhook-cluster.js';
 
@@ -16,8 +16,6 @@ import { recordStageJobs, waitForSkyhook, type StageJob } from '../test/e2e/skyh
 export interface RolloutOptions {
   nodes?: number;
   budget?: number;
-  /** Keep the run directory (audit log, component and operator logs) and print where it is. */
-  keepRunDir?: boolean;
 }
 const STAGES = 2; // apply, config: a first install without interrupts
 const PHASE_MS = 2500;
@@ -42,8 +40,8 @@ function nextNodeGaps(byNode: Map<string, StageJob[]>, budget: number): number[]
 }
 
 export async function rollout(options: RolloutOptions = {}): Promise<Record<string, unknown>> {
-  const { nodes: NODES = 100, budget: BUDGET = 10, keepRunDir = process.env['BENCH_KEEP_RUN_DIR'] === '1' } = options;
-  return withBenchCluster({ nodes: NODES, podDurationMs: PHASE_MS, auditLog: true, keepRunDir }, async ({ cp, operator }) => {
+  const { nodes: NODES = 100, budget: BUDGET = 10 } = options;
+  return withBenchCluster({ nodes: NODES, podDurationMs: PHASE_MS, auditLog: true }, async ({ cp, operator }) => {
     const auditLog = cp.auditLogPath!;
     const jobs = await recordStageJobs({ cp });
     const writesFrom = auditLogEnd(auditLog);
@@ -64,7 +62,7 @@ export async function rollout(options: RolloutOptions = {}): Promise<Record<stri
     await jobs.stop();
     const writes = countWrites(auditLog, writesFrom, CLIENT_NODE_USER_AGENT);
     // Where the time went, for finding the cause of a miss.
-    const operatorUse = { cpuSeconds: operator.cpuSeconds(), peakRssMb: operator.peakRssMb(), reconciles: await operator.reconcileStats() };
+    const operatorUse = { nodeFlags: operatorNodeFlags(), cpuSeconds: operator.cpuSeconds(), peakRssMb: operator.peakRssMb(), reconciles: await operator.reconcileStats() };
 
     const byNode = new Map<string, StageJob[]>();
     for (const job of [...jobs.jobs.values()].sort((a, b) => a.seenAt - b.seenAt)) byNode.set(job.node, [...(byNode.get(job.node) ?? []), job]);
@@ -78,7 +76,7 @@ export async function rollout(options: RolloutOptions = {}): Promise<Record<stri
     const perNodeStage = writes.total / nodeStages;
     const eventWrites = Object.entries(writes.byRequest).filter(([request]) => request.endsWith(' events')).reduce((sum, [, n]) => sum + n, 0);
     return {
-      nodes: NODES, budget: BUDGET, stages: STAGES, stageJobs: nodeStages, ...(keepRunDir ? { runDir: cp.runDir } : {}),
+      nodes: NODES, budget: BUDGET, stages: STAGES, stageJobs: nodeStages,
       wallTime: {
         wallMs, stageMs: STAGE_MS, idealMs, ratio: round(wallMs / idealMs),
         measuredStageMs: jobDuration.p50, idealMeasuredMs, ratioMeasured: round(wallMs / idealMeasuredMs),

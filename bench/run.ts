@@ -9,6 +9,7 @@ type Bench = () => Promise<Record<string, unknown>>;
 const benches: Record<string, () => Promise<Bench>> = {
   'control-plane-start': async () => (await import('./control-plane-start.js')).controlPlaneStart,
   'rollout-100': async () => (await import('./rollout.js')).rollout,
+  'memory-1000': async () => (await import('./memory.js')).memory,
 };
 
 const wanted = process.argv.slice(2);

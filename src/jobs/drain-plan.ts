@@ -51,3 +51,21 @@ export function planDrain(pods: V1Pod[], options: DrainOptions, exempt: (pod: V1
   }
   return plan;
 }
+
+/** The taint a cordon stands for; pods tolerating it are meant to stay on cordoned nodes. */
+const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' } as const;
+
+/**
+ * Upstream Skyhook's drain leaves alone pods in kube-system and pods that tolerate the
+ * unschedulable taint (as Kubernetes matches tolerations: same or empty key with Exists, same or
+ * empty effect). kubectl's drain, which plain NodeOps follow, does not.
+ */
+export function staysThroughSkyhookDrain(pod: V1Pod): boolean {
+  if (pod.metadata?.namespace === 'kube-system') return true;
+  return (pod.spec?.tolerations ?? []).some((t) => {
+    const keyMatches = t.key === UNSCHEDULABLE_TAINT.key || ((t.key ?? '') === '' && t.operator === 'Exists');
+    const effectMatches = (t.effect ?? '') === '' || t.effect === UNSCHEDULABLE_TAINT.effect;
+    const valueMatches = t.operator === 'Exists' || (t.value ?? '') === '';
+    return keyMatches && effectMatches && valueMatches;
+  });
+}

@@ -24,6 +24,11 @@ export interface DrainContext {
   maxBackoffMs?: number;
   /** Aborting ends the drain at the next step with `aborted`. */
   signal?: AbortSignal;
+  /**
+   * Called after each round of evictions with the pods whose eviction was refused (a
+   * PodDisruptionBudget, say) as `<ns>/<pod> (<why>)`; an empty list once none is.
+   */
+  onBlocked?: (blocked: string[]) => void;
 }
 
 export type DrainResult =
@@ -95,6 +100,7 @@ export async function evictPods(ctx: DrainContext, node: string, options: DrainO
       }
     }
 
+    ctx.onBlocked?.([...blocked].map(([ref, why]) => `${ref} (${why.replace(/[()]/g, '')})`));
     const now = clock.now();
     if (ctx.signal?.aborted || now >= deadline) {
       const remaining = plan.evict.map(podRef);

@@ -28,7 +28,7 @@ export interface ClusterHandle {
 export async function installOperatorPrerequisites(cp: ControlPlane): Promise<void> {
   const applied = await cp.kubectl(['apply', '--server-side', '-k', `${REPO_ROOT}config/crd/`]);
   if (applied.code !== 0) throw new Error(applied.stderr);
-  const established = await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/nodeops.skyhook.nvidia.com', 'crd/skyhooks.skyhook.nvidia.com']);
+  const established = await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/nodeops.skyhook.nvidia.com', 'crd/skyhooks.skyhook.nvidia.com', 'crd/deploymentpolicies.skyhook.nvidia.com']);
   if (established.code !== 0) throw new Error(established.stderr);
   await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
 }

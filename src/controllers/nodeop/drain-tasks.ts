@@ -11,6 +11,8 @@ interface Task {
   controller: AbortController;
   result?: DrainResult;
   error?: unknown;
+  /** What the running drain last said it waits for. */
+  progress?: string;
 }
 
 export class DrainTasks {
@@ -18,11 +20,12 @@ export class DrainTasks {
 
   /**
    * The result of the drain `id` if it has finished (forgotten afterwards); otherwise undefined,
-   * starting it with `run` when it is not running. `onFinished` runs when a started drain ends.
+   * starting it with `run` when it is not running. `onChange` runs when a started drain ends or
+   * reports new progress (through `report`; see `progress`).
    * A drain that failed with an error (not a verdict on the node) throws it here once, so the
    * reconcile retries with backoff and the next poll drains again.
    */
-  poll(id: string, run: (signal: AbortSignal) => Promise<DrainResult>, onFinished: () => void): DrainResult | undefined {
+  poll(id: string, run: (signal: AbortSignal, report: (progress: string | undefined) => void) => Promise<DrainResult>, onChange: () => void): DrainResult | undefined {
     const existing = this.tasks.get(id);
     if (existing?.result || existing?.error !== undefined) {
       this.tasks.delete(id);
@@ -32,19 +35,29 @@ export class DrainTasks {
     if (existing) return undefined;
     const task: Task = { controller: new AbortController() };
     this.tasks.set(id, task);
-    run(task.controller.signal).then(
+    const report = (progress: string | undefined): void => {
+      if (task.controller.signal.aborted || task.progress === progress) return;
+      task.progress = progress;
+      onChange();
+    };
+    run(task.controller.signal, report).then(
       (result) => {
         if (task.controller.signal.aborted) return;
         task.result = result;
-        onFinished();
+        onChange();
       },
       (e: unknown) => {
         if (task.controller.signal.aborted) return;
         task.error = e ?? new Error('drain failed');
-        onFinished();
+        onChange();
       },
     );
     return undefined;
+  }
+
+  /** What the running drain `id` last reported waiting for, if anything. */
+  progress(id: string): string | undefined {
+    return this.tasks.get(id)?.progress;
   }
 
   /** Stops the drains whose id starts with `prefix` (a deleted NodeOp), or all of them. */

@@ -17,6 +17,7 @@ import { KUBERNETES_NAMES, NODEOP_EVENT_REASONS as REASONS, NODEOP_NAMES } from 
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, cordonNode, uncordonNode } from '../../jobs/cordon.js';
 import { evictPods } from '../../jobs/drain.js';
+import { staysThroughSkyhookDrain } from '../../jobs/drain-plan.js';
 import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
 import { isNotFound, MERGE_PATCH } from '../../kube/client.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
@@ -107,12 +108,19 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
   if (spec.cordon && spec.drainOptions?.enabled) {
     const options = spec.drainOptions;
     const startedAtMs = status.startedAt ? Date.parse(status.startedAt) : now;
+    const drainId = `${op.key}|${node}`;
+    // A Skyhook stage's drain leaves what upstream's leaves: pods that tolerate the cordon and kube-system.
+    const exempt = (pod: V1Pod): boolean => isOperatorPod(ctx, pod) || (spec.skyhookStage !== undefined && staysThroughSkyhookDrain(pod));
     const result = ctx.drains.poll(
-      `${op.key}|${node}`,
-      (signal) => evictPods({ core: ctx.clients.core, logger: ctx.logger, clock: ctx.clock, signal, exempt: (pod) => isOperatorPod(ctx, pod) }, node, options, startedAtMs),
+      drainId,
+      (signal, report) => evictPods({
+        core: ctx.clients.core, logger: ctx.logger, clock: ctx.clock, signal, exempt,
+        // Reported in the node's message (`still there: <ns>/<pod> (<why>)`), which the Skyhook controller reads as drain blockers.
+        onBlocked: (blocked) => report(blocked.length > 0 ? `drain of node ${node} waiting; still there: ${blocked.join(', ')}` : undefined),
+      }, node, options, startedAtMs),
       () => ctx.enqueue(op.key),
     );
-    if (!result) return { status: updated(status, { message: `draining node ${node}` }, now) };
+    if (!result) return { status: updated(status, { message: ctx.drains.progress(drainId) ?? `draining node ${node}` }, now) };
     if (result.outcome !== 'drained') {
       notify(ctx, op, node, 'Warning', REASONS.drainFailed, result.message);
       // The operation never ran on this node, so a cordon of ours is lifted whatever uncordonOnFailure says.

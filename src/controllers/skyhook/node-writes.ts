@@ -7,6 +7,8 @@
 import type { CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { nodeAnnotations, nodeConditionTypes, nodeLabels } from '../../api/names.js';
 import { FIELD_MANAGER, mergePatchNode, STRATEGIC_MERGE_PATCH } from '../../kube/client.js';
+import { cordonClaim } from './cordon-claims.js';
+import { releaseCordonClaim } from './node-cordon-taint-writes.js';
 import type { NodeConditionValue } from './node-state.js';
 
 export interface NodeWrite {
@@ -31,17 +33,21 @@ export async function applyNodeWrite(core: CoreV1Api, cached: V1Node | undefined
   return written;
 }
 
-/** Everything the SCR keeps on the node, removed (what `kubectl skyhook reset` would leave). */
+/**
+ * Everything the SCR keeps on the node, removed (what `kubectl skyhook reset` would leave), and its
+ * cordon released.
+ */
 export async function clearSkyhookFromNode(core: CoreV1Api, node: V1Node, skyhook: string): Promise<V1Node | undefined> {
   const name = node.metadata?.name ?? '';
-  const annotationKeys = [nodeAnnotations.nodeState(skyhook), nodeAnnotations.status(skyhook), nodeAnnotations.version(skyhook)];
-  const annotations = Object.fromEntries(annotationKeys.filter((key) => node.metadata?.annotations?.[key] !== undefined).map((key) => [key, null]));
+  const annotations = Object.fromEntries(perSkyhookAnnotations(skyhook).filter((key) => node.metadata?.annotations?.[key] !== undefined).map((key) => [key, null]));
   const labelKey = nodeLabels.status(skyhook);
   const labels = node.metadata?.labels?.[labelKey] !== undefined ? { [labelKey]: null } : {};
   let written: V1Node | undefined;
   if (Object.keys(annotations).length > 0 || Object.keys(labels).length > 0) {
     written = await mergePatchNode(core, name, { metadata: { annotations, labels } });
   }
+  // The same rule as a completed node's release: uncordoned only if no other claim holds it.
+  if (Object.hasOwn(node.metadata?.annotations ?? {}, cordonClaim(skyhook))) written = await releaseCordonClaim(core, name, cordonClaim(skyhook)) ?? written;
   const types = new Set([nodeConditionTypes.notReady(skyhook), nodeConditionTypes.erroring(skyhook)]);
   const present = (node.status?.conditions ?? []).filter((c) => types.has(c.type));
   if (present.length > 0) {
@@ -54,9 +60,14 @@ export async function clearSkyhookFromNode(core: CoreV1Api, node: V1Node, skyhoo
 export function hasSkyhookTraces(node: V1Node, skyhook: string): boolean {
   const annotations = node.metadata?.annotations ?? {};
   const types = [nodeConditionTypes.notReady(skyhook), nodeConditionTypes.erroring(skyhook)];
-  return [nodeAnnotations.nodeState(skyhook), nodeAnnotations.status(skyhook), nodeAnnotations.version(skyhook)].some((key) => annotations[key] !== undefined)
+  return [...perSkyhookAnnotations(skyhook), cordonClaim(skyhook)].some((key) => annotations[key] !== undefined)
     || node.metadata?.labels?.[nodeLabels.status(skyhook)] !== undefined
     || (node.status?.conditions ?? []).some((c) => types.includes(c.type));
+}
+
+/** The annotations one SCR keeps on a node besides its cordon claim (released by its own rule). */
+function perSkyhookAnnotations(skyhook: string): string[] {
+  return [nodeAnnotations.nodeState, nodeAnnotations.status, nodeAnnotations.version, nodeAnnotations.waiting, nodeAnnotations.drainBlocked, nodeAnnotations.drainStart].map((key) => key(skyhook));
 }
 
 function sameCondition(node: V1Node | undefined, wanted: NodeConditionValue): boolean {

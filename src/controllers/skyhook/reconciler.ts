@@ -12,7 +12,8 @@ import type { ReconcileResult } from '../../kube/queue.js';
 import { clearSkyhookFromNode, hasSkyhookTraces } from './node-writes.js';
 import { stageOpSummaries } from './op-summary.js';
 import { configMapsOf, packageConfigMapData, staleConfigMaps } from './package-configmaps.js';
-import { nodeViewOf, planNextActions, type PlannerInput, type SetSkyhookStatus } from './planner.js';
+import { anyPodBarrier, podViewsByNode } from './node-pods.js';
+import { nodeViewOf, planNextActions, type NodeView, type PlannerInput, type SetSkyhookStatus } from './planner.js';
 import { applyActions, nodeOpRef, type SkyhookIo } from './skyhook-io.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 
@@ -58,7 +59,8 @@ export class SkyhookReconciler {
     await applyActions(io, skyhook, plan.actions);
     await this.deleteStaleConfigMaps(skyhook);
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
-    this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {});
+    const policy = skyhook.spec.deploymentPolicy ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy) : undefined;
+    this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy);
     return plan.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
   };
 
@@ -70,11 +72,21 @@ export class SkyhookReconciler {
     return {
       now: this.io.now(),
       skyhooks: skyhooks.map((scr) => ({ skyhook: scr, packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, scr.metadata.name ?? '')) })),
-      nodes: caches.nodes.list().map(nodeViewOf),
+      nodes: this.nodeViews(skyhooks),
       stageOps: stageOpSummaries(caches.nodeOps.list(namespace), skyhooks, namespace),
-      settings: { operatorVersion: settings.operatorVersion, defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds },
+      settings: { operatorVersion: settings.operatorVersion, defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds, runtimeRequiredTaint: settings.runtimeRequiredTaint },
+      deploymentPolicies: caches.deploymentPolicies.list(),
       only,
     };
+  }
+
+  /** Nodes with their pods when some SCR has a podNonInterruptLabels barrier (nobody else reads them). */
+  private nodeViews(skyhooks: Skyhook[]): NodeView[] {
+    const { caches } = this.io;
+    const views = caches.nodes.list().map(nodeViewOf);
+    if (!anyPodBarrier(skyhooks)) return views;
+    const pods = podViewsByNode(caches.pods.list());
+    return views.map((view) => ({ ...view, pods: pods.get(view.name) ?? [] }));
   }
 
   private async deleteStaleConfigMaps(skyhook: Skyhook): Promise<void> {

@@ -4,26 +4,12 @@
  * compartment without touching the planner. Admission keeps nodes already at work (batch
  * stickiness) before it starts fresh ones, so a budget is never exceeded by a node coming back.
  */
-import { DEFAULT_COMPARTMENT } from '../../api/names.js';
-import type { SkyhookSpec } from '../../api/skyhook.js';
-
-export interface CompartmentBudget {
-  name: string;
-  /** Nodes of the compartment, in the order they should be worked on. */
-  nodes: string[];
-  /** Nodes in progress at once. */
-  ceiling: number;
-}
 
 /**
- * Legacy interruptionBudget as upstream's `__default__` compartment: percent, else count, else 100%;
- * count → max(1, min(n, count)); percent → max(1, floor(n × percent / 100)); at least 1 node even
- * with 0 nodes or a budget of 0.
+ * Legacy interruptionBudget's ceiling over `matched` nodes (upstream's `__default__` compartment):
+ * percent, else count, else 100%; count → max(1, min(n, count)); percent → max(1, floor(n × percent
+ * / 100)); at least 1 node even with 0 nodes or a budget of 0.
  */
-export function rolloutBudgets(spec: SkyhookSpec, nodes: string[]): CompartmentBudget[] {
-  return [{ name: DEFAULT_COMPARTMENT, nodes, ceiling: budgetCeiling(spec.interruptionBudget, nodes.length) }];
-}
-
 export function budgetCeiling(budget: { percent?: number | null; count?: number | null } | undefined, matched: number): number {
   const percent = budget?.percent ?? (budget?.count === undefined || budget.count === null ? 100 : undefined);
   if (percent !== undefined) return Math.max(1, Math.floor((matched * percent) / 100));

@@ -2,9 +2,12 @@
  * The Skyhook controller's wiring: informers over SCRs, nodes, the stage NodeOps and package
  * ConfigMaps in the operator namespace (NodeOps and nodes are shared with the NodeOp controller's
  * caches), events mapped to SCR keys, and the factory the operator's registry starts.
- * Event-driven: a NodeOp's status change wakes its SCR, a node change wakes every SCR.
+ * Event-driven: a NodeOp's status change wakes its SCR, a node change wakes every SCR, a
+ * DeploymentPolicy change the SCRs naming it, and a pod change only the SCRs whose
+ * podNonInterruptLabels barrier it can move.
  */
-import type { V1ConfigMap, V1Node } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { API_GROUP, API_VERSION, CHILD_ANNOTATIONS, CHILD_LABELS, KINDS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import type { Skyhook } from '../../api/skyhook.js';
@@ -12,6 +15,7 @@ import { Controller } from '../../kube/controller.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
 import type { ControllerFactory, Stoppable } from '../registry.js';
+import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './node-pods.js';
 import { SkyhookReconciler } from './reconciler.js';
 import type { SkyhookCaches } from './skyhook-io.js';
 import { SkyhookMetrics } from './skyhook-metrics.js';
@@ -29,7 +33,8 @@ export interface SkyhookControllerOptions {
 function nodeChangeMatters(node: V1Node, old: V1Node): boolean {
   return JSON.stringify(node.metadata?.labels) !== JSON.stringify(old.metadata?.labels)
     || JSON.stringify(node.metadata?.annotations) !== JSON.stringify(old.metadata?.annotations)
-    || JSON.stringify(node.spec?.taints) !== JSON.stringify(old.spec?.taints);
+    || JSON.stringify(node.spec?.taints) !== JSON.stringify(old.spec?.taints)
+    || (node.spec?.unschedulable === true) !== (old.spec?.unschedulable === true);
 }
 
 export async function startSkyhookController(runtime: OperatorRuntime, options: SkyhookControllerOptions = {}): Promise<Stoppable> {
@@ -41,6 +46,8 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
     nodes: informers.informer<V1Node>('/api/v1/nodes'),
     nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural)),
     configMaps: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.name }),
+    pods: informers.informer<V1Pod>('/api/v1/pods', { fieldSelector: LIVE_BOUND_PODS_FIELD_SELECTOR }),
+    deploymentPolicies: informers.informer<DeploymentPolicy>(customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural)),
   };
   await Promise.all(Object.values(caches).map((informer) => informer.waitForSync(options.syncTimeoutMs ?? 120_000)));
 
@@ -65,6 +72,15 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
   controller.watch(caches.configMaps, (cm) => {
     const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
     return owner ? [owner] : [];
+  });
+  // A policy change moves only the SCRs that name it (a missing one blocks them until it appears).
+  controller.watch(caches.deploymentPolicies, (policy) =>
+    caches.skyhooks.list().filter((scr) => scr.spec.deploymentPolicy === policy.metadata.name).map((scr) => scr.metadata.name ?? ''));
+  const podWakes = (versions: V1Pod[]): void => skyhooksHeldByPod(versions, caches.skyhooks.list(), (name) => caches.nodes.get(name)).forEach((name) => queue.add(name));
+  caches.pods.on({
+    add: (pod) => podWakes([pod]),
+    update: (pod, old) => (pod !== old && podChangeMatters(pod, old) ? podWakes([pod, old]) : undefined),
+    delete: (pod) => podWakes([pod]),
   });
   caches.nodes.on({
     add: everySkyhook,

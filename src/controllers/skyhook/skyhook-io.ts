@@ -4,8 +4,9 @@
  * for long). Every write is noted in the WriteExpectations so the next plan waits for the caches to
  * see it. Writes of one node's state and status that follow each other are sent as one patch.
  */
-import type { KubernetesObject, V1ConfigMap, V1Node } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, nodeAnnotations, nodeLabels, STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import type { Skyhook } from '../../api/skyhook.js';
@@ -13,6 +14,7 @@ import { isAlreadyExists, isNotFound, mergePatchCustomObject, type KubeClients }
 import type { EventRecorder } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
 import { describeFailedStage, failedStageMessage, STAGE_FAILED_REASON } from './failed-stage-report.js';
+import { addTaint, cordonWithClaim, patchAnnotations, releaseCordonClaim, removeTaint } from './node-cordon-taint-writes.js';
 import { applyNodeWrite, type NodeWrite } from './node-writes.js';
 import { buildPackageConfigMap } from './package-configmaps.js';
 import type { PlannerAction, SetSkyhookStatus } from './planner-types.js';
@@ -25,6 +27,9 @@ export interface SkyhookCaches {
   nodes: Informer<V1Node>;
   nodeOps: Informer<NodeOp>;
   configMaps: Informer<V1ConfigMap>;
+  /** Every pod of the cluster, for the pods bound to each node (podNonInterruptLabels). */
+  pods: Informer<V1Pod>;
+  deploymentPolicies: Informer<DeploymentPolicy>;
 }
 
 export interface SkyhookIo {
@@ -121,6 +126,24 @@ async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<Plan
     }
     case 'setSkyhookStatus':
       return writeSkyhookStatus(io, skyhook, action);
+    case 'cordonNode': {
+      io.logger.info({ node: action.node, claim: action.claim, reason: action.reason }, 'cordoning node');
+      return notedNodeWrite(io, await cordonWithClaim(clients.core, action.node, action.claim));
+    }
+    case 'releaseNodeCordon': {
+      io.logger.info({ node: action.node, claim: action.claim, reason: action.reason }, 'releasing our cordon of the node');
+      return notedNodeWrite(io, await releaseCordonClaim(clients.core, action.node, action.claim));
+    }
+    case 'setNodeAnnotations':
+      return notedNodeWrite(io, await patchAnnotations(clients.core, action.node, action.annotations));
+    case 'addNodeTaint': {
+      io.logger.info({ node: action.node, taint: action.taint }, 'tainting node');
+      return notedNodeWrite(io, await addTaint(clients.core, action.node, action.taint, action.annotations));
+    }
+    case 'removeNodeTaint': {
+      io.logger.info({ node: action.node, taint: action.taint }, 'removing taint from node');
+      return notedNodeWrite(io, await removeTaint(clients.core, action.node, action.taint));
+    }
     case 'event': {
       const involved: KubernetesObject | undefined = action.involved.kind === 'Skyhook'
         ? io.caches.skyhooks.get(action.involved.name)
@@ -170,6 +193,10 @@ async function reportFailedStage(io: SkyhookIo, skyhook: Skyhook, opName: string
   if (!nodeOp) return;
   const failed = await describeFailedStage(io.clients.core, nodeOp, io.logger);
   io.events.record({ ...skyhook, apiVersion: GROUP_VERSION, kind: KINDS.skyhook.kind }, 'Warning', STAGE_FAILED_REASON, failedStageMessage(failed));
+}
+
+function notedNodeWrite(io: SkyhookIo, written: V1Node | undefined): void {
+  if (written) io.expectations.wrote('Node', written);
 }
 
 function withKind<T extends KubernetesObject>(object: T | undefined, apiVersion: string, kind: string): T | undefined {

@@ -5,7 +5,19 @@
  */
 import { Gauge, type Registry } from 'prom-client';
 import { SKYHOOK_STATUSES, type Skyhook, type SkyhookStatus } from '../../api/skyhook.js';
-import { rolloutBudgets } from './rollout.js';
+import type { DeploymentPolicy } from '../../api/deployment-policy.js';
+import { DEFAULT_COMPARTMENT } from '../../api/names.js';
+import { strategyParams } from './compartments.js';
+
+/** Upstream's policy_name label of an SCR rolled out by its interruptionBudget. */
+const LEGACY_POLICY = 'legacy';
+
+/** The compartment's strategy label: the policy's (`none` when it sets none), `fixed` for the legacy budget. */
+function strategyOf(policy: DeploymentPolicy | undefined, compartment: string): string {
+  if (policy === undefined) return 'fixed';
+  const strategy = compartment === DEFAULT_COMPARTMENT ? policy.spec.default.strategy : policy.spec.compartments?.find((c) => c.name === compartment)?.strategy;
+  return strategyParams(strategy)?.kind ?? 'none';
+}
 
 const ROLLOUT = ['skyhook_name', 'policy_name', 'compartment_name', 'strategy'] as const;
 type RolloutLabel = (typeof ROLLOUT)[number];
@@ -42,7 +54,8 @@ export class SkyhookMetrics {
     };
   }
 
-  report(skyhook: Skyhook, status: SkyhookStatus): void {
+  /** `policy`: the DeploymentPolicy the SCR names, when it exists (else the legacy budget's labels). */
+  report(skyhook: Skyhook, status: SkyhookStatus, policy?: DeploymentPolicy): void {
     const name = skyhook.metadata.name ?? '';
     this.remove(name);
     const tracked: { gauge: Gauge<string>; labels: Record<string, string> }[] = [];
@@ -68,17 +81,15 @@ export class SkyhookMetrics {
         add(this.packageRestarts, pkg, entry.restarts ?? 0);
       }
     }
-    // Legacy rollout (no DeploymentPolicy): the one __default__ compartment, fixed strategy.
-    for (const compartment of rolloutBudgets(skyhook.spec, nodes)) {
-      const labels = { skyhook_name: name, policy_name: 'legacy', compartment_name: compartment.name, strategy: 'fixed' };
-      const inProgress = compartment.nodes.filter((node) => nodeStatus[node] === 'in_progress').length;
-      const completed = compartment.nodes.filter((node) => nodeStatus[node] === 'complete').length;
-      const batch = status.compartmentStatuses?.[compartment.name]?.batchState;
-      set(this.rollout['matched']!, labels, compartment.nodes.length);
-      set(this.rollout['ceiling']!, labels, compartment.ceiling);
-      set(this.rollout['inProgress']!, labels, inProgress);
-      set(this.rollout['completed']!, labels, completed);
-      set(this.rollout['percent']!, labels, compartment.nodes.length === 0 ? 0 : Math.floor((completed * 100) / compartment.nodes.length));
+    // One series set per compartment, from the status the planner wrote (legacy: `__default__`, policy "legacy", fixed).
+    for (const [compartment, counts] of Object.entries(status.compartmentStatuses ?? {})) {
+      const labels = { skyhook_name: name, policy_name: policy?.metadata.name ?? LEGACY_POLICY, compartment_name: compartment, strategy: strategyOf(policy, compartment) };
+      const batch = counts.batchState;
+      set(this.rollout['matched']!, labels, counts.matched);
+      set(this.rollout['ceiling']!, labels, counts.ceiling);
+      set(this.rollout['inProgress']!, labels, counts.inProgress);
+      set(this.rollout['completed']!, labels, counts.completed);
+      set(this.rollout['percent']!, labels, counts.progressPercent);
       set(this.rollout['batch']!, labels, batch?.currentBatch ?? 1);
       set(this.rollout['failures']!, labels, batch?.consecutiveFailures ?? 0);
       set(this.rollout['shouldStop']!, labels, batch?.shouldStop ? 1 : 0);

@@ -168,11 +168,14 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     priority[work.node.name] ??= new Date(now).toISOString();
   }
   for (const node of Object.keys(priority)) if (!targetedNames.has(node) || nodeStatus[node] === 'complete') delete priority[node];
-  // The cordon is held until the node is complete for this SCR (or no longer targeted).
+  // The cordon is held until the node is complete for this SCR (or no longer targeted). Released
+  // before the nodes admitted in this pass are cordoned, so a watcher never sees more cordoned
+  // nodes than the budget allows.
+  const releases: PlannerAction[] = [];
   for (const node of nodes) {
     if (!Object.hasOwn(node.annotations, claim)) continue;
     if (targetedNames.has(node.name) && nodeStatus[node.name] !== 'complete') continue;
-    nodeMetadata.push({ kind: 'releaseNodeCordon', node: node.name, claim, reason: targetedNames.has(node.name) ? `Skyhook ${name} complete on the node` : `node no longer targeted by Skyhook ${name}` });
+    releases.push({ kind: 'releaseNodeCordon', node: node.name, claim, reason: targetedNames.has(node.name) ? `Skyhook ${name} complete on the node` : `node no longer targeted by Skyhook ${name}` });
   }
   const holdReports: NodeHoldReport[] = works.filter((work) => !work.record.malformed).map((work) => {
     const report: NodeHoldReport = { node: work.node, drainBlockers: drainBlockers.get(work.node.name) ?? [] };
@@ -229,7 +232,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
   });
   events.push(...statusUpdate.events);
   const marks: PlannerAction[] = works.flatMap((work) => work.recorded.map((op) => ({ kind: 'markStageOpRecorded' as const, name: op.name, phase: op.phase })));
-  const actions: PlannerAction[] = [...upserts, ...nodeWrites, ...statusWrites, ...nodeMetadata, ...deletes, ...suspends, ...creates, ...marks];
+  const actions: PlannerAction[] = [...upserts, ...nodeWrites, ...statusWrites, ...releases, ...nodeMetadata, ...deletes, ...suspends, ...creates, ...marks];
   if (statusUpdate.status) actions.push({ kind: 'setSkyhookStatus', skyhook: name, status: statusUpdate.status });
   actions.push(...events);
   return requeueAfterMs === undefined ? { actions, nodeStatus } : { actions, nodeStatus, requeueAfterMs };

@@ -96,6 +96,10 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
     hostMountPath: ROOT_MOUNT,
     tolerations: [{ key, operator: 'Equal', value, effect }, ...(skyhook.spec.additionalTolerations ?? [])],
     backoffLimit: settings.jobBackoffLimit,
+    // Stages of an interrupting package run on a node the planner cordoned under its own claim; the
+    // NodeOp then finds it cordoned by someone else and leaves the uncordon to the planner.
+    ...(op.cordon ? { cordon: true } : {}),
+    ...(op.drain ? { drainOptions: op.drain } : {}),
     ...(op.stageTimeoutSeconds ? { stageTimeout: `${op.stageTimeoutSeconds}s` } : {}),
     ...(settings.imagePullSecret ? { imagePullSecrets: [{ name: settings.imagePullSecret }] } : {}),
     skyhookStage: {

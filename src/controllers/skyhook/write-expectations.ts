@@ -41,9 +41,12 @@ export class WriteExpectations {
     const behind: string[] = [];
     for (const [id, { kind, name, expect, at }] of this.pending) {
       const cached = lookup(kind, name);
-      const met = this.now() - at > EXPECTATION_TTL_MS || expect.kind === 'gone'
+      // Expired counts as met whatever the cache shows: an expectation that outlives its TTL must
+      // not hold every later reconcile of the process back.
+      const expired = this.now() - at > EXPECTATION_TTL_MS;
+      const met = expired || (expect.kind === 'gone'
         ? cached === undefined || cached.metadata?.deletionTimestamp !== undefined
-        : cached !== undefined && isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion);
+        : cached !== undefined && isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion));
       if (met) this.pending.delete(id);
       else behind.push(id);
     }

@@ -1,0 +1,58 @@
+/**
+ * When nodes were cordoned and uncordoned over a whole test, as a watch on nodes sees it: for
+ * "never more than N cordoned at once" and for ordering a node's cordon against its Jobs and its
+ * interrupt.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import { Informer } from '../../src/kube/informer.js';
+import { apiListWatch } from '../../src/kube/list-watch.js';
+import { silentLogger } from '../../src/kube/logger.js';
+import type { ClusterHandle } from './skyhook-cluster.js';
+
+export interface CordonSpan {
+  node: string;
+  /** Date.now() when the watch first saw the node unschedulable, and schedulable again. */
+  from: number;
+  to?: number;
+}
+
+export interface NodeTimeline {
+  spans: CordonSpan[];
+  /** Most of `nodes` seen cordoned at the same time. */
+  maxCordoned(): number;
+  spansOf(node: string): CordonSpan[];
+  stop(): Promise<void>;
+}
+
+/** Records cordons of `nodes` (those cordoned when it starts count from then). */
+export async function recordNodeTimeline(h: ClusterHandle, nodes: string[]): Promise<NodeTimeline> {
+  const watched = new Set(nodes);
+  const informer = new Informer<V1Node>(apiListWatch(h.cp.kubeConfig, '/api/v1/nodes'), { resource: 'node-timeline', logger: silentLogger() });
+  const spans: CordonSpan[] = [];
+  const open = new Map<string, CordonSpan>();
+  let max = 0;
+  const seen = (node: V1Node): void => {
+    const name = node.metadata?.name ?? '';
+    if (!watched.has(name)) return;
+    const cordoned = node.spec?.unschedulable === true;
+    const span = open.get(name);
+    if (cordoned && !span) {
+      const started: CordonSpan = { node: name, from: Date.now() };
+      spans.push(started);
+      open.set(name, started);
+    } else if (!cordoned && span) {
+      span.to = Date.now();
+      open.delete(name);
+    }
+    max = Math.max(max, open.size);
+  };
+  informer.on({ add: seen, update: seen });
+  informer.start();
+  await informer.waitForSync(30_000);
+  return {
+    spans,
+    maxCordoned: () => max,
+    spansOf: (node) => spans.filter((span) => span.node === node),
+    stop: () => informer.stop(),
+  };
+}

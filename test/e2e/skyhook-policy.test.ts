@@ -1,0 +1,151 @@
+/**
+ * DeploymentPolicy rollouts through the real operator, after upstream's deployment-policy suite:
+ * the batch sizes of linear, fixed and exponential strategies as the stage Jobs show them (a batch
+ * starts only once the previous one is done), compartments by selector with their
+ * compartmentStatuses and rollout metrics, batch state kept or reset on completion, a failing batch
+ * stopping the rollout at failureThreshold, and an SCR naming a missing policy blocked until the
+ * policy appears.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { DeploymentPolicySpec } from '../../src/api/deployment-policy.js';
+import { API_GROUP, API_VERSION, DEFAULT_COMPARTMENT, KINDS, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
+import type { Package, Skyhook } from '../../src/api/skyhook.js';
+import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
+import { createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, type JobRecorder, type SkyhookHarness } from './skyhook-harness.js';
+
+const GROUP = 'skyhook.nvidia.com/test-group';
+const TIER = 'tier';
+const groupNodes = (group: string, count: number, labels: (i: number) => Record<string, string> = () => ({})) =>
+  Array.from({ length: count }, (_, i) => ({ name: `${group}-${i}`, labels: { [GROUP]: group, ...labels(i) } }));
+const PACKAGE: Package = { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' };
+
+let h: SkyhookHarness;
+
+beforeAll(async () => {
+  h = await startSkyhookHarness([
+    ...groupNodes('linear', 6),
+    ...groupNodes('multi', 7, (i): Record<string, string> => (i < 2 ? { [TIER]: 'critical' } : {})),
+    ...groupNodes('stop', 3),
+    ...groupNodes('missing', 1),
+  // A failing stage fails its node at once, so the failed batch is judged without waiting for retries.
+  ], { skyhook: { settings: { jobBackoffLimit: 0 } } });
+}, 120_000);
+
+afterAll(async () => {
+  await h?.stop();
+}, 60_000);
+
+async function createPolicy(name: string, spec: DeploymentPolicySpec): Promise<void> {
+  const body = { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.deploymentPolicy.kind, metadata: { name }, spec };
+  await h.custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.deploymentPolicy.plural, body });
+}
+
+async function scr(name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> {
+  await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP]: group } }, packages: { pkg: PACKAGE }, ...spec } });
+}
+
+/**
+ * The batches of `nodes` in the order they ran: a node whose first Job appeared before every node
+ * of the current batch had finished belongs to that batch (a strategy starts the next batch only
+ * when no node of the compartment is in progress).
+ */
+function batches(jobs: JobRecorder, skyhook: string, nodes: string[]): string[][] {
+  const spans = nodes.map((node) => {
+    const own = [...jobs.jobs.values()].filter((job) => job.skyhook === skyhook && job.node === node);
+    return { node, start: Math.min(...own.map((j) => j.seenAt)), end: Math.max(...own.map((j) => j.doneAt ?? Infinity)) };
+  }).filter((span) => Number.isFinite(span.start)).sort((a, b) => a.start - b.start);
+  const result: string[][] = [];
+  let batchEnd = -Infinity;
+  for (const span of spans) {
+    const current = result.at(-1);
+    if (current === undefined || span.start > batchEnd) {
+      result.push([span.node]);
+      batchEnd = span.end;
+    } else {
+      current.push(span.node);
+      batchEnd = Math.max(batchEnd, span.end);
+    }
+  }
+  return result;
+}
+
+const sizes = (found: string[][]): number[] => found.map((batch) => batch.length);
+
+async function metricsText(): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${h.manager()!.metricsPort}/metrics`);
+  return response.text();
+}
+
+describe('linear strategy', () => {
+  it('runs batches of 1, 2, 3 nodes; keeps the batch state when the SCR says not to reset it', async () => {
+    const jobs = await recordStageJobs(h);
+    await createPolicy('linear', { default: { budget: { count: 4 }, strategy: { linear: { initialBatch: 1, delta: 1 } } } });
+    await scr('linear', 'linear', { deploymentPolicy: 'linear', deploymentPolicyOptions: { resetBatchStateOnCompletion: false } });
+    const done = await waitForSkyhook(h, 'linear', (s) => s.status?.status === 'complete', 150_000);
+    await jobs.stop();
+
+    expect(sizes(batches(jobs, 'linear', groupNodes('linear', 6).map((n) => n.name)))).toEqual([1, 2, 3]);
+    const compartment = done.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT];
+    expect(compartment).toMatchObject({ matched: 6, ceiling: 4, inProgress: 0, completed: 6, progressPercent: 100 });
+    expect(compartment?.batchState?.currentBatch).toBeGreaterThan(1);
+    const metrics = await metricsText();
+    expect(metrics).toContain(`skyhook_rollout_completed{skyhook_name="linear",policy_name="linear",compartment_name="${DEFAULT_COMPARTMENT}",strategy="linear"} 6`);
+    expect(metrics).toContain(`skyhook_rollout_matched_nodes{skyhook_name="linear",policy_name="linear",compartment_name="${DEFAULT_COMPARTMENT}",strategy="linear"} 6`);
+  }, 180_000);
+});
+
+describe('compartments with fixed and exponential strategies', () => {
+  it('rolls the critical compartment 1 node at a time and the rest in batches of 1, 2, 2; resets batch state on completion', async () => {
+    const jobs = await recordStageJobs(h);
+    await createPolicy('tiers', {
+      default: { budget: { percent: 40 }, strategy: { exponential: { initialBatch: 1, growthFactor: 2 } } },
+      compartments: [{ name: 'critical', selector: { matchLabels: { [TIER]: 'critical' } }, budget: { count: 1 }, strategy: { fixed: { initialBatch: 1 } } }],
+    });
+    await scr('tiers', 'multi', { deploymentPolicy: 'tiers' });
+    const done = await waitForSkyhook(h, 'tiers', (s) => s.status?.status === 'complete', 150_000);
+    await jobs.stop();
+
+    const nodes = groupNodes('multi', 7).map((n) => n.name);
+    expect(batches(jobs, 'tiers', nodes.slice(0, 2))).toEqual([['multi-0'], ['multi-1']]);
+    expect(sizes(batches(jobs, 'tiers', nodes.slice(2)))).toEqual([1, 2, 2]);
+    const statuses = done.status?.compartmentStatuses ?? {};
+    expect(statuses['critical']).toMatchObject({ matched: 2, ceiling: 1, completed: 2, progressPercent: 100 });
+    expect(statuses[DEFAULT_COMPARTMENT]).toMatchObject({ matched: 5, ceiling: 2, completed: 5, progressPercent: 100 });
+    // The policy resets batch state when the rollout completes (its default).
+    expect(statuses['critical']?.batchState?.currentBatch).toBe(1);
+    expect(statuses[DEFAULT_COMPARTMENT]?.batchState?.currentBatch).toBe(1);
+    const metrics = await metricsText();
+    expect(metrics).toContain('skyhook_rollout_ceiling{skyhook_name="tiers",policy_name="tiers",compartment_name="critical",strategy="fixed"} 1');
+    expect(metrics).toContain(`skyhook_rollout_ceiling{skyhook_name="tiers",policy_name="tiers",compartment_name="${DEFAULT_COMPARTMENT}",strategy="exponential"} 2`);
+  }, 180_000);
+});
+
+describe('failureThreshold', () => {
+  it('stops the rollout after a failed batch: the other nodes never start', async () => {
+    const jobs = await recordStageJobs(h);
+    await createPolicy('careful', { default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1, failureThreshold: 1 } } } });
+    const env = [{ name: SIM_ENV.exitCode, value: '2' }, { name: SIM_ENV.failNode, value: 'stop-0' }];
+    await scr('careful', 'stop', { deploymentPolicy: 'careful', packages: { pkg: { ...PACKAGE, env } } });
+    const stopped = await waitForSkyhook(h, 'careful', (s) => s.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]?.batchState?.shouldStop === true, 120_000);
+    await jobs.stop();
+
+    expect(stopped.status?.nodeStatus?.['stop-0']).toBe('erroring');
+    expect(stopped.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]?.batchState).toMatchObject({ consecutiveFailures: 1, shouldStop: true });
+    expect(Object.keys(jobs.stagesByNode('careful'))).toEqual(['stop-0']);
+    const metrics = await metricsText();
+    expect(metrics).toContain(`skyhook_rollout_should_stop{skyhook_name="careful",policy_name="careful",compartment_name="${DEFAULT_COMPARTMENT}",strategy="fixed"} 1`);
+  }, 150_000);
+});
+
+describe('a missing DeploymentPolicy', () => {
+  it('blocks the SCR with a condition until the policy is created, then completes', async () => {
+    await scr('orphan', 'missing', { deploymentPolicy: 'later' });
+    const blocked = await waitForSkyhook(h, 'orphan', (s) => s.status?.status === 'blocked' && s.status.conditions?.some((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound && c.status === 'True') === true);
+    expect(blocked.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.message).toContain('later');
+    expect(blocked.status?.nodeStatus?.['missing-0']).toBe('blocked');
+
+    await createPolicy('later', { default: { budget: { count: 1 }, strategy: { fixed: {} } } });
+    const done = await waitForSkyhook(h, 'orphan', (s) => s.status?.status === 'complete');
+    expect(done.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.status ?? 'False').toBe('False');
+  }, 150_000);
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { WriteExpectations } from '../../../src/controllers/skyhook/write-expectations.js';
+
+const node = (resourceVersion: string, deleted = false): KubernetesObject =>
+  ({ metadata: { name: 'n1', resourceVersion, ...(deleted ? { deletionTimestamp: new Date() } : {}) } });
+
+describe('WriteExpectations', () => {
+  it('waits until the cache shows the written resourceVersion or a later one', () => {
+    const expectations = new WriteExpectations(() => 0);
+    expectations.wrote('Node', node('10'));
+    expect(expectations.unmet(() => node('9'))).toEqual(['Node/n1']);
+    expect(expectations.unmet(() => node('11'))).toEqual([]);
+    expect(expectations.awaits('Node', 'n1')).toBe(false);
+  });
+
+  it('waits for a deleted object to leave the cache or be marked deleted', () => {
+    const expectations = new WriteExpectations(() => 0);
+    expectations.deleted('NodeOp', 'n1');
+    expect(expectations.unmet(() => node('5'))).toEqual(['NodeOp/n1']);
+    expect(expectations.unmet(() => node('5', true))).toEqual([]);
+  });
+
+  // A write the cache never shows (e.g. overtaken by a relist) must not hold the SCR back forever.
+  it.each([
+    ['a write', (e: WriteExpectations) => e.wrote('Node', node('10'))],
+    ['a deletion', (e: WriteExpectations) => e.deleted('Node', 'n1')],
+  ])('drops %s not seen within the TTL', (_, record) => {
+    let now = 0;
+    const expectations = new WriteExpectations(() => now);
+    record(expectations);
+    expect(expectations.unmet(() => node('9'))).toEqual(['Node/n1']);
+    now = 30_001;
+    expect(expectations.unmet(() => node('9'))).toEqual([]);
+  });
+});
