@@ -2,7 +2,7 @@
  * The Skyhook e2e helpers that need no operator code, so the benchmarks (plain Node type stripping,
  * which cannot load the controllers' parameter properties) share them with the tests: the CRDs and
  * the operator namespace on a control plane, waits on SCR status with watches, and recorders of
- * stage Jobs and of nodes in progress for a whole run.
+ * stage Jobs and of nodes in progress for a whole run, and the rollout batches recorded Jobs show.
  */
 import { CoreV1Api, type V1Job, type V1Node } from '@kubernetes/client-node';
 import { fileURLToPath } from 'node:url';
@@ -146,3 +146,30 @@ export async function watchNodesInProgress(h: ClusterHandle, skyhook: string): P
   await informer.waitForSync(30_000);
   return { max: () => max, stop: () => informer.stop() };
 }
+
+/**
+ * The batches of `nodes` in the order they ran: a node whose first Job appeared before every node
+ * of the current batch had finished belongs to that batch (a strategy starts the next batch only
+ * when no node of the compartment is in progress).
+ */
+export function batches(jobs: JobRecorder, skyhook: string, nodes: string[]): string[][] {
+  const spans = nodes.map((node) => {
+    const own = [...jobs.jobs.values()].filter((job) => job.skyhook === skyhook && job.node === node);
+    return { node, start: Math.min(...own.map((j) => j.seenAt)), end: Math.max(...own.map((j) => j.doneAt ?? Infinity)) };
+  }).filter((span) => Number.isFinite(span.start)).sort((a, b) => a.start - b.start);
+  const result: string[][] = [];
+  let batchEnd = -Infinity;
+  for (const span of spans) {
+    const current = result.at(-1);
+    if (current === undefined || span.start > batchEnd) {
+      result.push([span.node]);
+      batchEnd = span.end;
+    } else {
+      current.push(span.node);
+      batchEnd = Math.max(batchEnd, span.end);
+    }
+  }
+  return result;
+}
+
+export const batchSizes = (found: string[][]): number[] => found.map((batch) => batch.length);

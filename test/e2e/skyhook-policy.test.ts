@@ -11,7 +11,7 @@ import type { DeploymentPolicySpec } from '../../src/api/deployment-policy.js';
 import { API_GROUP, API_VERSION, DEFAULT_COMPARTMENT, KINDS, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
-import { createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, type JobRecorder, type SkyhookHarness } from './skyhook-harness.js';
+import { batches, batchSizes, createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
 const GROUP = 'skyhook.nvidia.com/test-group';
 const TIER = 'tier';
@@ -44,32 +44,6 @@ async function scr(name: string, group: string, spec: Partial<Skyhook['spec']>):
   await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP]: group } }, packages: { pkg: PACKAGE }, ...spec } });
 }
 
-/**
- * The batches of `nodes` in the order they ran: a node whose first Job appeared before every node
- * of the current batch had finished belongs to that batch (a strategy starts the next batch only
- * when no node of the compartment is in progress).
- */
-function batches(jobs: JobRecorder, skyhook: string, nodes: string[]): string[][] {
-  const spans = nodes.map((node) => {
-    const own = [...jobs.jobs.values()].filter((job) => job.skyhook === skyhook && job.node === node);
-    return { node, start: Math.min(...own.map((j) => j.seenAt)), end: Math.max(...own.map((j) => j.doneAt ?? Infinity)) };
-  }).filter((span) => Number.isFinite(span.start)).sort((a, b) => a.start - b.start);
-  const result: string[][] = [];
-  let batchEnd = -Infinity;
-  for (const span of spans) {
-    const current = result.at(-1);
-    if (current === undefined || span.start > batchEnd) {
-      result.push([span.node]);
-      batchEnd = span.end;
-    } else {
-      current.push(span.node);
-      batchEnd = Math.max(batchEnd, span.end);
-    }
-  }
-  return result;
-}
-
-const sizes = (found: string[][]): number[] => found.map((batch) => batch.length);
 
 async function metricsText(): Promise<string> {
   const response = await fetch(`http://127.0.0.1:${h.manager()!.metricsPort}/metrics`);
@@ -84,7 +58,7 @@ describe('linear strategy', () => {
     const done = await waitForSkyhook(h, 'linear', (s) => s.status?.status === 'complete', 150_000);
     await jobs.stop();
 
-    expect(sizes(batches(jobs, 'linear', groupNodes('linear', 6).map((n) => n.name)))).toEqual([1, 2, 3]);
+    expect(batchSizes(batches(jobs, 'linear', groupNodes('linear', 6).map((n) => n.name)))).toEqual([1, 2, 3]);
     const compartment = done.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT];
     expect(compartment).toMatchObject({ matched: 6, ceiling: 4, inProgress: 0, completed: 6, progressPercent: 100 });
     expect(compartment?.batchState?.currentBatch).toBeGreaterThan(1);
@@ -107,7 +81,7 @@ describe('compartments with fixed and exponential strategies', () => {
 
     const nodes = groupNodes('multi', 7).map((n) => n.name);
     expect(batches(jobs, 'tiers', nodes.slice(0, 2))).toEqual([['multi-0'], ['multi-1']]);
-    expect(sizes(batches(jobs, 'tiers', nodes.slice(2)))).toEqual([1, 2, 2]);
+    expect(batchSizes(batches(jobs, 'tiers', nodes.slice(2)))).toEqual([1, 2, 2]);
     const statuses = done.status?.compartmentStatuses ?? {};
     expect(statuses['critical']).toMatchObject({ matched: 2, ceiling: 1, completed: 2, progressPercent: 100 });
     expect(statuses[DEFAULT_COMPARTMENT]).toMatchObject({ matched: 5, ceiling: 2, completed: 5, progressPercent: 100 });
