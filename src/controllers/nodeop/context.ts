@@ -79,8 +79,15 @@ export async function findJob(ctx: NodeOpContext, namespace: string, name: strin
   }
 }
 
-/** Records an event on the NodeOp and, when it still exists, on the node it is about. */
-export function notify(ctx: NodeOpContext, op: NodeOpView, node: string, type: EventType, reason: string, message: string): void {
+/**
+ * Records an event on the NodeOp and, when it still exists, on the node it is about. A Skyhook
+ * stage's routine progress (`routine`: Job created, node completed) is not recorded here at all:
+ * the Skyhook controller records each stage once already (Apply on the SCR when it creates the op,
+ * State on the node when it records the outcome), and every Event is an API write. Cordon, drain,
+ * reboot and failure events are always recorded on both.
+ */
+export function notify(ctx: NodeOpContext, op: NodeOpView, node: string, type: EventType, reason: string, message: string, routine = false): void {
+  if (routine && op.nodeOp.spec.skyhookStage !== undefined) return;
   ctx.events.record(op.nodeOp, type, reason, `node ${node}: ${message}`);
   const nodeObject = ctx.caches.nodes.get(node);
   if (nodeObject) ctx.events.record({ ...nodeObject, apiVersion: 'v1', kind: 'Node' }, type, reason, `NodeOp ${op.key}: ${message}`);

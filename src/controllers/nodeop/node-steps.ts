@@ -132,7 +132,7 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
 
   const job = buildNodeJob({ nodeOp: op.nodeOp, node, jobName, settings: ctx.settings, writesSentinel: op.plan !== undefined, suspend: op.suspended });
   if (await createIfAbsent(() => ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job }))) {
-    notify(ctx, op, node, 'Normal', REASONS.jobCreated, `created Job ${jobName}${op.suspended ? ' (suspended)' : ''}`);
+    notify(ctx, op, node, 'Normal', REASONS.jobCreated, `created Job ${jobName}${op.suspended ? ' (suspended)' : ''}`, true);
   }
   return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };
 }
@@ -160,7 +160,7 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
   switch (progress.state) {
     case 'running': {
       const recheckAt = stuckDeadline(pods, ctx.settings.stuckPodTimeoutMs);
-      return { status: updated(status, { message: progress.message, restarts: progress.restarts }, now), ...(recheckAt ? { recheckAt } : {}) };
+      return { status: runningStatus(status, progress.message, progress.restarts, now), ...(recheckAt ? { recheckAt } : {}) };
     }
     case 'succeeded': {
       await shortenRetention(ctx, op, job);
@@ -169,7 +169,7 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
         const waiting = op.plan.rebootsNode ? 'waiting for the node to reboot' : 'waiting for the interrupt';
         return { status: updated(status, { phase: 'Completed', rebootStatus: 'pending', restarts: progress.restarts, message: `${progress.message}; ${waiting}` }, now) };
       }
-      notify(ctx, op, node, 'Normal', REASONS.nodeCompleted, progress.message);
+      notify(ctx, op, node, 'Normal', REASONS.nodeCompleted, progress.message, true);
       const done = updated(status, { phase: 'Completed', rebootStatus: 'not-requested', restarts: progress.restarts, message: progress.message }, now);
       await finish(ctx, op, node, done);
       return { status: done };
@@ -181,6 +181,20 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
     case 'failed':
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
   }
+}
+
+/** "Job X created" and "Job X is running (pod … Pending/Running)": progress nobody acts on. */
+const isRoutineProgress = (message: string | undefined): boolean => /^Job \S+ (created|is running)\b/.test(message ?? '');
+
+/**
+ * A running node's entry, written only when it says something new: restarts (the Skyhook controller
+ * turns them into the erroring state), a pod waiting on a stuck reason, a suspension, or the end of
+ * one of those. Routine pod progress would be a status write per pod phase that nothing reads, so
+ * the entry keeps "Job … created" until the Job finishes.
+ */
+function runningStatus(status: NodeOpNodeStatus, message: string, restarts: number, now: number): NodeOpNodeStatus {
+  const routine = restarts === (status.restarts ?? 0) && isRoutineProgress(message) && isRoutineProgress(status.message);
+  return routine ? status : updated(status, { message, restarts }, now);
 }
 
 /** The Job's `spec.suspend` follows the NodeOp's hold while it is unfinished (the Job controller stops or restarts its pod). */

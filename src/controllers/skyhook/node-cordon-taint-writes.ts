@@ -76,7 +76,3 @@ export function removeTaint(core: CoreV1Api, name: string, taint: TaintView): Pr
   });
 }
 
-/** Sets (string) or removes (null) annotations; no read needed, a merge patch touches only these keys. */
-export async function patchAnnotations(core: CoreV1Api, name: string, annotations: Record<string, string | null>): Promise<V1Node> {
-  return mergePatchNode(core, name, { metadata: { annotations } });
-}

@@ -2,7 +2,8 @@
  * Applies the planner's actions to the cluster, in the planner's order; the first failure throws
  * (the reconcile is retried with backoff and replans from the caches, so nothing is half-applied
  * for long). Every write is noted in the WriteExpectations so the next plan waits for the caches to
- * see it. Writes of one node's state and status that follow each other are sent as one patch.
+ * see it. Writes of one node's state, status and plain annotations that follow each other are sent
+ * as one patch.
  */
 import type { KubernetesObject, V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -14,7 +15,7 @@ import { isAlreadyExists, isNotFound, mergePatchCustomObject, type KubeClients }
 import type { EventRecorder } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
 import { describeFailedStage, failedStageMessage, STAGE_FAILED_REASON } from './failed-stage-report.js';
-import { addTaint, cordonWithClaim, patchAnnotations, releaseCordonClaim, removeTaint } from './node-cordon-taint-writes.js';
+import { addTaint, cordonWithClaim, releaseCordonClaim, removeTaint } from './node-cordon-taint-writes.js';
 import { applyNodeWrite, type NodeWrite } from './node-writes.js';
 import { buildPackageConfigMap } from './package-configmaps.js';
 import type { PlannerAction, SetSkyhookStatus } from './planner-types.js';
@@ -55,9 +56,11 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
     nodeWrites.clear();
   };
   for (const action of actions) {
-    if (action.kind === 'writeNodeState' || action.kind === 'setNodeStatus') {
+    if (action.kind === 'writeNodeState' || action.kind === 'setNodeStatus' || action.kind === 'setNodeAnnotations') {
       const write = nodeWrites.get(action.node) ?? { node: action.node, annotations: {}, labels: {} };
       if (action.kind === 'writeNodeState') write.annotations[nodeAnnotations.nodeState(action.skyhook)] = action.annotation;
+      // Plain annotations (a hold's reason, a lifted runtime-required mark) ride along in the same patch.
+      else if (action.kind === 'setNodeAnnotations') Object.assign(write.annotations, action.annotations);
       else {
         write.annotations[nodeAnnotations.status(action.skyhook)] = action.status;
         write.annotations[nodeAnnotations.version(action.skyhook)] = action.operatorVersion;
@@ -73,7 +76,7 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
   await flushNodeWrites();
 }
 
-async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<PlannerAction, { kind: 'writeNodeState' | 'setNodeStatus' }>): Promise<void> {
+async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<PlannerAction, { kind: 'writeNodeState' | 'setNodeStatus' | 'setNodeAnnotations' }>): Promise<void> {
   const { clients, settings, expectations } = io;
   const namespace = settings.namespace;
   switch (action.kind) {
@@ -134,8 +137,6 @@ async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<Plan
       io.logger.info({ node: action.node, claim: action.claim, reason: action.reason }, 'releasing our cordon of the node');
       return notedNodeWrite(io, await releaseCordonClaim(clients.core, action.node, action.claim));
     }
-    case 'setNodeAnnotations':
-      return notedNodeWrite(io, await patchAnnotations(clients.core, action.node, action.annotations));
     case 'addNodeTaint': {
       io.logger.info({ node: action.node, taint: action.taint }, 'tainting node');
       return notedNodeWrite(io, await addTaint(clients.core, action.node, action.taint, action.annotations));
