@@ -11,7 +11,7 @@ import { API_GROUP, API_VERSION, KINDS, nodeAnnotations, SKYHOOK_ANNOTATIONS, SK
 import type { Package } from '../../src/api/skyhook.js';
 import { mergePatchCustomObject } from '../../src/kube/client.js';
 import { waitForList } from '../../src/kube/wait.js';
-import { startSimulatedHost, type SimulatedHost } from '../../src/sandbox/simulated-host.js';
+import type { SimulatedHost } from '../../src/sandbox/simulated-host.js';
 import { createSkyhook, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
 const NODE = 'shared-0';
@@ -21,12 +21,11 @@ let h: SkyhookHarness;
 let host: SimulatedHost;
 
 beforeAll(async () => {
-  h = await startSkyhookHarness([{ name: NODE, labels: { shared: 'yes' } }]);
-  host = await startSimulatedHost(h.cp.kubeConfig);
+  h = await startSkyhookHarness([{ name: NODE, labels: { shared: 'yes' } }], { simulatedHost: {} });
+  host = h.host!;
 }, 120_000);
 
 afterAll(async () => {
-  await host?.stop();
   await h?.stop();
 }, 60_000);
 

@@ -11,6 +11,7 @@ import { nodeOpControllerFactory } from '../../src/controllers/nodeop/controller
 import { skyhookControllerFactory, type SkyhookControllerOptions } from '../../src/controllers/skyhook/skyhook-controller.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
+import { startSimulatedHost, type SimulatedHostOptions, type SimulatedHost } from '../../src/sandbox/simulated-host.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
 import { installOperatorPrerequisites, NAMESPACE } from './skyhook-cluster.js';
 
@@ -25,6 +26,8 @@ export interface SkyhookHarness {
   manager(): Manager | undefined;
   startOperator(): Promise<void>;
   stopOperator(): Promise<void>;
+  /** The simulated host side of interrupts, when asked for with `simulatedHost`. */
+  host?: SimulatedHost;
   stop(): Promise<void>;
 }
 
@@ -38,7 +41,7 @@ export function demoNodes(labelled: number, unlabelled: number): SimulatedNode[]
 
 export async function startSkyhookHarness(
   nodes: SimulatedNode[],
-  options: { podDurationMs?: number; operatorInProcess?: boolean; skyhook?: SkyhookControllerOptions } = {},
+  options: HarnessOptions = {},
 ): Promise<SkyhookHarness> {
   const cp = await startControlPlane({ nodes, podDurationMs: options.podDurationMs ?? 250 });
   try {
@@ -49,7 +52,15 @@ export async function startSkyhookHarness(
   }
 }
 
-async function prepare(cp: ControlPlane, options: { operatorInProcess?: boolean; skyhook?: SkyhookControllerOptions }): Promise<SkyhookHarness> {
+export interface HarnessOptions {
+  podDurationMs?: number;
+  operatorInProcess?: boolean;
+  skyhook?: SkyhookControllerOptions;
+  /** Start the simulated host side of interrupts (reboots, service restarts) with these options. */
+  simulatedHost?: SimulatedHostOptions;
+}
+
+async function prepare(cp: ControlPlane, options: HarnessOptions): Promise<SkyhookHarness> {
   await installOperatorPrerequisites(cp);
   const kc = cp.kubeConfig;
   const core = kc.makeApiClient(CoreV1Api);
@@ -74,14 +85,17 @@ async function prepare(cp: ControlPlane, options: { operatorInProcess?: boolean;
     manager = undefined;
   };
   if (options.operatorInProcess ?? true) await startOperator();
+  const host = options.simulatedHost ? await startSimulatedHost(kc, options.simulatedHost) : undefined;
   return {
     cp,
+    ...(host ? { host } : {}),
     core,
     custom: kc.makeApiClient(CustomObjectsApi),
     manager: () => manager,
     startOperator,
     stopOperator,
     stop: async () => {
+      await host?.stop();
       await stopOperator();
       await cp.stop();
     },

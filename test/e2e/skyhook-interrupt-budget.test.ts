@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
-import { startSimulatedHost, type SimulatedHost } from '../../src/sandbox/simulated-host.js';
+import type { SimulatedHost } from '../../src/sandbox/simulated-host.js';
 import { recordNodeTimeline } from './node-timeline.js';
 import { createSkyhook, DEMO_LABEL, demoNodes, startSkyhookHarness, waitForSkyhook, waitForSkyhookGone, watchNodesInProgress, type SkyhookHarness } from './skyhook-harness.js';
 
@@ -15,12 +15,11 @@ let h: SkyhookHarness;
 let host: SimulatedHost;
 
 beforeAll(async () => {
-  h = await startSkyhookHarness(demoNodes(NODES, 0));
-  host = await startSimulatedHost(h.cp.kubeConfig);
+  h = await startSkyhookHarness(demoNodes(NODES, 0), { simulatedHost: {} });
+  host = h.host!;
 }, 120_000);
 
 afterAll(async () => {
-  await host?.stop();
   await h?.stop();
 }, 60_000);
 

@@ -15,7 +15,7 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
-import { startSimulatedHost, type SimulatedHost, type SimulatedInterrupt } from '../../src/sandbox/simulated-host.js';
+import type { SimulatedHost, SimulatedInterrupt } from '../../src/sandbox/simulated-host.js';
 import { recordNodeTimeline } from './node-timeline.js';
 import { createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
@@ -31,12 +31,11 @@ let host: SimulatedHost;
 beforeAll(async () => {
   h = await startSkyhookHarness([
     ...groupNodes('reboot', 3), ...groupNodes('svc', 1), ...groupNodes('hold', 1), ...groupNodes('pdb', 1), ...groupNodes('foreign', 1), ...groupNodes('conf', 1),
-  ]);
-  host = await startSimulatedHost(h.cp.kubeConfig);
+  ], { simulatedHost: {} });
+  host = h.host!;
 }, 120_000);
 
 afterAll(async () => {
-  await host?.stop();
   await h?.stop();
 }, 60_000);
 

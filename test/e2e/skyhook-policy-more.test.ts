@@ -16,7 +16,7 @@ import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/failed-stage-report.js';
 import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
 import { waitForList } from '../../src/kube/wait.js';
-import { startSimulatedHost, type SimulatedHost } from '../../src/sandbox/simulated-host.js';
+import type { SimulatedHost } from '../../src/sandbox/simulated-host.js';
 import {
   batches, batchSizes, createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, watchNodesInProgress, type SkyhookHarness,
 } from './skyhook-harness.js';
@@ -46,13 +46,13 @@ let h: SkyhookHarness;
 let host: SimulatedHost;
 
 beforeAll(async () => {
-  h = await startSkyhookHarness([...BY_STRATEGY, ...BY_CEILING, ...BY_NAME, ...BY_NONE, ...UNMATCHED, ...CRITICAL, ...STANDARD, ...REST, ...LEGACY, ...FAILING]);
   // fail-0's interrupt command fails; fail-1's succeeds.
-  host = await startSimulatedHost(h.cp.kubeConfig, { failNodes: ['fail-0'] });
+  h = await startSkyhookHarness([...BY_STRATEGY, ...BY_CEILING, ...BY_NAME, ...BY_NONE, ...UNMATCHED, ...CRITICAL, ...STANDARD, ...REST, ...LEGACY, ...FAILING],
+    { simulatedHost: { failNodes: ['fail-0'] } });
+  host = h.host!;
 }, 120_000);
 
 afterAll(async () => {
-  await host?.stop();
   await h?.stop();
 }, 60_000);
 
