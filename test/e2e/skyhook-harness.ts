@@ -5,8 +5,9 @@
  * watches, and a recorder of every stage Job (node, stage, UID) for a whole test.
  */
 import { CoreV1Api, CustomObjectsApi, type V1Node } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION } from '../../src/api/names.js';
-import type { Skyhook } from '../../src/api/skyhook.js';
+import type { DeploymentPolicySpec } from '../../src/api/deployment-policy.js';
+import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
+import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { nodeOpControllerFactory } from '../../src/controllers/nodeop/controller.js';
 import { skyhookControllerFactory, type SkyhookControllerOptions } from '../../src/controllers/skyhook/skyhook-controller.js';
 import { silentLogger } from '../../src/kube/logger.js';
@@ -105,6 +106,18 @@ async function prepare(cp: ControlPlane, options: HarnessOptions): Promise<Skyho
 export async function createSkyhook(h: SkyhookHarness, skyhook: Omit<Skyhook, 'apiVersion' | 'kind'>): Promise<void> {
   const body = { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'Skyhook', ...skyhook };
   await h.custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', body });
+}
+
+/** Replaces the Skyhook's packages (a user's edit of the SCR), keeping the rest of its spec. */
+export async function setSkyhookPackages(h: SkyhookHarness, name: string, packages: Record<string, Package>): Promise<void> {
+  const current = (await h.custom.getClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name })) as Skyhook;
+  const body = { ...current, spec: { ...current.spec, packages } };
+  await h.custom.replaceClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name, body });
+}
+
+export async function createDeploymentPolicy(h: SkyhookHarness, name: string, spec: DeploymentPolicySpec): Promise<void> {
+  const body = { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.deploymentPolicy.kind, metadata: { name }, spec };
+  await h.custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.deploymentPolicy.plural, body });
 }
 
 export async function listNodes(h: SkyhookHarness): Promise<V1Node[]> {

@@ -4,9 +4,9 @@
  * only; removing every package leaves `{}`; a dependsOn cycle is reported as a condition.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { API_GROUP, API_VERSION, nodeAnnotations, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
+import { nodeAnnotations, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
-import { createSkyhook, DEMO_LABEL, demoNodes, listNodes, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import { setSkyhookPackages, createSkyhook, DEMO_LABEL, demoNodes, listNodes, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
 let h: SkyhookHarness;
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
@@ -20,11 +20,6 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-async function setPackages(name: string, packages: Record<string, Package>): Promise<void> {
-  const current = (await h.custom.getClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name })) as Skyhook;
-  const body = { ...current, spec: { ...current.spec, packages } };
-  await h.custom.replaceClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name, body });
-}
 
 const completeAt = (generation: number) => (scr: Skyhook): boolean => scr.status?.status === 'complete' && scr.status.observedGeneration === generation;
 
@@ -34,7 +29,7 @@ describe('upgrade, downgrade and removal in one edit', () => {
     const first = await waitForSkyhook(h, 'life', (scr) => scr.status?.status === 'complete');
 
     const jobs = await recordStageJobs(h);
-    await setPackages('life', { up: pkg('1.1.0'), down: pkg('1.0.0') });
+    await setSkyhookPackages(h, 'life', { up: pkg('1.1.0'), down: pkg('1.0.0') });
     const edited = await waitForSkyhook(h, 'life', completeAt((first.metadata.generation ?? 0) + 1));
     await jobs.stop();
 
@@ -54,7 +49,7 @@ describe('upgrade, downgrade and removal in one edit', () => {
       `{"down|1.0.0":{"name":"down","version":"1.0.0","image":"${IMAGE}","stage":"config","state":"complete"},"up|1.1.0":{"name":"up","version":"1.1.0","image":"${IMAGE}","stage":"config","state":"complete"}}`,
     );
 
-    await setPackages('life', {});
+    await setSkyhookPackages(h, 'life', {});
     await waitForSkyhook(h, 'life', completeAt((first.metadata.generation ?? 0) + 2));
     for (const n of await listNodes(h)) expect(n.metadata?.annotations?.[nodeAnnotations.nodeState('life')]).toBe('{}');
   }, 150_000);

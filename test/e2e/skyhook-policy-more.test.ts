@@ -10,14 +10,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CoreV1Event } from '@kubernetes/client-node';
-import type { DeploymentPolicySpec } from '../../src/api/deployment-policy.js';
-import { API_GROUP, API_VERSION, DEFAULT_COMPARTMENT, KINDS, nodeAnnotations } from '../../src/api/names.js';
+import { DEFAULT_COMPARTMENT, nodeAnnotations } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/failed-stage-report.js';
 import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
 import { waitForList } from '../../src/kube/wait.js';
 import type { SimulatedHost } from '../../src/sandbox/simulated-host.js';
-import {
+import { createDeploymentPolicy,
   batches, batchSizes, createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, watchNodesInProgress, type SkyhookHarness,
 } from './skyhook-harness.js';
 
@@ -56,10 +55,6 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-async function createPolicy(name: string, spec: DeploymentPolicySpec): Promise<void> {
-  const body = { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.deploymentPolicy.kind, metadata: { name }, spec };
-  await h.custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.deploymentPolicy.plural, body });
-}
 
 async function scr(name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> {
   await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP]: group } }, packages: { pkg: PACKAGE }, ...spec } });
@@ -69,7 +64,7 @@ describe('overlapping selectors', () => {
   it('puts a node matching several compartments in the safest strategy, then the smaller ceiling, then the first name', async () => {
     const jobs = await recordStageJobs(h);
     const selector = (compartment: string) => ({ matchLabels: { [compartment]: 'yes' } });
-    await createPolicy('overlap', {
+    await createDeploymentPolicy(h, 'overlap', {
       default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1 } } },
       compartments: [
         // Strategy first: fixed beats linear though its ceiling is larger and its name later.
@@ -107,7 +102,7 @@ describe('exponential strategy in several compartments', () => {
   it('grows each compartment\'s batches by its own growth factor, side by side, never past the compartment\'s ceiling', async () => {
     const jobs = await recordStageJobs(h);
     const exponential = (growthFactor: number) => ({ exponential: { initialBatch: 1, growthFactor } });
-    await createPolicy('expo', {
+    await createDeploymentPolicy(h, 'expo', {
       default: { budget: { percent: 100 }, strategy: exponential(3) },
       compartments: [
         { name: 'critical', selector: { matchLabels: { [TIER]: 'critical' } }, budget: { count: 2 }, strategy: exponential(3) },

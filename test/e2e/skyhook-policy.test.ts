@@ -7,11 +7,10 @@
  * policy appears.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DeploymentPolicySpec } from '../../src/api/deployment-policy.js';
-import { API_GROUP, API_VERSION, DEFAULT_COMPARTMENT, KINDS, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
+import { DEFAULT_COMPARTMENT, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
-import { batches, batchSizes, createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import { createDeploymentPolicy, batches, batchSizes, createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
 const GROUP = 'skyhook.nvidia.com/test-group';
 const TIER = 'tier';
@@ -35,10 +34,6 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-async function createPolicy(name: string, spec: DeploymentPolicySpec): Promise<void> {
-  const body = { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.deploymentPolicy.kind, metadata: { name }, spec };
-  await h.custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.deploymentPolicy.plural, body });
-}
 
 async function scr(name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> {
   await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP]: group } }, packages: { pkg: PACKAGE }, ...spec } });
@@ -53,7 +48,7 @@ async function metricsText(): Promise<string> {
 describe('linear strategy', () => {
   it('runs batches of 1, 2, 3 nodes; keeps the batch state when the SCR says not to reset it', async () => {
     const jobs = await recordStageJobs(h);
-    await createPolicy('linear', { default: { budget: { count: 4 }, strategy: { linear: { initialBatch: 1, delta: 1 } } } });
+    await createDeploymentPolicy(h, 'linear', { default: { budget: { count: 4 }, strategy: { linear: { initialBatch: 1, delta: 1 } } } });
     await scr('linear', 'linear', { deploymentPolicy: 'linear', deploymentPolicyOptions: { resetBatchStateOnCompletion: false } });
     const done = await waitForSkyhook(h, 'linear', (s) => s.status?.status === 'complete', 150_000);
     await jobs.stop();
@@ -71,7 +66,7 @@ describe('linear strategy', () => {
 describe('compartments with fixed and exponential strategies', () => {
   it('rolls the critical compartment 1 node at a time and the rest in batches of 1, 2, 2; resets batch state on completion', async () => {
     const jobs = await recordStageJobs(h);
-    await createPolicy('tiers', {
+    await createDeploymentPolicy(h, 'tiers', {
       default: { budget: { percent: 40 }, strategy: { exponential: { initialBatch: 1, growthFactor: 2 } } },
       compartments: [{ name: 'critical', selector: { matchLabels: { [TIER]: 'critical' } }, budget: { count: 1 }, strategy: { fixed: { initialBatch: 1 } } }],
     });
@@ -97,7 +92,7 @@ describe('compartments with fixed and exponential strategies', () => {
 describe('failureThreshold', () => {
   it('stops the rollout after a failed batch: the other nodes never start', async () => {
     const jobs = await recordStageJobs(h);
-    await createPolicy('careful', { default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1, failureThreshold: 1 } } } });
+    await createDeploymentPolicy(h, 'careful', { default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1, failureThreshold: 1 } } } });
     const env = [{ name: SIM_ENV.exitCode, value: '2' }, { name: SIM_ENV.failNode, value: 'stop-0' }];
     await scr('careful', 'stop', { deploymentPolicy: 'careful', packages: { pkg: { ...PACKAGE, env } } });
     const stopped = await waitForSkyhook(h, 'careful', (s) => s.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]?.batchState?.shouldStop === true, 120_000);
@@ -118,7 +113,7 @@ describe('a missing DeploymentPolicy', () => {
     expect(blocked.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.message).toContain('later');
     expect(blocked.status?.nodeStatus?.['missing-0']).toBe('blocked');
 
-    await createPolicy('later', { default: { budget: { count: 1 }, strategy: { fixed: {} } } });
+    await createDeploymentPolicy(h, 'later', { default: { budget: { count: 1 }, strategy: { fixed: {} } } });
     const done = await waitForSkyhook(h, 'orphan', (s) => s.status?.status === 'complete');
     expect(done.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.status ?? 'False').toBe('False');
   }, 150_000);

@@ -6,10 +6,10 @@
  * then config.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { API_GROUP, API_VERSION, nodeAnnotations } from '../../src/api/names.js';
-import type { Package, Skyhook } from '../../src/api/skyhook.js';
+import { nodeAnnotations } from '../../src/api/names.js';
+import type { Package } from '../../src/api/skyhook.js';
 import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
-import { createSkyhook, DEMO_LABEL, demoNodes, listNodes, NAMESPACE, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import { setSkyhookPackages, createSkyhook, DEMO_LABEL, demoNodes, listNodes, NAMESPACE, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
 let h: SkyhookHarness;
 const NODES = ['demo-0', 'demo-1'];
@@ -24,11 +24,6 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-async function setPackages(name: string, packages: Record<string, Package>): Promise<void> {
-  const current = (await h.custom.getClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name })) as Skyhook;
-  const body = { ...current, spec: { ...current.spec, packages } };
-  await h.custom.replaceClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name, body });
-}
 
 describe('updating a complete Skyhook', () => {
   it('re-runs config only where the configMap changed, installs the new prerelease packages, and completes', async () => {
@@ -39,7 +34,7 @@ describe('updating a complete Skyhook', () => {
     const jobs = await recordStageJobs(h);
     // One key changed, one added; spencer's configMap is the same.
     const dexter = pkg('1.2.3', { configMap: { 'game.properties': 'lives=5', 'ui.properties': 'color=blue', 'extra.properties': 'on=true' } });
-    await setPackages('update', { ...before, dexter, baxter: pkg('2.3.1-test'), 'jackie-chan': pkg('2024.7.7-test') });
+    await setSkyhookPackages(h, 'update', { ...before, dexter, baxter: pkg('2.3.1-test'), 'jackie-chan': pkg('2024.7.7-test') });
     const generation = (first.metadata.generation ?? 0) + 1;
     const done = await waitForSkyhook(h, 'update', (scr) => scr.status?.status === 'complete' && scr.status.observedGeneration === generation);
     await jobs.stop();
