@@ -49,6 +49,12 @@ export const nodeAnnotations = {
   drainBlocked: (skyhook: string): string => `${PREFIX}/drainBlocked_${skyhook}`,
   /** Ours: why this SCR's work on the node is held (`<Reason>: <what holds it>`); absent when nothing holds it. */
   waiting: (skyhook: string): string => `${PREFIX}/waiting_${skyhook}`,
+  /**
+   * Ours: comma-separated uids of this SCR's finished stage NodeOps on the node whose outcome is in
+   * `nodeState_`. Written in the same patch as the state, so an outcome is never applied twice and
+   * marking it costs no write of its own.
+   */
+  recordedOps: (skyhook: string): string => `${PREFIX}/recordedOps_${skyhook}`,
   /** `"true"`: the operator put the runtime-required taint `<taintKey>` on a new node. */
   autoTaint: (taintKey: string): string => `${PREFIX}/autoTaint_${taintKey}`,
 } as const;
@@ -133,8 +139,6 @@ export const CHILD_ANNOTATIONS = {
 
 /** Bookkeeping the Skyhook controller keeps on its stage NodeOps (so a restart loses none of it). */
 export const STAGE_OP_ANNOTATIONS = {
-  /** `"true"` once the op's outcome is written to the node's state: it is never applied again. */
-  recorded: `${PREFIX}/recorded`,
   /** The package entry's restart count when the op was created; the op's failures add to it. */
   previousRestarts: `${PREFIX}/previous-restarts`,
   /** Hash of the package fields the op was built from; a different hash makes a running op stale. */

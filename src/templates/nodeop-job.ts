@@ -104,9 +104,11 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
     spec: {
       backoffLimit: spec.backoffLimit ?? settings.defaultBackoffLimit,
       ...(suspend ? { suspend: true } : {}),
-      // The failure TTL until the Job is seen to succeed (then shortened): a Job whose outcome the
-      // controller never saw keeps its evidence the longer time.
-      ttlSecondsAfterFinished: settings.jobTtlFailedSeconds,
+      // The success TTL; the controller lengthens it to the failure TTL when it sees the Job fail
+      // (one write on the rare path instead of one per successful stage). A Job that fails while
+      // no operator runs for longer than the success TTL loses its evidence early; the NodeOp then
+      // reports the Job gone, and the failure Event, if any, has the log tail.
+      ttlSecondsAfterFinished: settings.jobTtlSucceededSeconds,
       ...(activeDeadlineSeconds ? { activeDeadlineSeconds } : {}),
       template: {
         metadata: { labels },

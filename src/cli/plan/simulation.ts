@@ -110,6 +110,9 @@ function annotationOf(nodes: NodeView[], key: string): Record<string, string> {
 
 type SimulatedOp = StageOpSummary & { simulated: SimulatedStage };
 
+/** Uids of simulated ops: unique, like the API server's, even when a name is reused. */
+let simulatedUids = 0;
+
 interface World extends PlannerInput {
   stageOps: SimulatedOp[];
 }
@@ -164,8 +167,7 @@ function applyActions(world: World, actions: PlannerAction[]): SimulatedOp[] {
       case 'suspendStageOp':
         for (const op of world.stageOps) if (op.name === action.name) op.suspended = action.suspend;
         break;
-      case 'markStageOpRecorded':
-        for (const op of world.stageOps) if (op.name === action.name) op.recorded = true;
+      case 'reportFailedStage':
         break;
       case 'createStageOp': {
         const simulated: SimulatedStage = { package: action.package.name, version: action.package.version, stage: action.stage };
@@ -174,6 +176,7 @@ function applyActions(world: World, actions: PlannerAction[]): SimulatedOp[] {
         if (action.drain?.enabled) simulated.drain = true;
         const op: SimulatedOp = {
           name: stageOpName(action),
+          uid: `simulated-${++simulatedUids}`,
           skyhook: action.skyhook,
           node: action.node,
           package: action.package.name,

@@ -163,7 +163,6 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
       return { status: runningStatus(status, progress.message, progress.restarts, now), ...(recheckAt ? { recheckAt } : {}) };
     }
     case 'succeeded': {
-      await shortenRetention(ctx, op, job);
       if (op.plan) {
         notify(ctx, op, node, 'Normal', REASONS.rebootRequested, `Job ${jobName} succeeded; the reboot pod now runs the interrupt`);
         const waiting = op.plan.rebootsNode ? 'waiting for the node to reboot' : 'waiting for the interrupt';
@@ -175,10 +174,11 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
       return { status: done };
     }
     case 'stuck':
-      // Ends the Job (its pods go, the Job turns Failed and is cleaned up after its TTL) instead of leaving it pending forever.
-      await ctx.clients.batch.patchNamespacedJob({ name: jobName, namespace: op.namespace, body: { spec: { activeDeadlineSeconds: 1 } } }, MERGE_PATCH);
+      // Ends the Job (its pods go, the Job turns Failed and is kept for the failure TTL) instead of leaving it pending forever.
+      await keepFailedJob(ctx, op, job, { activeDeadlineSeconds: 1 });
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
     case 'failed':
+      await keepFailedJob(ctx, op, job);
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
   }
 }
@@ -211,15 +211,15 @@ async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): P
 }
 
 /**
- * A succeeded Job is kept for the shorter success TTL. `ttlSecondsAfterFinished` stays mutable after
- * the Job finished (the TTL controller re-reads it); done before the node's status moves on, so a
- * restart in between repeats it.
+ * A failed Job is kept for the longer failure TTL (Jobs are created with the success TTL).
+ * `ttlSecondsAfterFinished` stays mutable after the Job finished (the TTL controller re-reads it);
+ * done before the node's status moves on, so a restart in between repeats it.
  */
-async function shortenRetention(ctx: NodeOpContext, op: NodeOpView, job: V1Job): Promise<void> {
-  const ttl = ctx.settings.jobTtlSucceededSeconds;
-  if (job.spec?.ttlSecondsAfterFinished === ttl) return;
+async function keepFailedJob(ctx: NodeOpContext, op: NodeOpView, job: V1Job, extra: { activeDeadlineSeconds?: number } = {}): Promise<void> {
+  const ttl = ctx.settings.jobTtlFailedSeconds;
+  if (job.spec?.ttlSecondsAfterFinished === ttl && extra.activeDeadlineSeconds === undefined) return;
   try {
-    await ctx.clients.batch.patchNamespacedJob({ name: job.metadata?.name ?? '', namespace: op.namespace, body: { spec: { ttlSecondsAfterFinished: ttl } } }, MERGE_PATCH);
+    await ctx.clients.batch.patchNamespacedJob({ name: job.metadata?.name ?? '', namespace: op.namespace, body: { spec: { ttlSecondsAfterFinished: ttl, ...extra } } }, MERGE_PATCH);
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }

@@ -1,9 +1,10 @@
 /**
  * reconcile(NodeOp key): read the NodeOp from the API server (not the cache: a stale status could
  * free a concurrency slot twice), advance every started node one step, start the nodes pacing
- * allows, and write the status. Starting a node is first only written down (phase Pending, the
- * slot is taken); its side effects happen on the next pass, so a restart between the two never
- * loses a slot or takes one twice.
+ * allows, and write the status. Starting a node that cordons or interrupts is first only written
+ * down (phase Pending, the slot is taken, the bootID recorded); its side effects happen on the next
+ * pass, so a restart between the two never loses a slot or takes one twice. Other nodes get their
+ * Job in the same pass (see startsAtOnce).
  */
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
 import type { NodeOp, NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js';
@@ -17,6 +18,15 @@ import { aggregatePhase, nodeOpConditions } from './aggregate.js';
 import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
 import { advanceNode, startedStatus } from './node-steps.js';
 import { planStarts, targetNodes } from './pacing.js';
+
+/**
+ * Whether a node can go from start to Job in one pass. Not with an interrupt (the bootID the reboot
+ * is checked against must be on record before anything runs) nor with a cordon (a cordon is only
+ * taken under a status that says so), which keep the two-pass start described above.
+ */
+function startsAtOnce(op: NodeOpView): boolean {
+  return op.plan === undefined && op.nodeOp.spec.cordon !== true;
+}
 
 /** While nodes are in flight, look again at least this often even if no event comes. */
 const SAFETY_RECHECK_MS = 60_000;
@@ -57,8 +67,19 @@ export class NodeOpReconciler {
       concurrency: nodeOp.spec.concurrency ?? 0,
       stopOnFailure: nodeOp.spec.stopOnFailure ?? false,
     });
+    let deferred = false;
     for (const node of pacing.start) {
-      statuses[node] = startedStatus(op, nodeJobName(nodeOp.metadata.name ?? '', nodeOp.metadata.uid ?? '', node), this.ctx.caches.nodes.get(node), now);
+      const started = startedStatus(op, nodeJobName(nodeOp.metadata.name ?? '', nodeOp.metadata.uid ?? '', node), this.ctx.caches.nodes.get(node), now);
+      statuses[node] = started;
+      if (startsAtOnce(op)) {
+        // Nothing to record before the Job: its deterministic name finds it again after a restart
+        // (and pacing counts it as busy meanwhile), so the Pending write is skipped.
+        const step = await advanceNode(this.ctx, op, node, started);
+        statuses[node] = step.status;
+        if (step.recheckAt !== undefined) recheckAt = Math.min(recheckAt, step.recheckAt);
+      } else {
+        deferred = true;
+      }
     }
 
     await this.writeStatus(op, before, statuses, {
@@ -66,7 +87,7 @@ export class NodeOpReconciler {
       conditions: nodeOpConditions(targets, statuses, pacing, nodeOp.status?.conditions ?? [], new Date(now).toISOString()),
     });
 
-    if (pacing.start.length > 0) return { requeueAfterMs: 0 };
+    if (deferred) return { requeueAfterMs: 0 };
     if (pacing.inFlight > 0) recheckAt = Math.min(recheckAt, now + SAFETY_RECHECK_MS);
     return Number.isFinite(recheckAt) ? { requeueAfterMs: Math.max(0, recheckAt - now) } : undefined;
   };

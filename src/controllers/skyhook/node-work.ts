@@ -6,6 +6,7 @@
 import type { Package } from '../../api/skyhook.js';
 import { parseDurationMs } from '../../util/duration.js';
 import { packageConfigMapName } from './config-cycle.js';
+import { nodeAnnotations } from '../../api/names.js';
 import { packageKey, type NodeSkyhookRecord, type NodeState, type PackageStatus } from './node-state.js';
 import type { CreateStageOp, DeleteStageOp, NodeView, PlannerEvent, PlannerSettings, StageOpSummary } from './planner-types.js';
 import type { NodePackagesPlan, StageTarget } from './stage-machine.js';
@@ -18,8 +19,27 @@ export interface NodeWork {
   state: NodeState;
   /** This SCR's ops on the node; an op this pass deletes is flagged `deleting`. */
   ops: StageOpSummary[];
-  /** Finished ops whose outcome this pass writes (to be marked recorded after the state write). */
+  /** Finished ops whose outcome this pass writes (their uids join `recordedOps_` in the same patch). */
   recorded: StageOpSummary[];
+}
+
+/** The uids in the node's `recordedOps_<scr>` annotation. */
+export function recordedOpUids(node: NodeView, skyhook: string): Set<string> {
+  const value = node.annotations[nodeAnnotations.recordedOps(skyhook)] ?? '';
+  return new Set(value.split(',').filter((uid) => uid !== ''));
+}
+
+/**
+ * The new `recordedOps_<scr>` value when this pass records an op not listed yet: the uids of the
+ * node's finished ops (all recorded once the pass is applied), which also drops the uids of ops
+ * that are gone. Undefined when nothing new is recorded: a uid of a deleted op left behind is
+ * harmless, and dropping it alone is not worth a write.
+ */
+export function recordedOpsUpdate(work: NodeWork, skyhook: string): string | undefined {
+  const listed = recordedOpUids(work.node, skyhook);
+  const finished = work.ops.filter((op) => (op.phase === 'Completed' || op.phase === 'Failed') && op.uid !== '').map((op) => op.uid);
+  if (finished.every((uid) => listed.has(uid))) return undefined;
+  return [...new Set(finished)].sort().join(',');
 }
 
 /** Writes the outcome of finished ops not yet recorded, and in-flight failures, into the state. */

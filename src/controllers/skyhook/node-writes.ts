@@ -1,8 +1,7 @@
 /**
- * Writes of one SCR's state on a node: the `nodeState_`, `status_` and `version_` annotations and
- * the `status_` label in one merge patch, and the SCR's two node conditions through the status
- * subresource with a strategic merge patch (merged by condition type, so other SCRs' conditions and
- * the kubelet's are left alone). Also the cleanup when the SCR is deleted.
+ * Writes of one SCR's state on a node: the `nodeState_`, `status_`, `version_` and `recordedOps_`
+ * annotations, the `status_` label and the SCR's two node conditions, in one patch. Also the
+ * cleanup when the SCR is deleted.
  */
 import type { CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { nodeAnnotations, nodeConditionTypes, nodeLabels } from '../../api/names.js';
@@ -19,18 +18,21 @@ export interface NodeWrite {
   conditions?: NodeConditionValue[];
 }
 
-/** Applies `write` to the node as cached (`cached` gives the current conditions); returns the last object written. */
+/**
+ * Applies `write` to the node as cached (`cached` gives the current conditions) in one request: a
+ * strategic merge patch of the status subresource, which for nodes also keeps metadata changes (the
+ * node status strategy resets only the spec), so annotations, labels and conditions land together.
+ * Conditions merge by type, so other SCRs' conditions and the kubelet's are left alone.
+ */
 export async function applyNodeWrite(core: CoreV1Api, cached: V1Node | undefined, write: NodeWrite, now: Date): Promise<V1Node | undefined> {
-  let written: V1Node | undefined;
-  if (Object.keys(write.annotations).length > 0 || Object.keys(write.labels).length > 0) {
-    written = await mergePatchNode(core, write.node, { metadata: { annotations: write.annotations, labels: write.labels } });
-  }
+  const metadata = Object.keys(write.annotations).length > 0 || Object.keys(write.labels).length > 0;
   const changed = (write.conditions ?? []).filter((wanted) => !sameCondition(cached, wanted));
-  if (changed.length > 0) {
-    const conditions = changed.map((wanted) => conditionOf(cached, wanted, now));
-    written = await core.patchNodeStatus({ name: write.node, body: { status: { conditions } }, fieldManager: FIELD_MANAGER }, STRATEGIC_MERGE_PATCH);
-  }
-  return written;
+  if (!metadata && changed.length === 0) return undefined;
+  const body = {
+    ...(metadata ? { metadata: { annotations: write.annotations, labels: write.labels } } : {}),
+    ...(changed.length > 0 ? { status: { conditions: changed.map((wanted) => conditionOf(cached, wanted, now)) } } : {}),
+  };
+  return core.patchNodeStatus({ name: write.node, body, fieldManager: FIELD_MANAGER }, STRATEGIC_MERGE_PATCH);
 }
 
 /**
@@ -67,7 +69,7 @@ export function hasSkyhookTraces(node: V1Node, skyhook: string): boolean {
 
 /** The annotations one SCR keeps on a node besides its cordon claim (released by its own rule). */
 function perSkyhookAnnotations(skyhook: string): string[] {
-  return [nodeAnnotations.nodeState, nodeAnnotations.status, nodeAnnotations.version, nodeAnnotations.waiting, nodeAnnotations.drainBlocked, nodeAnnotations.drainStart].map((key) => key(skyhook));
+  return [nodeAnnotations.nodeState, nodeAnnotations.status, nodeAnnotations.version, nodeAnnotations.waiting, nodeAnnotations.drainBlocked, nodeAnnotations.drainStart, nodeAnnotations.recordedOps].map((key) => key(skyhook));
 }
 
 function sameCondition(node: V1Node | undefined, wanted: NodeConditionValue): boolean {

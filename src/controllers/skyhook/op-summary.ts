@@ -1,7 +1,8 @@
 /**
  * The planner's view of the Skyhook controller's stage NodeOps: phase, attempts and outcome read
- * from the NodeOp's status, the bookkeeping (recorded, previous restarts) from its annotations, and
- * whether the op still matches its package in the SCR spec.
+ * from the NodeOp's status, the previous restarts from its annotations, and whether the op still
+ * matches its package in the SCR spec. Whether its outcome is recorded is on the node (the planner
+ * reads `recordedOps_<scr>`).
  */
 import { STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
@@ -25,6 +26,7 @@ export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOp
   const phase = nodeOp.status?.phase ?? 'Pending';
   const summary: StageOpSummary = {
     name: nodeOp.metadata.name ?? '',
+    uid: nodeOp.metadata.uid ?? '',
     skyhook: stage.skyhook,
     node,
     package: stage.package.name,
@@ -34,7 +36,7 @@ export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOp
     phase,
     restarts: nodeStatus?.restarts ?? 0,
     previousRestarts: Number(annotations[STAGE_OP_ANNOTATIONS.previousRestarts] ?? '0') || 0,
-    recorded: annotations[STAGE_OP_ANNOTATIONS.recorded] === 'true',
+    recorded: false,
   };
   if (stage.package.containerSHA) summary.containerSHA = stage.package.containerSHA;
   if (nodeOp.metadata.deletionTimestamp) summary.deleting = true;

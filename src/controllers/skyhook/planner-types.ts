@@ -86,8 +86,10 @@ export interface TaintView {
 
 /** One stage NodeOp (and so one Job) for one SCR × node × package version × stage. */
 export interface StageOpSummary {
-  /** The NodeOp's name, for delete/suspend/mark actions. */
+  /** The NodeOp's name, for delete/suspend actions. */
   name: string;
+  /** The NodeOp's uid: names are reused (a retry, a config re-run), uids are not. */
+  uid: string;
   skyhook: string;
   node: string;
   package: string;
@@ -101,7 +103,7 @@ export interface StageOpSummary {
   restarts: number;
   /** The package entry's restart count when the op was created (createStageOp.previousRestarts). */
   previousRestarts: number;
-  /** The op's result has been written to node state (the reconciler marks it after markStageOpRecorded). */
+  /** The op's result is in node state (its uid is in the node's `recordedOps_<scr>`; the planner sets this). */
   recorded: boolean;
   /** Being deleted: its name cannot be reused yet. */
   deleting?: boolean;
@@ -138,7 +140,7 @@ export const DEFAULT_PLANNER_SETTINGS: PlannerSettings = {
 };
 
 export interface PlanResult {
-  /** To be applied in order (ConfigMaps before the ops that mount them, node state before marking ops recorded). */
+  /** To be applied in order (ConfigMaps before the ops that mount them, node state before the ops it announces). */
   actions: PlannerAction[];
   /** Plan again after this long even if nothing changes (a retry backoff expiring). */
   requeueAfterMs?: number;
@@ -151,7 +153,7 @@ export type PlannerAction =
   | DeleteStageOp
   | SuspendStageOp
   | CreateStageOp
-  | MarkStageOpRecorded
+  | ReportFailedStage
   | SetSkyhookStatus
   | PlannerEvent
   | CordonNode
@@ -270,11 +272,10 @@ export interface CreateStageOp {
   drain?: DrainOptions;
 }
 
-/** The op's outcome is now in node state: do not apply it again (and let its TTL run). */
-export interface MarkStageOpRecorded {
-  kind: 'markStageOpRecorded';
+/** A Warning Event on the SCR with the failed op's container, exit and log tail (read from the cluster). */
+export interface ReportFailedStage {
+  kind: 'reportFailedStage';
   name: string;
-  phase: NodeOpPhase;
 }
 
 /** The whole new `status` of the SCR (fields the planner does not own are carried over). */

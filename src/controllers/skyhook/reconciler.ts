@@ -2,7 +2,8 @@
  * reconcile(SCR name): level-triggered, from the informer caches only. Waits until the caches show
  * this process's own last writes, keeps the finalizer, asks the pure planner for this SCR's next
  * actions (the SCRs before it by priority are planned too, since they hold it back per node), and
- * applies them in order. Deletion clears what the SCR left on nodes, deletes its NodeOps and
+ * applies them in order (a status change that is only rollout progress may wait a moment to be
+ * written with the next ones). Deletion clears what the SCR left on nodes, deletes its NodeOps and
  * ConfigMaps, then releases the finalizer.
  */
 import { API_GROUP, API_VERSION, KINDS, SKYHOOK_FINALIZER } from '../../api/names.js';
@@ -16,6 +17,7 @@ import { anyPodBarrier, podViewsByNode } from './node-pods.js';
 import { nodeViewOf, planNextActions, type NodeView, type PlannerInput, type SetSkyhookStatus } from './planner.js';
 import { applyActions, nodeOpRef, type SkyhookIo } from './skyhook-io.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
+import { StatusWritePacing } from './status-write-pacing.js';
 
 /**
  * A safety net only: the watch event that brings the caches up to date enqueues the SCR again
@@ -26,6 +28,9 @@ const CACHE_CATCH_UP_RECHECK_MS = 2_000;
 const skyhookRef = (name: string) => ({ group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural, name });
 
 export class SkyhookReconciler {
+  /** Progress-only status changes are batched (status-write-pacing.ts). */
+  private readonly statusPacing = new StatusWritePacing();
+
   constructor(
     private readonly io: SkyhookIo,
     private readonly metrics: SkyhookMetrics,
@@ -46,6 +51,7 @@ export class SkyhookReconciler {
     const skyhook = io.caches.skyhooks.get(key);
     if (!skyhook) {
       this.metrics.remove(key);
+      this.statusPacing.forget(key);
       return;
     }
     if (skyhook.metadata.deletionTimestamp) return this.finalize(skyhook);
@@ -56,12 +62,17 @@ export class SkyhookReconciler {
     }
 
     const plan = planNextActions(this.plannerInput(key));
-    await applyActions(io, skyhook, plan.actions);
-    await this.deleteStaleConfigMaps(skyhook);
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
+    const now = io.now();
+    const statusWrite = statusAction ? this.statusPacing.decide(key, skyhook.status, statusAction.status, now) : undefined;
+    const actions = statusWrite?.write === false ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
+    await applyActions(io, skyhook, actions);
+    if (statusWrite?.write) this.statusPacing.written(key, now);
+    await this.deleteStaleConfigMaps(skyhook);
     const policy = skyhook.spec.deploymentPolicy ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy) : undefined;
     this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy);
-    return plan.requeueAfterMs === undefined ? undefined : { requeueAfterMs: plan.requeueAfterMs };
+    const requeueAfterMs = Math.min(plan.requeueAfterMs ?? Infinity, statusWrite?.write === false ? statusWrite.retryInMs : Infinity);
+    return Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : undefined;
   };
 
   private plannerInput(only: string): PlannerInput {

@@ -116,17 +116,8 @@ async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<Plan
       }
       return;
     }
-    case 'markStageOpRecorded': {
-      // Before the mark: a crash in between repeats the Event (aggregated) rather than losing it.
-      if (action.phase === 'Failed') await reportFailedStage(io, skyhook, action.name);
-      try {
-        const patched = await mergePatchCustomObject<NodeOp>(clients.custom, nodeOpRef(settings, action.name), { metadata: { annotations: { [STAGE_OP_ANNOTATIONS.recorded]: 'true' } } });
-        expectations.wrote('NodeOp', patched);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
-      return;
-    }
+    case 'reportFailedStage':
+      return reportFailedStage(io, skyhook, action.name);
     case 'setSkyhookStatus':
       return writeSkyhookStatus(io, skyhook, action);
     case 'cordonNode': {

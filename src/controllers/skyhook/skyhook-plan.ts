@@ -1,8 +1,9 @@
 /**
  * Planning one SCR: bring every targeted node's state up to date (op outcomes, version changes,
  * config cycles), decide each node's status, admit nodes within the budget, start their next stages,
- * and derive the SCR status. Actions come out grouped in a crash-safe order: ConfigMaps, node state,
- * node status, deletions, suspensions, creations, recorded marks, SCR status, events.
+ * and derive the SCR status. Actions come out grouped in a crash-safe order: failure reports,
+ * ConfigMaps, node state (with the uids of the ops it records), node status, deletions, suspensions,
+ * creations, SCR status, events.
  */
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { IGNORE_NODE_LABEL, nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
@@ -13,7 +14,7 @@ import { planInterruptFlow, releaseOrphanedSkips } from './interrupt-flow.js';
 import { isIgnored, selectorMatches, untoleratedTaints } from './node-eligibility.js';
 import { nodeSkyhookConditions, readNodeSkyhookRecord, serializeNodeState, type SkyhookStatusValue } from './node-state.js';
 import { holdAnnotations, holdConditions, type NodeHold, type NodeHoldReport } from './node-holds.js';
-import { absorbOpOutcomes, advanceNode, deleteOp, liveOps, recordRunningStages, type NodeWork } from './node-work.js';
+import { absorbOpOutcomes, advanceNode, deleteOp, liveOps, recordedOpsUpdate, recordedOpUids, recordRunningStages, type NodeWork } from './node-work.js';
 import type { PriorityGates } from './planner.js';
 import type { CreateStageOp, DrainBlocker, NodeView, PlannerAction, PlannerEvent, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
 import type { RolloutNode } from './rollout-admission.js';
@@ -59,7 +60,9 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
   let configUpdates: Record<string, string[]> = { ...(scr.status?.configUpdates ?? {}) };
   const works: NodeWork[] = targeted.map((node) => {
     const record = readNodeSkyhookRecord(node, name);
-    const work: NodeWork = { node, record, state: record.state, ops: ops.filter((op) => op.node === node.name), recorded: [] };
+    const recordedUids = recordedOpUids(node, name);
+    const nodeOps = ops.filter((op) => op.node === node.name).map((op) => (recordedUids.has(op.uid) ? { ...op, recorded: true } : op));
+    const work: NodeWork = { node, record, state: record.state, ops: nodeOps, recorded: [] };
     if (record.malformed) return work;
     events.push(...absorbOpOutcomes(work));
     if (!frozen) {
@@ -199,16 +202,20 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
       const annotation = serializeNodeState(work.state);
       const current = work.node.annotations[nodeAnnotations.nodeState(name)];
       if (annotation !== (current ?? '{}')) nodeWrites.push({ kind: 'writeNodeState', node: work.node.name, skyhook: name, state: work.state, annotation });
+      // Next to the state, so the reconciler sends both in one patch: an outcome and its mark land together.
+      const recordedOps = recordedOpsUpdate(work, name);
+      if (recordedOps !== undefined) nodeWrites.push({ kind: 'setNodeAnnotations', node: work.node.name, annotations: { [nodeAnnotations.recordedOps(name)]: recordedOps } });
     }
     if (status !== work.record.status || work.record.version !== settings.operatorVersion) {
       statusWrites.push({ kind: 'setNodeStatus', node: work.node.name, skyhook: name, status, operatorVersion: settings.operatorVersion, conditions: nodeSkyhookConditions(name, status === 'complete', work.state) });
       if (status === 'complete' && work.record.status !== 'complete') {
-        events.push({ kind: 'event', involved: { kind: 'Node', name: work.node.name }, type: 'Normal', reason: 'State', message: `Skyhook [${name}] complete.` });
+        // Said in the Event of the stage that completed the node when there is one (one Event, not two).
+        const done = `Skyhook [${name}] complete.`;
+        const lastStage = events.findLast((event) => event.involved.kind === 'Node' && event.involved.name === work.node.name && event.reason === 'State' && event.type === 'Normal');
+        if (lastStage) lastStage.message = `${lastStage.message}. ${done}`;
+        else events.push({ kind: 'event', involved: { kind: 'Node', name: work.node.name }, type: 'Normal', reason: 'State', message: done });
       }
     }
-  }
-  for (const op of creates) {
-    events.push({ kind: 'event', involved: { kind: 'Skyhook', name }, type: 'Normal', reason: 'Apply', message: `Applying package [${op.package.name}:${op.package.version}] from [skyhook:${name}] stage [${op.stage}] on node [${op.node}]` });
   }
 
   const becameComplete = Object.values(nodeStatus).every((status) => status === 'complete') && scr.status?.status !== 'complete';
@@ -231,8 +238,9 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     compartmentStatuses: compartmentStatuses(rollout, nodeStatus, resetsBatchState(spec, policy?.spec) && (versionChanged || becameComplete)),
   });
   events.push(...statusUpdate.events);
-  const marks: PlannerAction[] = works.flatMap((work) => work.recorded.map((op) => ({ kind: 'markStageOpRecorded' as const, name: op.name, phase: op.phase })));
-  const actions: PlannerAction[] = [...upserts, ...nodeWrites, ...statusWrites, ...releases, ...nodeMetadata, ...deletes, ...suspends, ...creates, ...marks];
+  // Before the state write that records the failure: a crash in between repeats the Event (aggregated) rather than losing it.
+  const failureReports: PlannerAction[] = works.flatMap((work) => work.recorded.filter((op) => op.phase === 'Failed').map((op) => ({ kind: 'reportFailedStage' as const, name: op.name })));
+  const actions: PlannerAction[] = [...failureReports, ...upserts, ...nodeWrites, ...statusWrites, ...releases, ...nodeMetadata, ...deletes, ...suspends, ...creates];
   if (statusUpdate.status) actions.push({ kind: 'setSkyhookStatus', skyhook: name, status: statusUpdate.status });
   actions.push(...events);
   return requeueAfterMs === undefined ? { actions, nodeStatus } : { actions, nodeStatus, requeueAfterMs };

@@ -68,9 +68,9 @@ describe('buildNodeJob', () => {
     expect(main?.env).toContainEqual({ name: 'HOST_DIR', value: '/host' });
     expect(pod?.volumes).toEqual([{ name: 'host-root', hostPath: { path: '/' } }]);
     expect(job.spec?.backoffLimit).toBe(6);
-    // Created with the failure TTL (24 h); the controller shortens it to 1 h once the Job succeeded.
-    expect(job.spec?.ttlSecondsAfterFinished).toBe(86_400);
-    expect(settings.jobTtlSucceededSeconds).toBe(3600);
+    // Created with the success TTL (1 h); the controller lengthens it to 24 h when the Job fails.
+    expect(job.spec?.ttlSecondsAfterFinished).toBe(3600);
+    expect(settings.jobTtlFailedSeconds).toBe(86_400);
     expect(job.spec?.suspend).toBeUndefined();
     expect(job.spec?.activeDeadlineSeconds).toBeUndefined();
     expect(job.metadata?.ownerReferences).toEqual([{ apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'NodeOp', name: 'upgrade', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);

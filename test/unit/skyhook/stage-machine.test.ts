@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Package } from '../../../src/api/skyhook.js';
-import { serializeNodeState, type NodeState, type PackageStatus } from '../../../src/controllers/skyhook/node-state.js';
-import { stageTimeoutSeconds } from '../../../src/controllers/skyhook/node-work.js';
+import { readNodeSkyhookRecord, serializeNodeState, type NodeState, type PackageStatus } from '../../../src/controllers/skyhook/node-state.js';
+import { recordedOpsUpdate, recordedOpUids, stageTimeoutSeconds, type NodeWork } from '../../../src/controllers/skyhook/node-work.js';
+import { nodeAnnotations } from '../../../src/api/names.js';
 import { compareVersions, hasInterrupt, retryDelayMs } from '../../../src/controllers/skyhook/package-rules.js';
-import type { StageOpSummary } from '../../../src/controllers/skyhook/planner-types.js';
+import type { NodeView, StageOpSummary } from '../../../src/controllers/skyhook/planner-types.js';
 import { planNodePackages, type NodePackagesInput, type PackageStep } from '../../../src/controllers/skyhook/stage-machine.js';
 import { applyVersionChanges, recordOpOutcome, startConfigCycle } from '../../../src/controllers/skyhook/state-transitions.js';
 import { pkg } from './world.js';
@@ -20,7 +21,7 @@ function stateOf(...entries: PackageStatus[]): NodeState {
 }
 
 function op(name: string, version: string, stage: PackageStatus['stage'], extra: Partial<StageOpSummary> = {}): StageOpSummary {
-  return { name: `op-${name}-${version}-${stage}`, skyhook: 's', node: 'n', package: name, version, image: IMAGE, stage, phase: 'Running', restarts: 0, previousRestarts: 0, recorded: false, ...extra };
+  return { name: `op-${name}-${version}-${stage}`, uid: `uid-${name}-${version}-${stage}`, skyhook: 's', node: 'n', package: name, version, image: IMAGE, stage, phase: 'Running', restarts: 0, previousRestarts: 0, recorded: false, ...extra };
 }
 
 function steps(packages: Record<string, Package>, state: NodeState, extra: Partial<NodePackagesInput> = {}): PackageStep[] {
@@ -226,5 +227,25 @@ describe('version order (Go x/mod/semver)', () => {
     ['1.2.3+build', '1.2.3', 0],
   ])('%s vs %s', (a, b, sign) => {
     expect(Math.sign(compareVersions(a, b))).toBe(sign);
+  });
+});
+
+describe('recorded op outcomes (recordedOps_<scr> on the node)', () => {
+  const node = (annotations: Record<string, string> = {}): NodeView => ({ name: 'n', createdAt: 0, labels: {}, annotations, taints: [] });
+  const work = (annotations: Record<string, string>, ops: StageOpSummary[]): NodeWork => ({ node: node(annotations), record: readNodeSkyhookRecord(node(annotations), 's'), state: {}, ops, recorded: [] });
+  const key = nodeAnnotations.recordedOps('s');
+
+  it('lists every finished op once a new outcome is recorded, dropping ops that are gone', () => {
+    const done = op('a', '1.0.0', 'apply', { phase: 'Completed' });
+    const failed = op('b', '1.0.0', 'apply', { phase: 'Failed', uid: 'uid-b2' });
+    const running = op('c', '1.0.0', 'apply');
+    expect(recordedOpsUpdate(work({ [key]: 'uid-gone,uid-a-1.0.0-apply' }, [done, failed, running]), 's')).toBe('uid-a-1.0.0-apply,uid-b2');
+    expect(recordedOpUids(node({ [key]: 'x,y' }), 's')).toEqual(new Set(['x', 'y']));
+  });
+
+  it('writes nothing when every finished op is already listed (a gone uid alone is not worth a write)', () => {
+    const done = op('a', '1.0.0', 'apply', { phase: 'Completed' });
+    expect(recordedOpsUpdate(work({ [key]: 'uid-gone,uid-a-1.0.0-apply' }, [done]), 's')).toBeUndefined();
+    expect(recordedOpsUpdate(work({}, [op('c', '1.0.0', 'apply')]), 's')).toBeUndefined();
   });
 });

@@ -97,6 +97,7 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
       case 'createStageOp': {
         const op: StageOpSummary = {
           name: opName(action.skyhook, action.node, action.package.name, action.package.version, action.stage),
+          uid: `uid-${++createdOps}`,
           skyhook: action.skyhook,
           node: action.node,
           package: action.package.name,
@@ -114,8 +115,7 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
         w.creates.push(action);
         break;
       }
-      case 'markStageOpRecorded':
-        w.ops = w.ops.map((op) => (op.name === action.name ? { ...op, recorded: true } : op));
+      case 'reportFailedStage':
         break;
       case 'setSkyhookStatus': {
         const skyhook = w.skyhooks.find((candidate) => candidate.metadata.name === action.skyhook)!;
@@ -159,6 +159,9 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
     }
   }
 }
+
+/** Uids of created ops: unique across worlds and resets of `created`, like the API server's. */
+let createdOps = 0;
 
 export const opName = (skyhook: string, node: string, name: string, version: string, stage: string): string => `${skyhook}-${name}-${version}-${stage}-${node}`;
 

@@ -1,0 +1,53 @@
+/**
+ * How often an SCR's status is written. During a rollout every finished stage changes the status
+ * (nodeState, counts, nodePriority), and writing each change would cost one status write per
+ * node-stage. Those fields are derived from the nodes on every pass, so a write can wait a little
+ * and carry several changes at once: nothing is lost, the next pass recomputes them. A change the
+ * planner itself reads back or that a person or tool waits for (the SCR's status value, config
+ * updates, batch state, the set of true conditions, the package list, observedGeneration) is
+ * written at once.
+ */
+import type { SkyhookStatus } from '../../api/skyhook.js';
+
+/** The longest a progress-only status change waits for the next write. */
+export const STATUS_PROGRESS_INTERVAL_MS = 3_000;
+
+export type StatusWriteDecision = { write: true } | { write: false; retryInMs: number };
+
+export class StatusWritePacing {
+  private readonly lastWrite = new Map<string, number>();
+
+  constructor(private readonly intervalMs: number = STATUS_PROGRESS_INTERVAL_MS) {}
+
+  decide(skyhook: string, current: SkyhookStatus | undefined, next: SkyhookStatus, now: number): StatusWriteDecision {
+    const last = this.lastWrite.get(skyhook);
+    if (last === undefined || hasDecisiveChange(current ?? {}, next)) return { write: true };
+    const due = last + this.intervalMs;
+    return now >= due ? { write: true } : { write: false, retryInMs: due - now };
+  }
+
+  written(skyhook: string, now: number): void {
+    this.lastWrite.set(skyhook, now);
+  }
+
+  forget(skyhook: string): void {
+    this.lastWrite.delete(skyhook);
+  }
+}
+
+/** A change someone acts on, as opposed to rollout progress (see the module comment). */
+export function hasDecisiveChange(current: SkyhookStatus, next: SkyhookStatus): boolean {
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  const trueConditions = (status: SkyhookStatus): string[] =>
+    (status.conditions ?? []).filter((c) => c.status === 'True').map((c) => `${c.type}/${c.reason}`).sort();
+  const batchStates = (status: SkyhookStatus): unknown =>
+    Object.fromEntries(Object.entries(status.compartmentStatuses ?? {}).map(([name, compartment]) => [name, compartment.batchState ?? null]));
+  return current.status !== next.status
+    || current.observedGeneration !== next.observedGeneration
+    || current.packageList !== next.packageList
+    || current.nodeOrderOffset !== next.nodeOrderOffset
+    || !same(current.configUpdates, next.configUpdates)
+    || !same(current.nodeBootIds, next.nodeBootIds)
+    || !same(batchStates(current), batchStates(next))
+    || !same(trueConditions(current), trueConditions(next));
+}
