@@ -9,6 +9,7 @@ import { API_GROUP, API_VERSION, KINDS, SKYHOOK_FINALIZER } from '../../api/name
 import type { Skyhook } from '../../api/skyhook.js';
 import { isNotFound, mergePatchCustomObject } from '../../kube/client.js';
 import type { ReconcileResult } from '../../kube/queue.js';
+import { deleteStaleNodeMetadata, NODE_METADATA_KIND } from './node-metadata-writes.js';
 import { clearSkyhookFromNode, hasSkyhookTraces } from './node-writes.js';
 import { stageOpSummaries } from './op-summary.js';
 import { configMapsOf, packageConfigMapData, staleConfigMaps } from './package-configmaps.js';
@@ -37,6 +38,7 @@ export class SkyhookReconciler {
       if (kind === 'Node') return io.caches.nodes.get(name);
       if (kind === 'NodeOp') return io.caches.nodeOps.get(name, io.settings.namespace);
       if (kind === 'ConfigMap') return io.caches.configMaps.get(name, io.settings.namespace);
+      if (kind === NODE_METADATA_KIND) return io.caches.nodeMetadata.get(name, io.settings.namespace);
       return io.caches.skyhooks.get(name);
     });
     if (behind.length > 0) {
@@ -58,6 +60,7 @@ export class SkyhookReconciler {
     const plan = planNextActions(this.plannerInput(key));
     await applyActions(io, skyhook, plan.actions);
     await this.deleteStaleConfigMaps(skyhook);
+    await deleteStaleNodeMetadata(io, skyhook);
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const policy = skyhook.spec.deploymentPolicy ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy) : undefined;
     this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy);
