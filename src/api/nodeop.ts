@@ -65,6 +65,9 @@ export const SkyhookStage = Type.Object(
     stage: StringEnum(PACKAGE_STAGES),
     interrupt: Type.Optional(Interrupt),
     configMap: Type.Optional(Type.String({ maxLength: 253, description: "Name of the package's ConfigMap in this namespace." })),
+    nodeMetadataConfigMap: Type.Optional(
+      Type.String({ maxLength: 253, description: "Name of the node's metadata ConfigMap (labels.json, annotations.json, packages.json) in this namespace." }),
+    ),
   },
   celRules({
     rule: "(self.stage in ['interrupt', 'uninstall-interrupt']) == has(self.interrupt)",

@@ -16,8 +16,15 @@ export const OPERATION_CONTAINER = 'nodeop';
 export const SENTINEL_CONTAINER = 'sentinel-creator';
 const HOST_ROOT_VOLUME = 'host-root';
 const CONFIGMAP_VOLUME = 'package-config';
+const NODE_METADATA_VOLUME = 'node-metadata';
 /** Where a Skyhook package's configMap appears, as upstream's stage pods mount it. */
 export const PACKAGE_CONFIGMAP_MOUNT = '/skyhook-package/configmaps';
+/**
+ * Where the node's metadata ConfigMap (labels.json, annotations.json, packages.json) appears, as
+ * upstream's stage pods mount it; the package's init container copies /skyhook-package/* onto the
+ * host, so packages find it under `${SKYHOOK_DIR}/node-metadata/`.
+ */
+export const NODE_METADATA_MOUNT = '/skyhook-package/node-metadata';
 
 export interface NodeJobInput {
   nodeOp: NodeOp;
@@ -55,9 +62,11 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
   const hostMountPath = spec.hostMountPath ?? '/host';
   const labels = nodeOpChildLabels(nodeOp, node);
   const configMap = spec.skyhookStage?.configMap;
+  const nodeMetadata = spec.skyhookStage?.nodeMetadataConfigMap;
 
   const mounts: V1VolumeMount[] = [{ name: HOST_ROOT_VOLUME, mountPath: hostMountPath, mountPropagation: 'HostToContainer' }];
   if (configMap) mounts.push({ name: CONFIGMAP_VOLUME, mountPath: PACKAGE_CONFIGMAP_MOUNT, readOnly: true });
+  if (nodeMetadata) mounts.push({ name: NODE_METADATA_VOLUME, mountPath: NODE_METADATA_MOUNT, readOnly: true });
   const baseEnv: V1EnvVar[] = [
     { name: 'HOST_DIR', value: hostMountPath },
     { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
@@ -89,6 +98,7 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
   const volumes: V1Volume[] = [{ name: HOST_ROOT_VOLUME, hostPath: { path: '/' } }];
   if (writesSentinel) volumes.push(sentinelVolume);
   if (configMap) volumes.push({ name: CONFIGMAP_VOLUME, configMap: { name: configMap } });
+  if (nodeMetadata) volumes.push({ name: NODE_METADATA_VOLUME, configMap: { name: nodeMetadata } });
   // The Job pod is pinned with nodeName (no scheduler), so only NoExecute taints could still evict it;
   // it tolerates the cordon it runs under plus whatever the NodeOp lists.
   const tolerations: V1Toleration[] = [

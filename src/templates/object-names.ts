@@ -19,6 +19,11 @@ export function safeName(max: number, ...parts: string[]): string {
   return `${joined.slice(0, max - 9)}-${shortHash(joined)}`.toLowerCase();
 }
 
+/** Upstream's per-SCR, per-node metadata ConfigMap (reference/skyhook.md §3.8). */
+export function nodeMetadataConfigMapName(skyhook: string, node: string): string {
+  return safeName(253, skyhook, node, 'metadata');
+}
+
 /** A label value (≤ 63 chars): unchanged when it fits, else cut with a hash so distinct values stay distinct. */
 export function labelValue(text: string): string {
   if (text.length <= MAX_NAME) return text;

@@ -10,6 +10,7 @@ import { API_GROUP, API_VERSION, KINDS, SKYHOOK_FINALIZER } from '../../api/name
 import type { Skyhook } from '../../api/skyhook.js';
 import { isNotFound, mergePatchCustomObject } from '../../kube/client.js';
 import type { ReconcileResult } from '../../kube/queue.js';
+import { deleteStaleNodeMetadata, NODE_METADATA_KIND } from './node-metadata-writes.js';
 import { clearSkyhookFromNode, hasSkyhookTraces } from './node-writes.js';
 import { stageOpSummaries } from './op-summary.js';
 import { configMapsOf, packageConfigMapData, staleConfigMaps } from './package-configmaps.js';
@@ -42,6 +43,7 @@ export class SkyhookReconciler {
       if (kind === 'Node') return io.caches.nodes.get(name);
       if (kind === 'NodeOp') return io.caches.nodeOps.get(name, io.settings.namespace);
       if (kind === 'ConfigMap') return io.caches.configMaps.get(name, io.settings.namespace);
+      if (kind === NODE_METADATA_KIND) return io.caches.nodeMetadata.get(name, io.settings.namespace);
       return io.caches.skyhooks.get(name);
     });
     if (behind.length > 0) {
@@ -69,6 +71,7 @@ export class SkyhookReconciler {
     await applyActions(io, skyhook, actions);
     if (statusWrite?.write) this.statusPacing.written(key, now);
     await this.deleteStaleConfigMaps(skyhook);
+    await deleteStaleNodeMetadata(io, skyhook);
     const policy = skyhook.spec.deploymentPolicy ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy) : undefined;
     this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy);
     const requeueAfterMs = Math.min(plan.requeueAfterMs ?? Infinity, statusWrite?.write === false ? statusWrite.retryInMs : Infinity);

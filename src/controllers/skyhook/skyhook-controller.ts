@@ -1,7 +1,7 @@
 /**
- * The Skyhook controller's wiring: informers over SCRs, nodes, the stage NodeOps and package
- * ConfigMaps in the operator namespace (NodeOps and nodes are shared with the NodeOp controller's
- * caches), events mapped to SCR keys, and the factory the operator's registry starts.
+ * The Skyhook controller's wiring: informers over SCRs, nodes, the stage NodeOps, and package and
+ * node-metadata ConfigMaps in the operator namespace (NodeOps and nodes are shared with the NodeOp
+ * controller's caches), events mapped to SCR keys, and the factory the operator's registry starts.
  * Event-driven: a NodeOp's status change wakes its SCR, a node change wakes every SCR, a
  * DeploymentPolicy change the SCRs naming it, and a pod change only the SCRs whose
  * podNonInterruptLabels barrier it can move.
@@ -15,6 +15,8 @@ import { Controller } from '../../kube/controller.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
 import type { ControllerFactory, Stoppable } from '../registry.js';
+import { compactNodeMetadata } from './node-metadata.js';
+import { NODE_METADATA_KIND } from './node-metadata-writes.js';
 import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './node-pods.js';
 import { SkyhookReconciler } from './reconciler.js';
 import type { SkyhookCaches } from './skyhook-io.js';
@@ -46,6 +48,8 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
     nodes: informers.informer<V1Node>('/api/v1/nodes'),
     nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural)),
     configMaps: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.name }),
+    // Up to SCRs × nodes of them: the cache keeps metadata and a hash of the data, not the data.
+    nodeMetadata: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.nodeMeta, transform: compactNodeMetadata }),
     pods: informers.informer<V1Pod>('/api/v1/pods', { fieldSelector: LIVE_BOUND_PODS_FIELD_SELECTOR }),
     deploymentPolicies: informers.informer<DeploymentPolicy>(customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural)),
   };
@@ -73,6 +77,14 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
     const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
     return owner ? [owner] : [];
   });
+  // Node-metadata ConfigMaps wake their SCR only when a reconcile waits to see our own write of one.
+  // Anything else changes nothing the planner reads, and one deleted by someone else needs no wake:
+  // it is written again right before the node's next stage, the only time a Job needs it.
+  const nodeMetadataWake = (cm: V1ConfigMap): void => {
+    const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
+    if (owner && expectations.awaits(NODE_METADATA_KIND, cm.metadata?.name ?? '')) queue.add(owner);
+  };
+  caches.nodeMetadata.on({ add: nodeMetadataWake, update: (cm, old) => (cm !== old ? nodeMetadataWake(cm) : undefined), delete: nodeMetadataWake });
   // A policy change moves only the SCRs that name it (a missing one blocks them until it appears).
   controller.watch(caches.deploymentPolicies, (policy) =>
     caches.skyhooks.list().filter((scr) => scr.spec.deploymentPolicy === policy.metadata.name).map((scr) => scr.metadata.name ?? ''));

@@ -16,6 +16,7 @@ import type { EventRecorder } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
 import { describeFailedStage, failedStageMessage, STAGE_FAILED_REASON } from './failed-stage-report.js';
 import { addTaint, cordonWithClaim, releaseCordonClaim, removeTaint } from './node-cordon-taint-writes.js';
+import { ensureNodeMetadata } from './node-metadata-writes.js';
 import { applyNodeWrite, type NodeWrite } from './node-writes.js';
 import { buildPackageConfigMap } from './package-configmaps.js';
 import type { PlannerAction, SetSkyhookStatus } from './planner-types.js';
@@ -28,6 +29,8 @@ export interface SkyhookCaches {
   nodes: Informer<V1Node>;
   nodeOps: Informer<NodeOp>;
   configMaps: Informer<V1ConfigMap>;
+  /** The per-node metadata ConfigMaps, metadata and data hash only (node-metadata.ts compactNodeMetadata). */
+  nodeMetadata: Informer<V1ConfigMap>;
   /** Every pod of the cluster, for the pods bound to each node (podNonInterruptLabels). */
   pods: Informer<V1Pod>;
   deploymentPolicies: Informer<DeploymentPolicy>;
@@ -106,6 +109,8 @@ async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<Plan
     case 'suspendStageOp':
       return suspendStageOp(io, action.name, action.suspend);
     case 'createStageOp': {
+      // Before the op: its Job mounts the node's metadata ConfigMap and would not start without it.
+      await ensureNodeMetadata(io, skyhook, action.node);
       const body = buildStageNodeOp({ op: action, skyhook, settings });
       try {
         const created = (await clients.custom.createNamespacedCustomObject({ ...nodeOpRef(settings, ''), body })) as NodeOp;

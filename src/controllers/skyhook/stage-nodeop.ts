@@ -12,7 +12,7 @@ import type { EnvVar } from '../../api/k8s-schemas.js';
 import { CHILD_ANNOTATIONS, CHILD_LABELS, GROUP_VERSION, KINDS, STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { InitStep, NodeOp, NodeOpSpec } from '../../api/nodeop.js';
 import type { Package, Skyhook } from '../../api/skyhook.js';
-import { labelValue, safeName } from '../../templates/object-names.js';
+import { labelValue, nodeMetadataConfigMapName, safeName } from '../../templates/object-names.js';
 import type { CreateStageOp } from './planner-types.js';
 import type { SkyhookSettings } from './skyhook-settings.js';
 
@@ -108,6 +108,8 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
       stage: op.stage,
       ...(op.interrupt ? { interrupt: op.interrupt } : {}),
       ...(op.configMap ? { configMap: op.configMap } : {}),
+      // Every stage: ensureNodeMetadata (node-metadata-writes.ts) writes it before the op is created.
+      nodeMetadataConfigMap: nodeMetadataConfigMapName(scr, op.node),
     },
   };
   return {

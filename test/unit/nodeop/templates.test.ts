@@ -13,7 +13,7 @@ import { readSettings } from '../../../src/agent/settings.js';
 import { CHILD_LABELS, NODEOP_NAMES } from '../../../src/api/names.js';
 import type { NodeOp, NodeOpSpec } from '../../../src/api/nodeop.js';
 import { interruptPlanFor } from '../../../src/templates/interrupt-plan.js';
-import { buildNodeJob, OPERATION_CONTAINER, SENTINEL_CONTAINER } from '../../../src/templates/nodeop-job.js';
+import { buildNodeJob, NODE_METADATA_MOUNT, OPERATION_CONTAINER, SENTINEL_CONTAINER } from '../../../src/templates/nodeop-job.js';
 import { readNodeOpSettings } from '../../../src/templates/nodeop-settings.js';
 import { labelValue, nodeJobName, rebootPodName } from '../../../src/templates/object-names.js';
 import { buildRebootPod, rebootScript } from '../../../src/templates/reboot-pod.js';
@@ -125,6 +125,26 @@ describe('buildNodeJob', () => {
     expect(job.spec?.template.metadata?.labels).toEqual(expected);
     expect(job.spec?.template.spec?.hostNetwork).toBe(true);
     expect(job.spec?.template.spec?.volumes).toContainEqual({ name: 'package-config', configMap: { name: 'demo-tuning-1.2.3' } });
+  });
+
+  it("mounts the node's metadata ConfigMap read-only at /skyhook-package/node-metadata in every host container, not the sentinel", () => {
+    const skyhookStage = { skyhook: 'demo', package: { name: 'tuning', version: '1.2.3', image: 'ghcr.io/x/tuning' }, stage: 'apply' as const, nodeMetadataConfigMap: 'demo-n1-metadata-0123abcd' };
+    const initSteps = [{ name: 'tuning-init' }, { name: 'tuning-apply' }, { name: 'tuning-applycheck' }];
+    const mount = { name: 'node-metadata', mountPath: NODE_METADATA_MOUNT, readOnly: true };
+    for (const writesSentinel of [false, true]) {
+      const job = buildNodeJob({ nodeOp: nodeOp({ targetNodes: ['n1'], initSteps, skyhookStage }), node: 'n1', jobName: 'j', settings, writesSentinel });
+      const pod = job.spec?.template.spec;
+      expect(pod?.volumes?.filter((v) => v.name === 'node-metadata')).toEqual([{ name: 'node-metadata', configMap: { name: 'demo-n1-metadata-0123abcd' } }]);
+      const host = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].filter((c) => c.name !== SENTINEL_CONTAINER);
+      expect(host.map((c) => c.name)).toEqual(['tuning-init', 'tuning-apply', 'tuning-applycheck', OPERATION_CONTAINER]);
+      for (const container of host) expect(container.volumeMounts).toContainEqual(mount);
+      const sentinel = pod?.containers?.find((c) => c.name === SENTINEL_CONTAINER);
+      expect(sentinel === undefined || !sentinel.volumeMounts?.some((m) => m.name === 'node-metadata')).toBe(true);
+    }
+    expect(NODE_METADATA_MOUNT).toBe('/skyhook-package/node-metadata');
+    const without = buildNodeJob({ nodeOp: nodeOp({ targetNodes: ['n1'], initSteps, skyhookStage: { ...skyhookStage, nodeMetadataConfigMap: undefined } }), node: 'n1', jobName: 'j', settings, writesSentinel: false });
+    expect(without.spec?.template.spec?.volumes?.some((v) => v.name === 'node-metadata')).toBe(false);
+    expect(without.spec?.template.spec?.initContainers?.every((c) => !c.volumeMounts?.some((m) => m.mountPath === NODE_METADATA_MOUNT))).toBe(true);
   });
 });
 
