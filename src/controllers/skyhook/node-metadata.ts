@@ -47,6 +47,7 @@ const BOOKKEEPING_FAMILIES = [
   nodeAnnotations.drainStart,
   nodeAnnotations.drainBlocked,
   nodeAnnotations.waiting,
+  nodeAnnotations.recordedOps,
   nodeLabels.status,
 ].map((key) => key('').slice(PREFIX.length + 1));
 

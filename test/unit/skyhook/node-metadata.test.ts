@@ -114,7 +114,7 @@ describe('node metadata data', () => {
   });
 
   it('recognises exactly the bookkeeping families, under skyhook.nvidia.com/ and nodewright.nvidia.com/', () => {
-    for (const family of ['nodeState_', 'status_', 'version_', 'cordon_', 'drainStart_', 'drainBlocked_', 'waiting_']) {
+    for (const family of ['nodeState_', 'status_', 'version_', 'cordon_', 'drainStart_', 'drainBlocked_', 'waiting_', 'recordedOps_']) {
       expect(isBookkeepingKey(`skyhook.nvidia.com/${family}x`)).toBe(true);
       expect(isBookkeepingKey(`nodewright.nvidia.com/${family}x`)).toBe(true);
       expect(isBookkeepingKey(`other.io/${family}x`)).toBe(false);
