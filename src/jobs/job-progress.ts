@@ -87,6 +87,10 @@ export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeo
     return { state: 'failed', restarts, message: `Job ${name} failed${why ? ` (${why})` : ''}${podDetail ? `; pod ${failedPod?.metadata?.name ?? ''}: ${podDetail}` : ''}` };
   }
   if (job.spec?.suspend) return { state: 'running', restarts, message: `Job ${name} is suspended` };
+  // The Job runs one pod at a time to one completion, so a succeeded pod is the Job's success; the
+  // Job controller says so only after its pod-event batching (about a second later).
+  const succeededPod = pods.find((p) => p.status?.phase === 'Succeeded' && !p.metadata?.deletionTimestamp);
+  if (succeededPod) return { state: 'succeeded', message: `Job ${name} completed successfully (pod ${succeededPod.metadata?.name ?? ''} succeeded)`, restarts };
   for (const pod of pods) {
     const stuck = stuckContainer(pod);
     if (!stuck) continue;

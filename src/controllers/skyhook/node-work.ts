@@ -145,3 +145,22 @@ export function stageTimeoutSeconds(spec: Package | undefined, fallback: number)
   }
   return ms === 0 ? 0 : Math.max(1, Math.ceil(ms / 1000));
 }
+
+/**
+ * Finished ops whose outcome is recorded and whose retention has passed, to delete, and when the
+ * next one expires (for a requeue). An op not yet recorded is kept whatever its age: its outcome
+ * still has to reach the node's state.
+ */
+export function expiredOps(work: NodeWork, retention: PlannerSettings['finishedOpRetentionMs'], now: number): { expired: StageOpSummary[]; nextExpiry?: number } {
+  const expired: StageOpSummary[] = [];
+  let nextExpiry: number | undefined;
+  for (const op of work.ops) {
+    if (!op.recorded || op.deleting || op.finishedAt === undefined) continue;
+    const keep = op.phase === 'Completed' ? retention.succeeded : op.phase === 'Failed' ? retention.failed : undefined;
+    if (keep === undefined) continue;
+    const expiry = op.finishedAt + keep;
+    if (expiry <= now) expired.push(op);
+    else nextExpiry = Math.min(nextExpiry ?? Infinity, expiry);
+  }
+  return nextExpiry === undefined ? { expired } : { expired, nextExpiry };
+}

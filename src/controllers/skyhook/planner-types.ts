@@ -129,6 +129,11 @@ export interface PlannerSettings {
   retryMaxMs: number;
   /** RUNTIME_REQUIRED_TAINT (`key=value:effect`), parsed. */
   runtimeRequiredTaint: TaintView;
+  /**
+   * A finished stage op whose outcome is recorded is deleted this long after it finished (its Job's
+   * own retention), so ops do not pile up over the versions and config changes of a long life.
+   */
+  finishedOpRetentionMs: { succeeded: number; failed: number };
 }
 
 export const DEFAULT_PLANNER_SETTINGS: PlannerSettings = {
@@ -137,6 +142,7 @@ export const DEFAULT_PLANNER_SETTINGS: PlannerSettings = {
   retryBaseMs: 10_000,
   retryMaxMs: 300_000,
   runtimeRequiredTaint: { ...DEFAULT_RUNTIME_REQUIRED_TAINT },
+  finishedOpRetentionMs: { succeeded: 3_600_000, failed: 86_400_000 },
 };
 
 export interface PlanResult {

@@ -88,7 +88,7 @@ export class SkyhookReconciler {
       skyhooks: skyhooks.map((scr) => ({ skyhook: scr, packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, scr.metadata.name ?? '')) })),
       nodes: this.nodeViews(skyhooks),
       stageOps: stageOpSummaries(caches.nodeOps.list(namespace), skyhooks, namespace),
-      settings: { operatorVersion: settings.operatorVersion, defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds, runtimeRequiredTaint: settings.runtimeRequiredTaint },
+      settings: { operatorVersion: settings.operatorVersion, defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds, runtimeRequiredTaint: settings.runtimeRequiredTaint, finishedOpRetentionMs: settings.finishedOpRetentionMs },
       deploymentPolicies: caches.deploymentPolicies.list(),
       only,
     };

@@ -14,7 +14,7 @@ import { planInterruptFlow, releaseOrphanedSkips } from './interrupt-flow.js';
 import { isIgnored, selectorMatches, untoleratedTaints } from './node-eligibility.js';
 import { nodeSkyhookConditions, readNodeSkyhookRecord, serializeNodeState, type SkyhookStatusValue } from './node-state.js';
 import { holdAnnotations, holdConditions, type NodeHold, type NodeHoldReport } from './node-holds.js';
-import { absorbOpOutcomes, advanceNode, deleteOp, liveOps, recordedOpsUpdate, recordedOpUids, recordRunningStages, type NodeWork } from './node-work.js';
+import { absorbOpOutcomes, advanceNode, deleteOp, expiredOps, liveOps, recordedOpsUpdate, recordedOpUids, recordRunningStages, type NodeWork } from './node-work.js';
 import type { PriorityGates } from './planner.js';
 import type { CreateStageOp, DrainBlocker, NodeView, PlannerAction, PlannerEvent, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
 import type { RolloutNode } from './rollout-admission.js';
@@ -169,6 +169,13 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     if (actions.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, actions.requeueAfterMs);
     nodeStatus[work.node.name] = Object.values(work.state).some((entry) => entry.state === 'erroring') ? 'erroring' : 'in_progress';
     priority[work.node.name] ??= new Date(now).toISOString();
+  }
+  // Finished ops go once their Job's retention has passed (the Job itself is gone by then).
+  for (const work of works) {
+    if (work.record.malformed) continue;
+    const retention = expiredOps(work, settings.finishedOpRetentionMs, now);
+    for (const op of retention.expired) deletes.push(deleteOp(work, op, 'finished and kept for the retention period'));
+    if (retention.nextExpiry !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, retention.nextExpiry - now);
   }
   for (const node of Object.keys(priority)) if (!targetedNames.has(node) || nodeStatus[node] === 'complete') delete priority[node];
   // The cordon is held until the node is complete for this SCR (or no longer targeted). Released

@@ -4,6 +4,7 @@
  */
 import { DEFAULT_RUNTIME_REQUIRED_TAINT } from '../../api/names.js';
 import { parseDurationMs } from '../../util/duration.js';
+import { readNodeOpSettings } from '../../templates/nodeop-settings.js';
 import { DEFAULT_PLANNER_SETTINGS } from './planner-types.js';
 
 export interface SkyhookSettings {
@@ -24,6 +25,8 @@ export interface SkyhookSettings {
   defaultStageTimeoutSeconds: number;
   /** Written to `version_<scr>` on nodes. */
   operatorVersion: string;
+  /** How long a finished stage NodeOp is kept once recorded: as long as its Job (JOB_TTL_SUCCEEDED, JOB_TTL_FAILED). */
+  finishedOpRetentionMs: { succeeded: number; failed: number };
 }
 
 export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
@@ -46,6 +49,7 @@ export function readSkyhookSettings(env: Env, namespace: string): SkyhookSetting
   const backoff = Number(env['JOB_BACKOFF_LIMIT'] || '3');
   if (!Number.isInteger(backoff) || backoff < 0) throw new Error(`JOB_BACKOFF_LIMIT must be a whole number, not '${env['JOB_BACKOFF_LIMIT']}'`);
   const taint = env['RUNTIME_REQUIRED_TAINT'];
+  const nodeOp = readNodeOpSettings(env);
   return {
     namespace,
     agentImage: env['AGENT_IMAGE'] || 'ghcr.io/skyhook-ts/skyhook:0.1.0',
@@ -56,5 +60,6 @@ export function readSkyhookSettings(env: Env, namespace: string): SkyhookSetting
     jobBackoffLimit: backoff,
     defaultStageTimeoutSeconds: env['JOB_STAGE_TIMEOUT'] ? Math.ceil(parseDurationMs(env['JOB_STAGE_TIMEOUT']) / 1000) : DEFAULT_PLANNER_SETTINGS.defaultStageTimeoutSeconds,
     operatorVersion: env['OPERATOR_VERSION'] || DEFAULT_PLANNER_SETTINGS.operatorVersion,
+    finishedOpRetentionMs: { succeeded: nodeOp.jobTtlSucceededSeconds * 1000, failed: nodeOp.jobTtlFailedSeconds * 1000 },
   };
 }

@@ -67,6 +67,13 @@ describe('jobProgress', () => {
     expect(progress).toEqual({ state: 'failed', restarts: 1, message: 'Job j failed (BackoffLimitExceeded: Job has reached the specified backoff limit); pod j-x: container nodeop exited with code 3 (Error)' });
   });
 
+  it('takes a succeeded pod as the Job\'s success before the Job controller records it, but not a failed attempt', () => {
+    const earlier = pod('j-1', { phase: 'Failed' });
+    const done = pod('j-2', { phase: 'Succeeded' });
+    expect(jobProgress(job([], 1), [earlier, done], t0, 1000)).toEqual({ state: 'succeeded', restarts: 1, message: 'Job j completed successfully (pod j-2 succeeded)' });
+    expect(jobProgress(job([], 1), [earlier, pod('j-2')], t0, 1000).state).toBe('running');
+  });
+
   it('reports a suspended Job as running (held), not stuck', () => {
     const suspended: V1Job = { ...job(), spec: { suspend: true, template: {} } };
     expect(jobProgress(suspended, [], t0, 1000)).toEqual({ state: 'running', restarts: 0, message: 'Job j is suspended' });

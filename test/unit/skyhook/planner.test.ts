@@ -48,6 +48,31 @@ describe('the README demo on 3 labelled nodes and 2 others', () => {
     expect(plan(w).actions.filter((a) => a.kind !== 'event')).toEqual([]);
   });
 
+  it('deletes finished ops once their retention (the Job TTL) has passed, keeping the state complete', () => {
+    const w = setup();
+    runToQuiet(w);
+    expect(w.ops).toHaveLength(6);
+    const idle = plan(w);
+    expect(idle.requeueAfterMs).toBeGreaterThan(3_500_000);
+    w.now += 3_600_000;
+    const { actions } = plan(w);
+    const deletes = actions.filter((a) => a.kind === 'deleteStageOp');
+    expect(deletes).toHaveLength(6);
+    expect(deletes[0]).toMatchObject({ reason: 'finished and kept for the retention period' });
+    expect(creates(actions)).toEqual([]);
+    applyActions(w, actions);
+    expect(w.ops).toEqual([]);
+    expect(plan(w).actions.filter((a) => a.kind !== 'event')).toEqual([]);
+    expect(nodeStatus(w, 'n1', 'demo')).toBe('complete');
+  });
+
+  it('keeps a finished op whose outcome is not recorded yet, however old', () => {
+    const w = setup();
+    step(w);
+    w.now += 90_000_000;
+    expect(plan(w).actions.filter((a) => a.kind === 'deleteStageOp')).toEqual([]);
+  });
+
   it('reports in-progress counts mid-rollout', () => {
     const w = setup();
     step(w);
