@@ -4,7 +4,7 @@
  * the operator namespace on a control plane, waits on SCR status with watches, and recorders of
  * stage Jobs and of nodes in progress for a whole run, and the rollout batches recorded Jobs show.
  */
-import { CoreV1Api, type V1Job, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, type V1Job, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { fileURLToPath } from 'node:url';
 import { API_GROUP, API_VERSION, CHILD_LABELS, nodeAnnotations } from '../../src/api/names.js';
 import { OPERATOR_NAMESPACE } from '../../src/api/operator-rbac.js';
@@ -72,9 +72,17 @@ export interface JobRecorder {
   stop(): Promise<void>;
 }
 
+/**
+ * A stage is done when its pod succeeded: the operator moves on then, and the Job controller marks
+ * the Job Complete only after its pod-event batching (about a second later). So a Job counts as
+ * succeeded from whichever comes first, its pod's success or its Complete condition.
+ */
 export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
   const informer = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`), { resource: 'stage-jobs', logger: silentLogger() });
+  const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, `/api/v1/namespaces/${NAMESPACE}/pods`), { resource: 'stage-job-pods', logger: silentLogger() });
   const jobs = new Map<string, StageJob>();
+  /** Job uid → when one of its pods was first seen Succeeded. */
+  const podSucceededAt = new Map<string, number>();
   // Jobs left from earlier tests (garbage collection takes a moment) are not this test's.
   const earlier = new Set<string>();
   let synced = false;
@@ -85,6 +93,12 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
       waiter.resolve();
     }
   };
+  const record = (uid: string, update: (previous: StageJob) => StageJob): void => {
+    const previous = jobs.get(uid);
+    if (previous) jobs.set(uid, update(previous));
+  };
+  const podSucceeded = (jobUid: string, at: number): void =>
+    record(jobUid, (job) => ({ ...job, succeeded: !job.failed, doneAt: job.doneAt ?? at }));
   const seen = (job: V1Job): void => {
     const labels = job.metadata?.labels ?? {};
     const uid = job.metadata?.uid ?? '';
@@ -104,11 +118,22 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
       seenAt: previous?.seenAt ?? Date.now(),
       doneAt: previous?.doneAt ?? (condition('Complete') || condition('Failed') ? Date.now() : undefined),
     });
+    const podDone = podSucceededAt.get(uid);
+    if (podDone !== undefined) podSucceeded(uid, podDone);
     wake();
   };
+  const podSeen = (pod: V1Pod): void => {
+    if (pod.status?.phase !== 'Succeeded') return;
+    const jobUid = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job')?.uid;
+    if (!jobUid || podSucceededAt.has(jobUid)) return;
+    podSucceededAt.set(jobUid, Date.now());
+    podSucceeded(jobUid, podSucceededAt.get(jobUid)!);
+  };
   informer.on({ add: seen, update: seen });
+  pods.on({ add: podSeen, update: podSeen });
   informer.start();
-  await informer.waitForSync(30_000);
+  pods.start();
+  await Promise.all([informer.waitForSync(30_000), pods.waitForSync(30_000)]);
   synced = true;
   return {
     jobs,
@@ -124,7 +149,9 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
       waiters.push({ count, resolve });
       wake();
     }),
-    stop: () => informer.stop(),
+    stop: async () => {
+      await Promise.all([informer.stop(), pods.stop()]);
+    },
   };
 }
 
