@@ -23,16 +23,22 @@ export interface OperatorRuntime {
   identity: string;
 }
 
-export interface SharedInformerOptions extends Selectors {
+export interface SharedInformerOptions<T = KubernetesObject> extends Selectors {
   /** Name in logs and metrics; defaults to the path's last segment, plus the selectors. */
   resource?: string;
   resyncMs?: number;
+  /**
+   * Applied to every object before it is cached (default: drop managedFields). Part of what is
+   * shared: asking for the same path and selectors with another transform is a programming error.
+   */
+  transform?: (object: T) => T;
 }
 
 export type ListWatchFactory = <T extends KubernetesObject>(path: string) => ListWatch<T>;
 
 export class InformerFactory {
   private readonly informers = new Map<string, Informer<KubernetesObject>>();
+  private readonly transforms = new Map<string, unknown>();
   private readonly makeListWatch: ListWatchFactory;
   private readonly logger: Logger;
   private readonly metrics: RuntimeMetrics | undefined;
@@ -47,11 +53,15 @@ export class InformerFactory {
    * The started informer for the list path `path` (e.g. `/apis/batch/v1/jobs`) with these selectors,
    * created and started on first use; handlers attached later get the cached objects replayed as adds.
    */
-  informer<T extends KubernetesObject>(path: string, options: SharedInformerOptions = {}): Informer<T> {
-    const { labelSelector, fieldSelector, resyncMs } = options;
+  informer<T extends KubernetesObject>(path: string, options: SharedInformerOptions<T> = {}): Informer<T> {
+    const { labelSelector, fieldSelector, resyncMs, transform } = options;
     const id = JSON.stringify([path, labelSelector ?? '', fieldSelector ?? '']);
     const existing = this.informers.get(id);
-    if (existing) return existing as unknown as Informer<T>;
+    if (existing) {
+      // A cache compacted by one caller's transform would lack what another caller reads.
+      if (this.transforms.get(id) !== transform) throw new Error(`informer ${id} is already shared with another transform`);
+      return existing as unknown as Informer<T>;
+    }
     const selectors = [labelSelector, fieldSelector].filter(Boolean).join(',');
     const resource = options.resource ?? `${path.split('/').pop() ?? path}${selectors ? `{${selectors}}` : ''}`;
     const informer = new Informer<T>(this.makeListWatch<T>(path), {
@@ -60,9 +70,11 @@ export class InformerFactory {
       ...(labelSelector ? { labelSelector } : {}),
       ...(fieldSelector ? { fieldSelector } : {}),
       ...(resyncMs !== undefined ? { resyncMs } : {}),
+      ...(transform ? { transform } : {}),
       ...(this.metrics ? { metrics: this.metrics } : {}),
     });
     this.informers.set(id, informer as unknown as Informer<KubernetesObject>);
+    this.transforms.set(id, transform);
     informer.start();
     return informer;
   }
