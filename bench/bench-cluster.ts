@@ -9,24 +9,18 @@ import { SIM_ENV } from '../src/sandbox/kwok-stages.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../src/sandbox/control-plane.js';
 import { installOperatorPrerequisites } from '../test/e2e/skyhook-cluster.js';
 import { startOperatorProcess, type OperatorProcess } from './operator-process.js';
+import { operatorRuntime, type OperatorRuntime } from './operator-runtime.js';
 
 export interface BenchCluster {
   cp: ControlPlane;
   operator: OperatorProcess;
+  /** How the operator runs: its Deployment's NODE_OPTIONS, MALLOC_ARENA_MAX … and memory limit (for the output). */
+  runtime: OperatorRuntime;
 }
 
 /** Progress for the person waiting; stdout carries only the benchmark's JSON line. */
 export function say(message: string): void {
   console.error(`[bench] ${message}`);
-}
-
-/**
- * BENCH_OPERATOR_HEAP_MB caps the operator's V8 heap (--max-old-space-size), as a container memory
- * limit would; unset, V8 sizes it from the machine's memory and collects garbage lazily.
- */
-export function operatorNodeFlags(): string[] {
-  const heapMb = process.env['BENCH_OPERATOR_HEAP_MB'];
-  return heapMb ? [`--max-old-space-size=${Number(heapMb)}`] : [];
 }
 
 /** Runs `body` with a control plane and the operator process, and stops both whatever happens. */
@@ -38,9 +32,10 @@ export async function withBenchCluster<T>(options: ControlPlaneOptions, body: (c
   let operator: OperatorProcess | undefined;
   try {
     await installOperatorPrerequisites(cp);
-    operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath, { nodeFlags: operatorNodeFlags() });
-    say(`operator running (pid ${operator.pid}, log ${operator.logFile})`);
-    return await body({ cp, operator });
+    const runtime = operatorRuntime();
+    operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath, { runtimeEnv: runtime.env });
+    say(`operator running (pid ${operator.pid}, log ${operator.logFile}, ${JSON.stringify(runtime.env)})`);
+    return await body({ cp, operator, runtime });
   } finally {
     await operator?.stop();
     await cp.stop();

@@ -17,6 +17,8 @@ export interface OperatorProcess {
   cpuSeconds(): number;
   /** Per controller: reconciles, their total time, and how many ended in each result (from /metrics). */
   reconcileStats(): Promise<Record<string, ReconcileStats>>;
+  /** The V8 heap and RSS now, in MiB (from /metrics): where the RSS is, inside the JS heap or outside it. */
+  memoryStats(): Promise<MemoryStats>;
   stop(): Promise<void>;
 }
 
@@ -24,6 +26,16 @@ export interface ReconcileStats {
   count: number;
   totalSeconds: number;
   byResult: Record<string, number>;
+}
+
+export interface MemoryStats {
+  rssMb: number;
+  /** Live and garbage JS objects not yet collected. */
+  heapUsedMb: number;
+  /** What V8 has reserved for the heap (young and old generation, code). */
+  heapTotalMb: number;
+  /** Buffers and other memory V8 objects hold outside the heap. */
+  externalMb: number;
 }
 
 const READY_TIMEOUT_MS = 120_000;
@@ -54,6 +66,20 @@ export function parseReconcileStats(text: string): Record<string, ReconcileStats
   return stats;
 }
 
+/** The process memory gauges of a Prometheus text exposition (prom-client's default metrics). */
+export function parseMemoryStats(text: string): MemoryStats {
+  const gauge = (name: string): number => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+    return Math.round(Number(line?.split(' ')[1] ?? NaN) / 2 ** 20);
+  };
+  return {
+    rssMb: gauge('process_resident_memory_bytes'),
+    heapUsedMb: gauge('nodejs_heap_size_used_bytes'),
+    heapTotalMb: gauge('nodejs_heap_size_total_bytes'),
+    externalMb: gauge('nodejs_external_memory_bytes'),
+  };
+}
+
 function statusFieldKb(pid: number, field: string): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1] ?? NaN);
@@ -68,13 +94,21 @@ function warnIfBuildStale(): void {
   if (newest > statSync(built).mtimeMs) console.error('bench: src/ is newer than dist/; run `npm run build` for figures of the current code');
 }
 
-/** Starts the operator against the control plane at `kubeconfigPath` (`nodeFlags` go to node itself); resolves once its controllers run. */
-export async function startOperatorProcess(runDir: string, kubeconfigPath: string, options: { nodeFlags?: string[] } = {}): Promise<OperatorProcess> {
+/** This process's environment without what tunes a runtime (the operator gets the manifest's instead). */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS' && !name.startsWith('MALLOC_')));
+}
+
+/**
+ * Starts the operator against the control plane at `kubeconfigPath`, with `runtimeEnv` (NODE_OPTIONS,
+ * MALLOC_ARENA_MAX …, see operator-runtime.ts) as in its Deployment; resolves once its controllers run.
+ */
+export async function startOperatorProcess(runDir: string, kubeconfigPath: string, options: { runtimeEnv?: Record<string, string> } = {}): Promise<OperatorProcess> {
   warnIfBuildStale();
   const component: Component = startComponent(runDir, 'operator', process.execPath, [
-    ...(options.nodeFlags ?? []), join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, '--leader-elect=false',
+    join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, '--leader-elect=false',
     '--health-port', '127.0.0.1:0', '--metrics-port', '127.0.0.1:0', '--log-level', 'info',
-  ]);
+  ], { ...inheritedEnv(), ...options.runtimeEnv });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(existsSync(component.logFile) && readFileSync(component.logFile, 'utf8').includes('"operator started"'))) {
     if (component.child.exitCode !== null || Date.now() > deadline) {
@@ -85,6 +119,7 @@ export async function startOperatorProcess(runDir: string, kubeconfigPath: strin
   }
   const startedLine = readFileSync(component.logFile, 'utf8').split('\n').find((l) => l.includes('"operator started"')) ?? '{}';
   const { metricsPort } = JSON.parse(startedLine) as { metricsPort?: number };
+  const metricsText = async (): Promise<string> => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   let lastPeakKb = 0;
   return {
     pid: component.pid,
@@ -95,7 +130,8 @@ export async function startOperatorProcess(runDir: string, kubeconfigPath: strin
       return Math.round(lastPeakKb / 1024);
     },
     cpuSeconds: () => cpuSecondsOf(component.pid),
-    reconcileStats: async () => parseReconcileStats(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()),
+    reconcileStats: async () => parseReconcileStats(await metricsText()),
+    memoryStats: async () => parseMemoryStats(await metricsText()),
     stop: () => stopComponent(component),
   };
 }

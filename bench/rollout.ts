@@ -8,7 +8,7 @@
  *  - the operator's API writes per node-stage, from the API server's audit log.
  */
 import { auditLogEnd, CLIENT_NODE_USER_AGENT, countWrites } from './audit-writes.js';
-import { createSkyhooks, operatorNodeFlags, say, simulatedPackage, withBenchCluster } from './bench-cluster.js';
+import { createSkyhooks, say, simulatedPackage, withBenchCluster } from './bench-cluster.js';
 import { summarize } from './stats.js';
 import { recordStageJobs, waitForSkyhook, type StageJob } from '../test/e2e/skyhook-cluster.js';
 
@@ -41,7 +41,7 @@ function nextNodeGaps(byNode: Map<string, StageJob[]>, budget: number): number[]
 
 export async function rollout(options: RolloutOptions = {}): Promise<Record<string, unknown>> {
   const { nodes: NODES = 100, budget: BUDGET = 10 } = options;
-  return withBenchCluster({ nodes: NODES, podDurationMs: PHASE_MS, auditLog: true }, async ({ cp, operator }) => {
+  return withBenchCluster({ nodes: NODES, podDurationMs: PHASE_MS, auditLog: true }, async ({ cp, operator, runtime }) => {
     const auditLog = cp.auditLogPath!;
     const jobs = await recordStageJobs({ cp });
     const writesFrom = auditLogEnd(auditLog);
@@ -62,7 +62,7 @@ export async function rollout(options: RolloutOptions = {}): Promise<Record<stri
     await jobs.stop();
     const writes = countWrites(auditLog, writesFrom, CLIENT_NODE_USER_AGENT);
     // Where the time went, for finding the cause of a miss.
-    const operatorUse = { nodeFlags: operatorNodeFlags(), cpuSeconds: operator.cpuSeconds(), peakRssMb: operator.peakRssMb(), reconciles: await operator.reconcileStats() };
+    const operatorUse = { runtime, cpuSeconds: operator.cpuSeconds(), peakRssMb: operator.peakRssMb(), reconciles: await operator.reconcileStats() };
 
     const byNode = new Map<string, StageJob[]>();
     for (const job of [...jobs.jobs.values()].sort((a, b) => a.seenAt - b.seenAt)) byNode.set(job.node, [...(byNode.get(job.node) ?? []), job]);

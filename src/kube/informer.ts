@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { errorMessage, isGone, statusCode } from './errors.js';
 import type { RuntimeMetrics } from './metrics.js';
+import { StringInterner } from './string-interner.js';
 
 export interface Selectors {
   labelSelector?: string;
@@ -63,7 +64,10 @@ export interface InformerOptions<T> extends Selectors {
   pageSize?: number;
   /** Restart delays after errors: doubling from initialMs up to maxMs. Default 1 s → 30 s. */
   backoff?: { initialMs: number; maxMs: number };
-  /** Applied to every object before it is cached. Default: drop metadata.managedFields (memory). */
+  /**
+   * Applied to every object before it is cached. Default: drop metadata.managedFields (memory).
+   * Either way the object's strings are then interned (string-interner.ts).
+   */
   transform?: (object: T) => T;
   logger: Logger;
   metrics?: RuntimeMetrics;
@@ -82,6 +86,9 @@ export function objectKey(object: KubernetesObject): string {
   const { name = '', namespace } = object.metadata ?? {};
   return namespace ? `${namespace}/${name}` : name;
 }
+
+/** Shared by every informer of the process: the same strings recur across kinds (node names in pods, Jobs and NodeOps). */
+const cachedStrings = new StringInterner();
 
 function dropManagedFields<T extends KubernetesObject>(object: T): T {
   if (object.metadata?.managedFields) delete object.metadata.managedFields;
@@ -119,7 +126,8 @@ export class Informer<T extends KubernetesObject> {
     this.resource = options.resource;
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ informer: options.resource });
-    this.transform = options.transform ?? dropManagedFields;
+    const transform = options.transform ?? dropManagedFields;
+    this.transform = (object) => cachedStrings.internAll(transform(object));
   }
 
   /** True once a list succeeded: the cache then reflects the cluster (as of that list). */

@@ -14,6 +14,7 @@ import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
 import { readNodeOpSettings, type NodeOpSettings } from '../../templates/nodeop-settings.js';
 import type { ControllerFactory, Stoppable } from '../registry.js';
+import { cachedJob, cachedNode, cachedNodeOpPod } from '../cached-objects.js';
 import { selectorMatches } from '../skyhook/node-eligibility.js';
 import { DrainTasks } from './drain-tasks.js';
 import { bootIdOf, isNodeReady } from './node-steps.js';
@@ -52,9 +53,10 @@ export async function startNodeOpController(runtime: OperatorRuntime, options: N
   const settings: NodeOpSettings = { ...readNodeOpSettings(process.env), ...options.settings };
   const byNodeOpLabel = { labelSelector: NODEOP_NAMES.nodeOpLabel };
   const nodeOps = informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural));
-  const jobs = informers.informer<V1Job>('/apis/batch/v1/jobs', byNodeOpLabel);
-  const pods = informers.informer<V1Pod>('/api/v1/pods', byNodeOpLabel);
-  const nodes = informers.informer<V1Node>('/api/v1/nodes');
+  // Trimmed to what the reconciler reads (cached-objects.ts): most of a Job or pod is its pod spec.
+  const jobs = informers.informer<V1Job>('/apis/batch/v1/jobs', { ...byNodeOpLabel, transform: cachedJob });
+  const pods = informers.informer<V1Pod>('/api/v1/pods', { ...byNodeOpLabel, transform: cachedNodeOpPod });
+  const nodes = informers.informer<V1Node>('/api/v1/nodes', { transform: cachedNode });
   const syncTimeoutMs = options.syncTimeoutMs ?? 120_000;
   await Promise.all([nodeOps, jobs, pods, nodes].map((i) => i.waitForSync(syncTimeoutMs)));
 

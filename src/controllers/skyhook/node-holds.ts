@@ -33,15 +33,20 @@ const NOTIFIED: Readonly<Record<string, 'Normal' | 'Warning'>> = {
 export function holdAnnotations(skyhook: string, reports: NodeHoldReport[]): { actions: SetNodeAnnotations[]; events: PlannerEvent[] } {
   const actions: SetNodeAnnotations[] = [];
   const events: PlannerEvent[] = [];
+  const waitingKey = nodeAnnotations.waiting(skyhook);
+  const blockedKey = nodeAnnotations.drainBlocked(skyhook);
   for (const { node, hold, drainBlockers } of reports) {
-    const waitingKey = nodeAnnotations.waiting(skyhook);
-    const blockedKey = nodeAnnotations.drainBlocked(skyhook);
     const waiting = hold ? `${hold.reason}: ${hold.detail}` : undefined;
     const blocked = drainBlockers.length > 0 ? JSON.stringify(drainBlockers) : undefined;
-    const patch: Record<string, string | null> = {};
-    if (node.annotations[waitingKey] !== waiting) patch[waitingKey] = waiting ?? null;
-    if (node.annotations[blockedKey] !== blocked) patch[blockedKey] = blocked ?? null;
-    if (Object.keys(patch).length > 0) actions.push({ kind: 'setNodeAnnotations', node: node.name, annotations: patch });
+    const waitingChanged = node.annotations[waitingKey] !== waiting;
+    const blockedChanged = node.annotations[blockedKey] !== blocked;
+    // A patch object only for nodes that need one: this runs for every node on every pass.
+    if (waitingChanged || blockedChanged) {
+      const patch: Record<string, string | null> = {};
+      if (waitingChanged) patch[waitingKey] = waiting ?? null;
+      if (blockedChanged) patch[blockedKey] = blocked ?? null;
+      actions.push({ kind: 'setNodeAnnotations', node: node.name, annotations: patch });
+    }
     const before = node.annotations[waitingKey];
     if (hold && waiting !== before && NOTIFIED[hold.reason] && !before?.startsWith(`${hold.reason}:`)) {
       events.push({ kind: 'event', involved: { kind: 'Node', name: node.name }, type: NOTIFIED[hold.reason]!, reason: hold.reason, message: `Skyhook [${skyhook}] waits: ${hold.detail}` });
@@ -61,7 +66,9 @@ export function holdConditions(reports: NodeHoldReport[], targeted: number): { w
   if (byPods.length > 0) {
     wanted.push({ type: SKYHOOK_CONDITIONS.blocked, status: 'True', reason: 'NonInterruptPodsRunning', message: nonInterruptBlockedMessage(byPods) });
   } else remove.push(SKYHOOK_CONDITIONS.blocked);
-  const drain = drainBlockedCondition(Object.fromEntries(reports.map((r) => [r.node.name, r.drainBlockers])), targeted);
+  // Only the nodes with blockers: a record of every targeted node, made on every pass, was pure garbage.
+  const blocked = reports.filter((r) => r.drainBlockers.length > 0);
+  const drain = drainBlockedCondition(Object.fromEntries(blocked.map((r) => [r.node.name, r.drainBlockers])), targeted);
   if (drain) wanted.push({ type: SKYHOOK_CONDITIONS.drainBlocked, status: 'True', ...drain });
   else remove.push(SKYHOOK_CONDITIONS.drainBlocked);
   return { wanted, remove };

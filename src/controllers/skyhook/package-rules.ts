@@ -60,14 +60,19 @@ export function isPackageComplete(entry: PackageStatus | undefined, pkg: Package
 }
 
 /**
- * Upstream's node completeness for one SCR: every spec package complete at its spec version, and no
- * entry still uninstalling.
+ * Upstream's node completeness for one SCR: every spec package (`named`, from namedPackages) complete
+ * at its spec version, and no entry still uninstalling.
  */
-export function isNodeComplete(state: NodeState, packages: Record<string, Package> | undefined, configUpdates: Record<string, string[]>): boolean {
-  const specComplete = namedPackages(packages).every((pkg) =>
+export function isNodeComplete(state: NodeState, named: readonly NamedPackage[], configUpdates: Record<string, string[]>): boolean {
+  const specComplete = named.every((pkg) =>
     isPackageComplete(state[packageKey(pkg.name, pkg.version)], pkg, hasInterrupt(pkg, configUpdates[pkg.name])),
   );
-  return specComplete && !Object.values(state).some((entry) => entry.stage === 'uninstall' || entry.stage === 'uninstall-interrupt');
+  if (!specComplete) return false;
+  for (const key in state) {
+    const stage = state[key]!.stage;
+    if (stage === 'uninstall' || stage === 'uninstall-interrupt') return false;
+  }
+  return true;
 }
 
 /**

@@ -14,14 +14,21 @@ import type { AddNodeTaint, CordonNode, NodeView, PlannerAction, TaintView } fro
 export const hasTaint = (node: NodeView, taint: TaintView): boolean =>
   node.taints.some((t) => t.key === taint.key && t.effect === taint.effect && (t.value ?? '') === (taint.value ?? ''));
 
+const OUR_PREFIX = `${PREFIX}/`;
+
 /** A node nothing of ours has written to: no annotation under our prefix. */
-export const isUntouched = (node: NodeView): boolean => !Object.keys(node.annotations).some((key) => key.startsWith(`${PREFIX}/`));
+export function isUntouched(node: NodeView): boolean {
+  for (const key in node.annotations) if (key.startsWith(OUR_PREFIX)) return false;
+  return true;
+}
 
 const targets = (skyhook: Skyhook, node: NodeView): boolean => selectorMatches(skyhook.spec.nodeSelectors, node.labels);
 
 /** The taint (and its `autoTaint_<key>` mark) for untouched nodes targeted by an autoTaintNewNodes SCR. */
 export function planAutoTaints(skyhooks: Skyhook[], nodes: NodeView[], taint: TaintView): AddNodeTaint[] {
   const tainting = skyhooks.filter((scr) => scr.spec.runtimeRequired === true && scr.spec.autoTaintNewNodes === true);
+  // Planned on every pass over every node: nothing to look at when no SCR taints.
+  if (tainting.length === 0) return [];
   return nodes
     .filter((node) => !hasTaint(node, taint) && isUntouched(node) && tainting.some((scr) => targets(scr, node)))
     .map((node) => ({ kind: 'addNodeTaint', node: node.name, taint: { ...taint }, annotations: { [nodeAnnotations.autoTaint(taint.key)]: 'true' } }));
@@ -42,7 +49,8 @@ export function planRuntimeRequiredRelease(input: RuntimeRequiredInput): Planner
   const actions: PlannerAction[] = [];
   const required = input.skyhooks.filter((scr) => scr.spec.runtimeRequired === true);
   const onlyScr = input.only === undefined ? undefined : input.skyhooks.find((scr) => scr.metadata.name === input.only);
-  for (const node of input.nodes) {
+  // Without a runtimeRequired SCR no node is held by one (the pass over every node would only make garbage).
+  for (const node of required.length === 0 ? [] : input.nodes) {
     if (onlyScr !== undefined && !targets(onlyScr, node)) continue;
     const holding = required.filter((scr) => targets(scr, node));
     if (!hasTaint(node, input.taint) || holding.length === 0) continue;

@@ -14,6 +14,7 @@ import type { Skyhook } from '../../api/skyhook.js';
 import { Controller } from '../../kube/controller.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
+import { cachedBarrierPod, cachedNode } from '../cached-objects.js';
 import type { ControllerFactory, Stoppable } from '../registry.js';
 import { compactNodeMetadata } from './node-metadata.js';
 import { NODE_METADATA_KIND } from './node-metadata-writes.js';
@@ -45,12 +46,12 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
   const namespace = settings.namespace;
   const caches: SkyhookCaches = {
     skyhooks: informers.informer<Skyhook>(customResourcePath(API_GROUP, API_VERSION, KINDS.skyhook.plural)),
-    nodes: informers.informer<V1Node>('/api/v1/nodes'),
+    nodes: informers.informer<V1Node>('/api/v1/nodes', { transform: cachedNode }),
     nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural)),
     configMaps: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.name }),
     // Up to SCRs × nodes of them: the cache keeps metadata and a hash of the data, not the data.
     nodeMetadata: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.nodeMeta, transform: compactNodeMetadata }),
-    pods: informers.informer<V1Pod>('/api/v1/pods', { fieldSelector: LIVE_BOUND_PODS_FIELD_SELECTOR }),
+    pods: informers.informer<V1Pod>('/api/v1/pods', { fieldSelector: LIVE_BOUND_PODS_FIELD_SELECTOR, transform: cachedBarrierPod }),
     deploymentPolicies: informers.informer<DeploymentPolicy>(customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural)),
   };
   await Promise.all(Object.values(caches).map((informer) => informer.waitForSync(options.syncTimeoutMs ?? 120_000)));

@@ -4,6 +4,7 @@
  * carried over untouched; compartmentStatuses are the planner's once it is given them.
  */
 import type { Condition } from '../../api/k8s-schemas.js';
+import { sameJson } from '../../util/json-equal.js';
 import { legacyConditionType, SKYHOOK_CONDITIONS } from '../../api/names.js';
 import type { CompartmentStatus, Skyhook, SkyhookStatus } from '../../api/skyhook.js';
 import type { NodeState, SkyhookStatusValue } from './node-state.js';
@@ -111,18 +112,9 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
   if (previous.status !== undefined && previous.status !== status) {
     events.push({ kind: 'event', involved: { kind: 'Skyhook', name }, type: status === 'erroring' ? 'Warning' : 'Normal', reason: 'State', message: `Skyhook transitioned [${previous.status}] -> [${status}]` });
   }
-  return canonical(next) === canonical(previous) ? { events } : { status: next, events };
+  return sameJson(next, previous) ? { events } : { status: next, events };
 }
 
 function previousMessage(conditions: Condition[] | undefined, type: string): string | undefined {
   return conditions?.find((condition) => condition.type === type)?.message;
-}
-
-/** JSON with object keys sorted, so equal statuses compare equal whatever order their keys came in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
 }

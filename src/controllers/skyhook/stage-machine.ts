@@ -66,14 +66,18 @@ export interface NodePackagesPlan {
   complete: boolean;
 }
 
+/**
+ * Runs for every targeted node of every SCR on every pass (5000 times a pass at 1000 nodes × 5 SCRs),
+ * so it allocates only what it returns: the rare parts (open uninstalls, stray ops, cycles) are
+ * worked out only when there is something to find.
+ */
 export function planNodePackages(input: NodePackagesInput): NodePackagesPlan {
   const { state, packages, configUpdates } = input;
   const steps: PackageStep[] = [];
-  for (const entry of sortedEntries(state)) {
-    if (isOpenUninstall(entry)) steps.push(stepFor(input, uninstallTarget(entry, packages?.[entry.name])));
-  }
-  const cyclic = new Set(dependencyCycles(packages ?? {}).flat());
-  for (const pkg of namedPackages(packages)) {
+  for (const entry of openUninstalls(state)) steps.push(stepFor(input, uninstallTarget(entry, packages?.[entry.name])));
+  let cyclic: Set<string> | undefined;
+  const named = namedPackages(packages);
+  for (const pkg of named) {
     const entry = state[packageKey(pkg.name, pkg.version)];
     if (entry && isOpenUninstall(entry)) continue;
     const changedKeys = configUpdates[pkg.name];
@@ -90,18 +94,33 @@ export function planNodePackages(input: NodePackagesInput): NodePackagesPlan {
     const target = specTarget(pkg, stage, entry, stage === 'interrupt' ? packageInterrupt(pkg, changedKeys) : undefined);
     const running = liveOp(input.ops, target);
     if (running === undefined && !parentsComplete(pkg, input)) {
+      // Only needed to name why the package waits.
+      cyclic ??= new Set(dependencyCycles(packages ?? {}).flat());
       steps.push({ kind: 'wait', name: pkg.name, version: pkg.version, stage, reason: cyclic.has(pkg.name) ? 'cycle' : 'dependencies' });
       continue;
     }
     steps.push(stepFor(input, target, entry));
   }
-  const kept = new Set(steps.flatMap((step) => ('op' in step ? [step.op] : [])));
-  const strayOps = input.ops.filter((op) => isLive(op) && !op.deleting && !kept.has(op));
   return {
     steps,
-    strayOps,
-    complete: isNodeComplete(state, packages, configUpdates),
+    strayOps: strayOps(input.ops, steps),
+    complete: isNodeComplete(state, named, configUpdates),
   };
+}
+
+/** The node's open uninstalls, in key order. */
+function openUninstalls(state: NodeState): PackageStatus[] {
+  let keys: string[] | undefined;
+  for (const key in state) if (isOpenUninstall(state[key]!)) (keys ??= []).push(key);
+  return keys === undefined ? [] : keys.sort().map((key) => state[key]!);
+}
+
+/** Live ops that no step runs or replaces. */
+function strayOps(ops: StageOpSummary[], steps: PackageStep[]): StageOpSummary[] {
+  if (ops.length === 0) return [];
+  const kept = new Set<StageOpSummary>();
+  for (const step of steps) if ('op' in step) kept.add(step.op);
+  return ops.filter((op) => isLive(op) && !op.deleting && !kept.has(op));
 }
 
 /** The stage a package is at or goes to next; `done` when its cycle is complete. */
@@ -162,10 +181,4 @@ function liveOp(ops: StageOpSummary[], target: StageTarget): StageOpSummary | un
 
 export function isLive(op: StageOpSummary): boolean {
   return op.phase === 'Pending' || op.phase === 'Running';
-}
-
-function sortedEntries(state: NodeState): PackageStatus[] {
-  return Object.keys(state)
-    .sort()
-    .map((key) => state[key]!);
 }

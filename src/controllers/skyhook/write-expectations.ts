@@ -1,6 +1,6 @@
 /**
  * Read-your-writes over informer caches. The planner decides from the caches; if it planned from a
- * cache that has not yet seen this process's last write (a node's state, a NodeOp marked recorded,
+ * cache that has not yet seen this process's last write (a node's state, a NodeOp suspended or created,
  * a NodeOp deleted), it could undo that write, e.g. run a completed stage again. So every write
  * notes the resourceVersion it produced, and a reconcile waits until the caches have caught up;
  * the watch event that catches them up enqueues the reconcile again.
