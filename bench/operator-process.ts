@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startComponent, stopComponent, type Component } from '../src/sandbox/processes.js';
 import { REPO_ROOT } from '../test/e2e/skyhook-cluster.js';
+import { operatorRuntime } from './operator-runtime.js';
 
 export interface OperatorProcess {
   pid: number;
@@ -100,15 +101,16 @@ function inheritedEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts the operator against the control plane at `kubeconfigPath`, with `runtimeEnv` (NODE_OPTIONS,
- * MALLOC_ARENA_MAX …, see operator-runtime.ts) as in its Deployment; resolves once its controllers run.
+ * Starts the operator against the control plane at `kubeconfigPath` with the runtime env of its
+ * Deployment (NODE_OPTIONS, MALLOC_ARENA_MAX …: operator-runtime.ts; `runtimeEnv` replaces it);
+ * resolves once its controllers run.
  */
 export async function startOperatorProcess(runDir: string, kubeconfigPath: string, options: { runtimeEnv?: Record<string, string> } = {}): Promise<OperatorProcess> {
   warnIfBuildStale();
   const component: Component = startComponent(runDir, 'operator', process.execPath, [
     join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, '--leader-elect=false',
     '--health-port', '127.0.0.1:0', '--metrics-port', '127.0.0.1:0', '--log-level', 'info',
-  ], { ...inheritedEnv(), ...options.runtimeEnv });
+  ], { ...inheritedEnv(), ...(options.runtimeEnv ?? operatorRuntime().env) });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(existsSync(component.logFile) && readFileSync(component.logFile, 'utf8').includes('"operator started"'))) {
     if (component.child.exitCode !== null || Date.now() > deadline) {
