@@ -40,6 +40,19 @@ export function demoNodes(labelled: number, unlabelled: number): SimulatedNode[]
   ];
 }
 
+/** The label that puts simulated nodes in a test's own group, so each case selects only its nodes. */
+export const GROUP_LABEL = 'skyhook.nvidia.com/test-group';
+
+/** `count` nodes `<group>-<i>` labelled with the group (plus `labels(i)`, which may override it). */
+export function groupNodes(group: string, count: number, labels: (i: number) => Record<string, string> = () => ({})): SimulatedNode[] {
+  return Array.from({ length: count }, (_, i) => ({ name: `${group}-${i}`, labels: { [GROUP_LABEL]: group, ...labels(i) } }));
+}
+
+/** A Skyhook selecting the nodes of `group`. */
+export async function createGroupSkyhook(h: SkyhookHarness, name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> {
+  await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP_LABEL]: group } }, ...spec } });
+}
+
 export async function startSkyhookHarness(
   nodes: SimulatedNode[],
   options: HarnessOptions = {},

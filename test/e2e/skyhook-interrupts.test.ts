@@ -17,10 +17,9 @@ import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
 import type { SimulatedHost, SimulatedInterrupt } from '../../src/sandbox/simulated-host.js';
 import { recordNodeTimeline } from './node-timeline.js';
-import { createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import { createGroupSkyhook, GROUP_LABEL, groupNodes, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
-const GROUP = 'skyhook.nvidia.com/test-group';
-const groupNodes = (group: string, count: number) => Array.from({ length: count }, (_, i) => ({ name: `${group}-${i}`, labels: { [GROUP]: group } }));
+const GROUP = GROUP_LABEL;
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
 const pkg = (interrupt?: Package['interrupt']): Package => ({ version: '1.0.0', image: IMAGE, ...(interrupt ? { interrupt } : {}) });
 const WORKLOADS = 'default';
@@ -39,9 +38,7 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-async function scr(name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> {
-  await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP]: group } }, ...spec } });
-}
+const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> => createGroupSkyhook(h, name, group, spec);
 
 const readNode = (name: string): Promise<V1Node> => h.core.readNode({ name });
 const interruptsOn = (node: string): SimulatedInterrupt[] => host.interrupts.filter((i) => i.node === node);

@@ -16,28 +16,24 @@ import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/failed-stage-
 import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
 import { waitForList } from '../../src/kube/wait.js';
 import type { SimulatedHost } from '../../src/sandbox/simulated-host.js';
-import { createDeploymentPolicy,
-  batches, batchSizes, createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, watchNodesInProgress, type SkyhookHarness,
-} from './skyhook-harness.js';
+import { batches, batchSizes, createDeploymentPolicy, createGroupSkyhook, GROUP_LABEL, groupNodes, recordStageJobs, startSkyhookHarness, waitForSkyhook, watchNodesInProgress, type SkyhookHarness } from './skyhook-harness.js';
 
-const GROUP = 'skyhook.nvidia.com/test-group';
+const GROUP = GROUP_LABEL;
 const TIER = 'tier';
 const PACKAGE: Package = { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' };
-const groupNodes = (group: string, count: number, labels: Record<string, string> = {}) =>
-  Array.from({ length: count }, (_, i) => ({ name: `${group}-${i}`, labels: { [GROUP]: group, ...labels } }));
 const names = (nodes: { name: string }[]): string[] => nodes.map((node) => node.name);
 
 // overlapping selectors: each set of nodes matches two compartments (one matches none).
 // (The API refuses two compartments with the same selector, so each compartment has its own label.)
-const BY_STRATEGY = groupNodes('ov-strategy', 2, { [GROUP]: 'overlap', 'a-linear': 'yes', 'z-fixed': 'yes' });
-const BY_CEILING = groupNodes('ov-ceiling', 4, { [GROUP]: 'overlap', 'd-count': 'yes', 'p-percent': 'yes' });
-const BY_NAME = groupNodes('ov-name', 1, { [GROUP]: 'overlap', 'x-second': 'yes', 'c-first': 'yes' });
-const BY_NONE = groupNodes('ov-none', 2, { [GROUP]: 'overlap', 'm-none': 'yes', 'n-exponential': 'yes' });
-const UNMATCHED = groupNodes('ov-plain', 1, { [GROUP]: 'overlap' });
+const BY_STRATEGY = groupNodes('ov-strategy', 2, () => ({ [GROUP]: 'overlap', 'a-linear': 'yes', 'z-fixed': 'yes' }));
+const BY_CEILING = groupNodes('ov-ceiling', 4, () => ({ [GROUP]: 'overlap', 'd-count': 'yes', 'p-percent': 'yes' }));
+const BY_NAME = groupNodes('ov-name', 1, () => ({ [GROUP]: 'overlap', 'x-second': 'yes', 'c-first': 'yes' }));
+const BY_NONE = groupNodes('ov-none', 2, () => ({ [GROUP]: 'overlap', 'm-none': 'yes', 'n-exponential': 'yes' }));
+const UNMATCHED = groupNodes('ov-plain', 1, () => ({ [GROUP]: 'overlap' }));
 // exponential in several compartments.
-const CRITICAL = groupNodes('exp-critical', 4, { [GROUP]: 'expo', [TIER]: 'critical' });
-const STANDARD = groupNodes('exp-standard', 6, { [GROUP]: 'expo', [TIER]: 'standard' });
-const REST = groupNodes('exp-rest', 4, { [GROUP]: 'expo' });
+const CRITICAL = groupNodes('exp-critical', 4, () => ({ [GROUP]: 'expo', [TIER]: 'critical' }));
+const STANDARD = groupNodes('exp-standard', 6, () => ({ [GROUP]: 'expo', [TIER]: 'standard' }));
+const REST = groupNodes('exp-rest', 4, () => ({ [GROUP]: 'expo' }));
 const LEGACY = groupNodes('legacy', 5);
 const FAILING = groupNodes('fail', 2);
 
@@ -56,9 +52,7 @@ afterAll(async () => {
 }, 60_000);
 
 
-async function scr(name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> {
-  await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP]: group } }, packages: { pkg: PACKAGE }, ...spec } });
-}
+const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> => createGroupSkyhook(h, name, group, { packages: { pkg: PACKAGE }, ...spec });
 
 describe('overlapping selectors', () => {
   it('puts a node matching several compartments in the safest strategy, then the smaller ceiling, then the first name', async () => {

@@ -10,12 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEFAULT_COMPARTMENT, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
-import { createDeploymentPolicy, batches, batchSizes, createSkyhook, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import { batches, batchSizes, createDeploymentPolicy, createGroupSkyhook, GROUP_LABEL, groupNodes, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
-const GROUP = 'skyhook.nvidia.com/test-group';
+const GROUP = GROUP_LABEL;
 const TIER = 'tier';
-const groupNodes = (group: string, count: number, labels: (i: number) => Record<string, string> = () => ({})) =>
-  Array.from({ length: count }, (_, i) => ({ name: `${group}-${i}`, labels: { [GROUP]: group, ...labels(i) } }));
 const PACKAGE: Package = { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' };
 
 let h: SkyhookHarness;
@@ -35,9 +33,7 @@ afterAll(async () => {
 }, 60_000);
 
 
-async function scr(name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> {
-  await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP]: group } }, packages: { pkg: PACKAGE }, ...spec } });
-}
+const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> => createGroupSkyhook(h, name, group, { packages: { pkg: PACKAGE }, ...spec });
 
 
 async function metricsText(): Promise<string> {

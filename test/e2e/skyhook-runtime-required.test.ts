@@ -13,9 +13,9 @@ import { mergePatchCustomObject } from '../../src/kube/client.js';
 import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
-import { createSkyhook, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import { createSkyhook, GROUP_LABEL, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
 
-const GROUP = 'skyhook.nvidia.com/test-group';
+const GROUP = GROUP_LABEL;
 const RUNTIME_REQUIRED = { ...DEFAULT_RUNTIME_REQUIRED_TAINT };
 const TEST_BLOCK = { key: 'test-block', value: 'true', effect: 'NoSchedule' as const };
 const PACKAGE: Package = { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' };

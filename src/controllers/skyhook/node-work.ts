@@ -21,6 +21,8 @@ export interface NodeWork {
   ops: StageOpSummary[];
   /** Finished ops whose outcome this pass writes (their uids join `recordedOps_` in the same patch). */
   recorded: StageOpSummary[];
+  /** The uids the node's `recordedOps_<scr>` listed when the pass began. */
+  recordedUids: ReadonlySet<string>;
 }
 
 /** The uids in the node's `recordedOps_<scr>` annotation. */
@@ -35,8 +37,8 @@ export function recordedOpUids(node: NodeView, skyhook: string): Set<string> {
  * that are gone. Undefined when nothing new is recorded: a uid of a deleted op left behind is
  * harmless, and dropping it alone is not worth a write.
  */
-export function recordedOpsUpdate(work: NodeWork, skyhook: string): string | undefined {
-  const listed = recordedOpUids(work.node, skyhook);
+export function recordedOpsUpdate(work: NodeWork): string | undefined {
+  const listed = work.recordedUids;
   const finished = work.ops.filter((op) => (op.phase === 'Completed' || op.phase === 'Failed') && op.uid !== '').map((op) => op.uid);
   if (finished.every((uid) => listed.has(uid))) return undefined;
   return [...new Set(finished)].sort().join(',');

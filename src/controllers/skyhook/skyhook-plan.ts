@@ -62,7 +62,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     const record = readNodeSkyhookRecord(node, name);
     const recordedUids = recordedOpUids(node, name);
     const nodeOps = ops.filter((op) => op.node === node.name).map((op) => (recordedUids.has(op.uid) ? { ...op, recorded: true } : op));
-    const work: NodeWork = { node, record, state: record.state, ops: nodeOps, recorded: [] };
+    const work: NodeWork = { node, record, state: record.state, ops: nodeOps, recorded: [], recordedUids };
     if (record.malformed) return work;
     events.push(...absorbOpOutcomes(work));
     if (!frozen) {
@@ -210,7 +210,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
       const current = work.node.annotations[nodeAnnotations.nodeState(name)];
       if (annotation !== (current ?? '{}')) nodeWrites.push({ kind: 'writeNodeState', node: work.node.name, skyhook: name, state: work.state, annotation });
       // Next to the state, so the reconciler sends both in one patch: an outcome and its mark land together.
-      const recordedOps = recordedOpsUpdate(work, name);
+      const recordedOps = recordedOpsUpdate(work);
       if (recordedOps !== undefined) nodeWrites.push({ kind: 'setNodeAnnotations', node: work.node.name, annotations: { [nodeAnnotations.recordedOps(name)]: recordedOps } });
     }
     if (status !== work.record.status || work.record.version !== settings.operatorVersion) {

@@ -232,20 +232,20 @@ describe('version order (Go x/mod/semver)', () => {
 
 describe('recorded op outcomes (recordedOps_<scr> on the node)', () => {
   const node = (annotations: Record<string, string> = {}): NodeView => ({ name: 'n', createdAt: 0, labels: {}, annotations, taints: [] });
-  const work = (annotations: Record<string, string>, ops: StageOpSummary[]): NodeWork => ({ node: node(annotations), record: readNodeSkyhookRecord(node(annotations), 's'), state: {}, ops, recorded: [] });
+  const work = (annotations: Record<string, string>, ops: StageOpSummary[]): NodeWork => ({ node: node(annotations), record: readNodeSkyhookRecord(node(annotations), 's'), state: {}, ops, recorded: [], recordedUids: recordedOpUids(node(annotations), 's') });
   const key = nodeAnnotations.recordedOps('s');
 
   it('lists every finished op once a new outcome is recorded, dropping ops that are gone', () => {
     const done = op('a', '1.0.0', 'apply', { phase: 'Completed' });
     const failed = op('b', '1.0.0', 'apply', { phase: 'Failed', uid: 'uid-b2' });
     const running = op('c', '1.0.0', 'apply');
-    expect(recordedOpsUpdate(work({ [key]: 'uid-gone,uid-a-1.0.0-apply' }, [done, failed, running]), 's')).toBe('uid-a-1.0.0-apply,uid-b2');
+    expect(recordedOpsUpdate((work({ [key]: 'uid-gone,uid-a-1.0.0-apply' }, [done, failed, running])))).toBe('uid-a-1.0.0-apply,uid-b2');
     expect(recordedOpUids(node({ [key]: 'x,y' }), 's')).toEqual(new Set(['x', 'y']));
   });
 
   it('writes nothing when every finished op is already listed (a gone uid alone is not worth a write)', () => {
     const done = op('a', '1.0.0', 'apply', { phase: 'Completed' });
-    expect(recordedOpsUpdate(work({ [key]: 'uid-gone,uid-a-1.0.0-apply' }, [done]), 's')).toBeUndefined();
-    expect(recordedOpsUpdate(work({}, [op('c', '1.0.0', 'apply')]), 's')).toBeUndefined();
+    expect(recordedOpsUpdate((work({ [key]: 'uid-gone,uid-a-1.0.0-apply' }, [done])))).toBeUndefined();
+    expect(recordedOpsUpdate((work({}, [op('c', '1.0.0', 'apply')])))).toBeUndefined();
   });
 });
