@@ -1,14 +1,13 @@
 /**
- * The control plane's certificates, made with the openssl CLI: one CA signs the API server's
- * serving certificate (also used by kwok's kubelet endpoint) and the admin client certificate;
- * a separate key pair signs service-account tokens.
+ * The control plane's certificates, as files in its run directory: one CA signs the API server's
+ * serving certificate (also kwok's kubelet endpoint) and the admin client certificate; a separate
+ * RSA key pair signs service-account tokens. Made in-process (./x509.ts), each file written once by
+ * one writer, so starts running at the same time cannot disturb each other.
  */
-import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createCertificateAuthority, createSigningKeyPair, issueCertificate, type CertificateAuthority, type CertificateRequest } from './x509.js';
 
 export interface Pki {
   caCert: string;
@@ -21,49 +20,84 @@ export interface Pki {
   serviceAccountPub: string;
 }
 
-async function openssl(args: string[]): Promise<void> {
-  try {
-    await run('openssl', args);
-  } catch (error) {
-    const err = error as NodeJS.ErrnoException & { stderr?: string };
-    if (err.code === 'ENOENT') throw new Error('the openssl command is missing: install it (Debian: apt-get install openssl)');
-    throw new Error(`openssl ${args[0]} failed: ${err.stderr ?? err.message}`);
-  }
+/** Where an issued certificate and its key were written. */
+export interface CertificateFiles {
+  cert: string;
+  key: string;
 }
 
-async function newKey(path: string): Promise<void> {
-  await openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', path]);
+/** Names the API server answers to: its loopback address and the in-cluster Service names. */
+const SERVING_REQUEST: CertificateRequest = {
+  commonName: 'kube-apiserver',
+  usages: ['server'],
+  ipAddresses: ['127.0.0.1'],
+  dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+};
+
+/** Whole file or nothing: written beside its final name, then renamed over it. */
+async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
+  const partial = `${path}.${randomBytes(4).toString('hex')}.partial`;
+  await writeFile(partial, text, { mode });
+  await rename(partial, path);
 }
 
-async function signed(dir: string, name: string, subject: string, extensions: string, pki: Pick<Pki, 'caCert' | 'caKey'>): Promise<[string, string]> {
-  const key = join(dir, `${name}.key`);
-  const csr = join(dir, `${name}.csr`);
-  const cert = join(dir, `${name}.crt`);
-  const ext = join(dir, `${name}.ext`);
-  await newKey(key);
-  await openssl(['req', '-new', '-key', key, '-subj', subject, '-out', csr]);
-  await writeFile(ext, extensions);
-  await openssl(['x509', '-req', '-in', csr, '-CA', pki.caCert, '-CAkey', pki.caKey, '-CAcreateserial', '-days', '30', '-out', cert, '-extfile', ext]);
-  return [cert, key];
+async function writePair(dir: string, stem: string, certPem: string, keyPem: string): Promise<CertificateFiles> {
+  const files = { cert: join(dir, `${stem}.crt`), key: join(dir, `${stem}.key`) };
+  await Promise.all([writeAtomically(files.cert, certPem, 0o644), writeAtomically(files.key, keyPem, 0o600)]);
+  return files;
 }
 
 export async function createPki(dir: string): Promise<Pki> {
-  const caKey = join(dir, 'ca.key');
-  const caCert = join(dir, 'ca.crt');
-  await newKey(caKey);
-  await openssl(['req', '-x509', '-new', '-key', caKey, '-subj', '/CN=skyhook-sandbox-ca', '-days', '30', '-out', caCert]);
-  const ca = { caCert, caKey };
-  const [[servingCert, servingKey], [adminCert, adminKey]] = await Promise.all([
-    signed(dir, 'serving', '/CN=kube-apiserver',
-      'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\n', ca),
-    signed(dir, 'admin', '/CN=admin/O=system:masters',
-      'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n', ca),
+  const ca = await createCertificateAuthority('skyhook-sandbox-ca');
+  const [caFiles, serving, admin, serviceAccount] = await Promise.all([
+    writePair(dir, 'ca', ca.certPem, ca.keyPem),
+    issueCertificate(ca, SERVING_REQUEST),
+    issueCertificate(ca, { commonName: 'admin', organizations: ['system:masters'], usages: ['client'] }),
+    createSigningKeyPair(),
   ]);
-  const serviceAccountKey = join(dir, 'sa.key');
-  const serviceAccountPub = join(dir, 'sa.pub');
-  await openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', serviceAccountKey]);
-  await openssl(['pkey', '-in', serviceAccountKey, '-pubout', '-out', serviceAccountPub]);
-  return { caCert, caKey, servingCert, servingKey, adminCert, adminKey, serviceAccountKey, serviceAccountPub };
+  const [servingFiles, adminFiles] = await Promise.all([
+    writePair(dir, 'serving', serving.certPem, serving.keyPem),
+    writePair(dir, 'admin', admin.certPem, admin.keyPem),
+    writeAtomically(join(dir, 'sa.key'), serviceAccount.keyPem, 0o600),
+    writeAtomically(join(dir, 'sa.pub'), serviceAccount.publicKeyPem, 0o644),
+  ]);
+  return {
+    caCert: caFiles.cert, caKey: caFiles.key,
+    servingCert: servingFiles.cert, servingKey: servingFiles.key,
+    adminCert: adminFiles.cert, adminKey: adminFiles.key,
+    serviceAccountKey: join(dir, 'sa.key'), serviceAccountPub: join(dir, 'sa.pub'),
+  };
+}
+
+async function loadCa(pki: Pick<Pki, 'caCert' | 'caKey'>): Promise<CertificateAuthority> {
+  const [certPem, keyPem] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.caKey, 'utf8')]);
+  return { certPem, keyPem };
+}
+
+export interface ClientCertificateOptions {
+  /** The user name, e.g. `system:node:<node>` for a kubelet. */
+  commonName: string;
+  /** The user's groups, e.g. `['system:nodes']`. */
+  organizations?: string[];
+  /** Files are `<fileStem>.crt` and `<fileStem>.key` beside the CA; defaults to the common name made file-safe. */
+  fileStem?: string;
+  /** Also valid as a serving certificate for these names (a kubelet's own endpoint). */
+  serving?: { dnsNames?: string[]; ipAddresses?: string[] };
+}
+
+/**
+ * Signs one more client certificate with the control plane's CA (e.g. a real kubelet's:
+ * `{ commonName: 'system:node:n1', organizations: ['system:nodes'] }`) and writes it beside the CA.
+ */
+export async function signClientCertificate(pki: Pick<Pki, 'caCert' | 'caKey'>, options: ClientCertificateOptions): Promise<CertificateFiles> {
+  const issued = await issueCertificate(await loadCa(pki), {
+    commonName: options.commonName,
+    usages: options.serving ? ['client', 'server'] : ['client'],
+    ...(options.organizations ? { organizations: options.organizations } : {}),
+    ...(options.serving ?? {}),
+  });
+  const stem = options.fileStem ?? options.commonName.replace(/[^A-Za-z0-9._-]/g, '_');
+  return await writePair(dirname(pki.caCert), stem, issued.certPem, issued.keyPem);
 }
 
 /** A kubeconfig that embeds the certificates, so it stays usable when copied elsewhere. */
