@@ -47,6 +47,21 @@ command -v go >/dev/null 2>&1 || missing_go "the 'go' command was not found on P
 go_minor="$(go env GOVERSION | sed -E 's/^go1\.([0-9]+).*/\1/')"
 [[ "$go_minor" =~ ^[0-9]+$ && "$go_minor" -ge 26 ]] || missing_go "go $(go env GOVERSION) is too old"
 
+# Go fetches modules over HTTPS trusting only the system's CA bundle, and a minimal Debian has none
+# (the files below are where Go looks for one).
+has_ca_bundle() {
+  local f
+  [[ -n "${SSL_CERT_FILE:-}" && -s "$SSL_CERT_FILE" ]] && return 0
+  for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/ca-bundle.pem \
+    /etc/pki/tls/cacert.pem /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem /etc/ssl/cert.pem; do
+    [[ -s "$f" ]] && return 0
+  done
+  return 1
+}
+if [[ "$(go env GOPROXY)" == *https://* ]] && ! has_ca_bundle; then
+  bash "$here/ensure-system-packages.sh" "building the control plane (Go downloads modules over HTTPS)" ca-certificates
+fi
+
 work="$cache_root/work"
 mkdir -p "$work" "$bin_dir.partial"
 export GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0

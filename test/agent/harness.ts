@@ -40,7 +40,7 @@ const APPLETS = ['sh', 'cat', 'grep', 'sleep', 'echo', 'chmod', 'mkdir', 'ls', '
 /** A minimal root filesystem under a new temp dir; Debian's busybox-static and bash-static provide it. */
 export function makeRootfs(): string {
   for (const binary of ['/bin/busybox', '/bin/bash-static']) {
-    if (!existsSync(binary)) throw new Error(`${binary} is missing: apt-get install busybox-static bash-static`);
+    if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`npm run setup:test\` (installs Debian's busybox-static and bash-static as root, or prints the command)`);
   }
   const root = mkdtempSync(join(tmpdir(), 'skyhook-agent-root-'));
   mkdirSync(join(root, 'bin'), { recursive: true });
