@@ -11,7 +11,7 @@
 #                 control-plane build still run in full)
 # Environment: FRESH_MACHINE_TIMEOUT_S (default 5400), SKYHOOK_CACHE_DIR.
 # Only what this machine's network needs is passed in: its CA bundle for npm (egress TLS may be
-# intercepted) and its Go module cache, read-only, as the module proxy (GOPROXY=file://, with
+# intercepted) and its Go module cache, read-only, as the first module proxy (GOPROXY=file://…, with
 # GOSUMDB off: Go verified those modules when it downloaded them).
 set -euo pipefail
 
@@ -129,7 +129,9 @@ phase_end
 phase_start "inside: npm ci && npm test${jest_paths[*]:+ -- ${jest_paths[*]}}"
 inner_env=(
   HOME=/root PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 TERM=dumb CI=true
-  GOPROXY=file:///mnt/go-proxy GOSUMDB=off
+  # The public proxy stays listed, as on any machine, so the build still needs (and installs)
+  # ca-certificates; every module is found in the file proxy first.
+  GOPROXY=file:///mnt/go-proxy,https://proxy.golang.org GOSUMDB=off
 )
 [[ -s "$root/usr/local/share/egress-ca.pem" ]] && inner_env+=(NODE_EXTRA_CA_CERTS=/usr/local/share/egress-ca.pem npm_config_cafile=/usr/local/share/egress-ca.pem)
 # PID 1 of the namespace is this bash: it mounts, then waits for the chroot, reaping every orphan
