@@ -119,6 +119,14 @@ commit="$(git -C "$repo" rev-parse HEAD)"
 [[ -z "$(git -C "$repo" status --porcelain --untracked-files=no)" ]] || log "note: uncommitted changes in $repo are not part of this check"
 git clone --quiet --no-hardlinks "$repo" "$root/root/skyhook-ts"
 git -C "$root/root/skyhook-ts" checkout --quiet --detach "$commit"
+# Some tests read the upstream examples from ../shared/examples beside the repository, as laid out
+# in CI (test/unit/api/repo-paths.ts): the same layout here.
+if [[ -d "$repo/../shared/examples" ]]; then
+  mkdir -p "$root/root/shared"
+  cp -a "$repo/../shared/examples" "$root/root/shared/examples"
+else
+  log "note: no $repo/../shared/examples: the tests that read the upstream examples will fail"
+fi
 cp "$here/fresh-machine-inside.sh" "$root/root/fresh-machine-inside.sh"
 gomodcache="$(go env GOMODCACHE)/cache/download"
 mkdir -p "$root/mnt/go-proxy"
