@@ -64,6 +64,8 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     const nodeOps = ops.filter((op) => op.node === node.name).map((op) => (recordedUids.has(op.uid) ? { ...op, recorded: true } : op));
     const work: NodeWork = { node, record, state: record.state, ops: nodeOps, recorded: [], recordedUids };
     if (record.malformed) return work;
+    // The state below is the operator's copy; this pass writes it back over the unreadable one.
+    if (record.restored) events.push({ kind: 'event', involved: { kind: 'Node', name: node.name }, type: 'Warning', reason: 'NodeStateRestored', message: `${record.restored.message}; restored from ${nodeAnnotations.nodeStateCopy(name)}, the copy the operator keeps` });
     events.push(...absorbOpOutcomes(work));
     if (!frozen) {
       const change = applyVersionChanges(work.state, spec.packages);
