@@ -5,8 +5,10 @@
  * broke a promise. The operator runs from dist/: `npm run build` first.
  */
 import '../scripts/register-src-hook.ts';
-import { runScenario } from './chaos/run-scenario.js';
-import { SCENARIOS } from './chaos/scenarios.js';
+
+// Loaded once the hook above maps `.js` to `.ts` (static imports are resolved before it runs).
+const { runScenario } = await import('./chaos/run-scenario.js');
+const { SCENARIOS } = await import('./chaos/scenarios.js');
 
 const size = process.env['CHAOS_SIZE'] === 'short' ? 'short' : 'full';
 const wanted = process.argv.slice(2);

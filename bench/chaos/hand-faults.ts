@@ -3,7 +3,7 @@
  * (the stage's Job seen and not finished): delete the stage Job, the stage NodeOp, the reboot pod;
  * uncordon a node the operator holds; delete a node; corrupt a node's nodeState annotation.
  * A deleted Job or NodeOp destroys the stage that was running: that stage (and only it) may start
- * once more (verdict.ts). The deleted node must be dropped from the rollout; the rest completes.
+ * once more, with a new NodeOp and Job (verdict.ts). The deleted node must be dropped from the rollout; the rest completes.
  */
 import { nodeAnnotations, NODEOP_NAMES, CHILD_LABELS } from '../../src/api/names.js';
 import { NAMESPACE, waitForSkyhook, type StageJob } from '../../test/e2e/skyhook-cluster.js';
@@ -36,7 +36,8 @@ const seenNode = (c: ChaosCluster, node: string, holds: (s: NodeSnapshot) => boo
 const FAULTS: { kind: string; stage: string; inject: HandFault }[] = [
   { kind: 'delete-job', stage: 'apply', inject: async (c, job) => {
     await kubectl(c, ['delete', 'job', '-n', NAMESPACE, job.name, '--wait=false']);
-    return { endedAt: Date.now(), interrupted: stageKey(job), restarts: ['Job'] };
+    // The NodeOp fails its node (its Job is gone), and the stage is retried as a failed one is: a new NodeOp and Job.
+    return { endedAt: Date.now(), interrupted: stageKey(job), restarts: ['NodeOp', 'Job'] };
   } },
   { kind: 'delete-nodeop', stage: 'config', inject: async (c, job) => {
     await kubectl(c, ['delete', 'nodeops', '-n', NAMESPACE, '-l', selector(job), '--wait=false']);
