@@ -47,6 +47,8 @@ export interface ClusterRecord {
   latest(): Map<string, NodeSnapshot>;
   /** Most nodes disrupted (cordoned, or in progress or erroring for `skyhook`) at the same time. */
   maxDisrupted(): number;
+  /** The nodes disrupted when that most was first reached, each with how (`cordoned`, its status). */
+  mostDisrupted(): { at: number; nodes: string[] };
   stop(): Promise<void>;
 }
 
@@ -80,6 +82,8 @@ export async function recordCluster(h: ClusterHandle, skyhook: string): Promise<
   const latest = new Map<string, NodeSnapshot>();
   const disrupted = new Set<string>();
   let max = 0;
+  let most = { at: 0, nodes: [] as string[] };
+  const how = (s: NodeSnapshot): string => `${s.node}(${[s.unschedulable ? 'cordoned' : '', s.status ?? ''].filter(Boolean).join(',')})`;
   const seen = (node: V1Node, deleted = false): void => {
     const snapshot = snapshotOf(node, skyhook, deleted);
     const previous = latest.get(snapshot.node);
@@ -88,6 +92,7 @@ export async function recordCluster(h: ClusterHandle, skyhook: string): Promise<
     latest.set(snapshot.node, snapshot);
     if (isDisrupted(snapshot)) disrupted.add(snapshot.node);
     else disrupted.delete(snapshot.node);
+    if (disrupted.size > max) most = { at: snapshot.at, nodes: [...disrupted].map((n) => how(latest.get(n)!)) };
     max = Math.max(max, disrupted.size);
   };
   const nodeOps: StageStart[] = [];
@@ -115,6 +120,7 @@ export async function recordCluster(h: ClusterHandle, skyhook: string): Promise<
     ].sort((a, b) => a.at - b.at),
     latest: () => latest,
     maxDisrupted: () => max,
+    mostDisrupted: () => most,
     stop: async () => {
       await Promise.all([nodes.stop(), ops.stop(), jobs.stop()]);
     },

@@ -88,10 +88,17 @@ export function judge(record: ClusterRecord, faults: Fault[], budget: number): V
     if (jobs.length > allowed('Job') || nodeOps > allowed('NodeOp')) unexplainedStarts.push(`${key} (${nodeOps} NodeOps, ${jobs.length} Jobs)`);
     else if (destroyedBy.length > 0 && jobs.length > 1) rerunsAfterDeletion.push(key);
   }
-  if (stagesRunTwice.length) violations.push(`completed stages ran again: ${stagesRunTwice.join(', ')}`);
+  // How each suspicious stage's starts went, relative to its first: kind, when, and when its Job succeeded.
+  const timeline = (key: string): string => {
+    const starts = byKey.get(key) ?? [];
+    const t0 = starts[0]?.at ?? 0;
+    const hits = faults.filter((f) => f.node !== undefined && f.node === starts[0]?.node).map((f) => ` ${f.kind}@+${f.at - t0}`);
+    return `${key}: ${starts.map((s) => `${s.kind}@+${s.at - t0}${jobsByUid.get(s.uid)?.succeeded ? ` ok@+${(jobsByUid.get(s.uid)?.doneAt ?? NaN) - t0}` : ''}`).join(' ')}${hits.join('')}`;
+  };
+  if (stagesRunTwice.length) violations.push(`completed stages ran again: ${stagesRunTwice.map(timeline).join('; ')}`);
   if (unexplainedStarts.length) violations.push(`stages started more often than the faults explain: ${unexplainedStarts.join(', ')}`);
   const maxDisrupted = record.maxDisrupted();
-  if (maxDisrupted > budget) violations.push(`${maxDisrupted} nodes disrupted at once, budget ${budget}`);
+  if (maxDisrupted > budget) violations.push(`${maxDisrupted} nodes disrupted at once, budget ${budget}: ${record.mostDisrupted().nodes.join(' ')}`);
   const left = [...record.latest().values()].flatMap((s) => leftovers(s).map((what) => `${s.node}: ${what}`));
   if (left.length) violations.push(`left behind: ${left.join(', ')}`);
   const recoveries = faults.map((f) => {

@@ -20,7 +20,7 @@ function recordOf(starts: (StageStart & { succeeded?: boolean })[], options: { h
   return {
     history, nodeOps: starts.filter((s) => s.kind === 'NodeOp'),
     jobs: { jobs, stagesByNode: () => ({}), whenSeen: async () => undefined, stop: async () => undefined },
-    stageStarts: () => [...starts].sort((a, b) => a.at - b.at), latest: () => latest, maxDisrupted: () => options.max ?? 1, stop: async () => undefined,
+    stageStarts: () => [...starts].sort((a, b) => a.at - b.at), latest: () => latest, maxDisrupted: () => options.max ?? 1, mostDisrupted: () => ({ at: 1, nodes: ['n1(cordoned)', 'n2(in_progress)', 'n3(erroring)'] }), stop: async () => undefined,
   };
 }
 
@@ -38,6 +38,7 @@ describe('judge', () => {
     const fault: Fault = { kind: 'delete-job', node: 'n1', at: 3, endedAt: 3, interrupted: 'n1/pkg-1.0.0/apply', restarts: ['Job'] };
     const verdict = judge(record, [fault], 1);
     expect(verdict.stagesRunTwice).toEqual(['n1/pkg-1.0.0/apply']);
+    expect(verdict.violations).toEqual(['completed stages ran again: n1/pkg-1.0.0/apply: NodeOp@+0 Job@+1 ok@+2 Job@+4 ok@+5 delete-job@+2']);
   });
 
   it('lets a destroyed stage start once more, and no more', () => {
@@ -55,7 +56,7 @@ describe('judge', () => {
     const history = [snapshot('n1', 1, { unschedulable: true, cordonMarks: ['skyhook.nvidia.com/cordon_chaos'], taints: ['node.kubernetes.io/unschedulable:NoSchedule'] }), snapshot('n2', 2)];
     const verdict = judge(recordOf([], { history, max: 3 }), [], 2);
     expect(verdict.violations).toEqual([
-      '3 nodes disrupted at once, budget 2',
+      '3 nodes disrupted at once, budget 2: n1(cordoned) n2(in_progress) n3(erroring)',
       'left behind: n1: cordoned, n1: node.kubernetes.io/unschedulable:NoSchedule, n1: skyhook.nvidia.com/cordon_chaos',
     ]);
   });
