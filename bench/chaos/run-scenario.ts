@@ -21,7 +21,8 @@ export interface ScenarioRun {
 
 export type Scenario = (cluster: ChaosCluster) => Promise<ScenarioRun>;
 
-export interface ScenarioResult extends Verdict {
+export interface ScenarioResult extends Omit<Verdict, 'recoveries'> {
+  recoveries?: Verdict['recoveries'];
   scenario: string;
   nodes: number;
   faultsPlanned: number;
@@ -65,8 +66,10 @@ export async function runScenario(name: string, scenario: Scenario, size: ChaosS
     const notOnce = expected.map((node, i) => `${node} ×${reboots[i]}`).filter((_, i) => reboots[i] !== 1);
     if (notOnce.length) violations.push(`nodes rebooted other than once: ${notOnce.join(', ')}`);
     const all = [...violations, ...(run.violations ?? []), ...verdict.violations];
+    // Fifty kills make a long list: each fault's own figure only when there are few.
+    const { recoveries, ...figures } = verdict;
     return {
-      scenario: name, nodes: size.nodes, ...verdict, violations: all,
+      scenario: name, nodes: size.nodes, ...figures, ...(recoveries.length <= 10 ? { recoveries } : {}), violations: all,
       faultsPlanned: run.planned, faultsSurvived: all.length === 0 ? run.faults.length : 0,
       completed: done !== undefined, completeNodes: done?.status?.completeNodes, rolloutMs,
       rebootsPerNode: { min: Math.min(...reboots), max: Math.max(...reboots) },

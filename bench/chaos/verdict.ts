@@ -39,6 +39,8 @@ export interface Verdict {
   budget: number;
   leftCordonedOrTainted: string[];
   recoveryMs: Summary;
+  /** Each fault's recovery, in the order injected (NaN: the operator never acted after it). */
+  recoveries: { kind: string; ms: number }[];
   /** Every broken promise, in words; empty when the run kept them all. */
   violations: string[];
 }
@@ -104,10 +106,10 @@ export function judge(record: ClusterRecord, faults: Fault[], budget: number): V
   const recoveries = faults.map((f) => {
     const at = f.recoveredAt ?? firstActionAfter(record, f.from ?? f.endedAt, f.node);
     if (at === undefined) violations.push(`no operator action after the ${f.kind} fault${f.node ? ` on ${f.node}` : ''}`);
-    return (at ?? NaN) - f.endedAt;
+    return { kind: f.kind, ms: (at ?? NaN) - f.endedAt };
   });
   return {
     stageStarts: record.stageStarts().length, stagesRunTwice, unexplainedStarts, rerunsAfterDeletion,
-    maxDisrupted, budget, leftCordonedOrTainted: left, recoveryMs: summarize(recoveries.filter(Number.isFinite)), violations,
+    maxDisrupted, budget, leftCordonedOrTainted: left, recoveryMs: summarize(recoveries.map((r) => r.ms).filter(Number.isFinite)), recoveries, violations,
   };
 }
