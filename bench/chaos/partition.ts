@@ -36,6 +36,8 @@ export async function partition(c: ChaosCluster): Promise<ScenarioRun> {
     await until('30% of the rollout', () => c.progress() >= 0.3, c.size.timeoutMs);
 
     const cutAt = Date.now();
+    let firstExitedAt: number | undefined;
+    void first.exited.then(() => (firstExitedAt = Date.now()));
     proxy.cut();
     const violations: string[] = [];
     await until('the second replica to take the Lease', () => holder === second.identity, CUT_MS).catch(() => violations.push(`the second replica did not take the Lease within the ${CUT_MS / 1000} s cut (holder: ${holder})`));
@@ -44,7 +46,7 @@ export async function partition(c: ChaosCluster): Promise<ScenarioRun> {
     proxy.heal();
     const healedAt = Date.now();
     const firstExit = await Promise.race([first.exited, new Promise<string>((r) => setTimeout(() => r('still running'), Math.max(0, cutAt + EXIT_WITHIN_MS - Date.now())))]);
-    const firstExitAfterCutMs = Date.now() - cutAt;
+    const firstExitAfterCutMs = (firstExitedAt ?? NaN) - cutAt;
     if (firstExit === 'still running') violations.push(`the cut-off leader was still running ${EXIT_WITHIN_MS / 1000} s after the cut`);
     else if (firstExit === '0') violations.push('the cut-off leader exited 0; losing the Lease must exit non-zero');
     // Its Deployment starts it again: through the healed proxy it must find the Lease taken and wait.
