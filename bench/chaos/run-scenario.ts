@@ -6,7 +6,7 @@
  */
 import { say } from '../bench-cluster.js';
 import { SKYHOOK, until, withChaosCluster, type ChaosCluster, type ChaosSize } from './chaos-cluster.js';
-import { leftovers, judge, type Fault, type Verdict } from './verdict.js';
+import { leftovers, judge, mirroredTaintLeft, type Fault, type Verdict } from './verdict.js';
 
 export interface ScenarioRun {
   faults: Fault[];
@@ -58,7 +58,8 @@ export async function runScenario(name: string, scenario: Scenario, size: ChaosS
     const rolloutMs = Date.now() - started;
     const { record, host } = cluster;
     const expected = run.expectedNodes ?? Array.from({ length: size.nodes }, (_, i) => `node-${i}`);
-    await until('the nodes to be left clean', () => expected.every((n) => leftovers(record.latest().get(n)!).length === 0), SETTLE_MS).catch(() => undefined);
+    const clean = (n: string): boolean => leftovers(record.latest().get(n)!).length === 0 && !mirroredTaintLeft(record.latest().get(n)!);
+    await until('the nodes to be left clean', () => expected.every(clean), SETTLE_MS).catch(() => undefined);
     const verdict = judge(record, run.faults, size.budget);
     if (done && done.status?.completeNodes !== `${expected.length}/${expected.length}`) violations.push(`completeNodes ${done.status?.completeNodes}, expected ${expected.length}/${expected.length}`);
     if (run.faults.length < run.planned) violations.push(`only ${run.faults.length} of ${run.planned} faults were injected before the rollout ended`);

@@ -38,6 +38,8 @@ export interface Verdict {
   maxDisrupted: number;
   budget: number;
   leftCordonedOrTainted: string[];
+  /** Nodes uncordoned but still carrying the controller-manager's unschedulable taint at the end (not the operator's to remove). */
+  mirroredTaintLeft: string[];
   recoveryMs: Summary;
   /** Each fault's recovery, in the order injected (NaN: the operator never acted after it). */
   recoveries: { kind: string; ms: number }[];
@@ -47,12 +49,20 @@ export interface Verdict {
 
 export const stageKey = (s: Pick<StageStart, 'node' | 'package' | 'stage'>): string => `${s.node}/${s.package}/${s.stage}`;
 
-/** What the operator owns on a node that must be gone once the rollout is over. */
+/** What the operator owns on a node that must be gone once the rollout is over: its cordon, its taints, its cordon bookkeeping. */
 export function leftovers(s: NodeSnapshot): string[] {
   if (s.deleted) return [];
-  const ours = s.taints.filter((t) => t.startsWith('skyhook.nvidia.com') || t.startsWith('node.kubernetes.io/unschedulable'));
+  const ours = s.taints.filter((t) => t.startsWith('skyhook.nvidia.com'));
   return [...(s.unschedulable ? ['cordoned'] : []), ...ours, ...s.cordonMarks];
 }
+
+/**
+ * The controller-manager's `node.kubernetes.io/unschedulable` taint on a node that is no longer
+ * cordoned: it mirrors the cordon and the controller-manager (not the operator) removes it, so it
+ * is reported apart; after API server restarts it was seen to lag (README, Chaos).
+ */
+export const MIRRORED_CORDON_TAINT = 'node.kubernetes.io/unschedulable:NoSchedule';
+export const mirroredTaintLeft = (s: NodeSnapshot): boolean => !s.deleted && !s.unschedulable && s.taints.includes(MIRRORED_CORDON_TAINT);
 
 /** A change the operator makes (state, status, cordon), as opposed to reboots or heartbeats. */
 const operatorFields = (s: NodeSnapshot): string => JSON.stringify([s.nodeState, s.status, s.unschedulable, s.cordonMarks]);
@@ -110,6 +120,7 @@ export function judge(record: ClusterRecord, faults: Fault[], budget: number): V
   });
   return {
     stageStarts: record.stageStarts().length, stagesRunTwice, unexplainedStarts, rerunsAfterDeletion,
-    maxDisrupted, budget, leftCordonedOrTainted: left, recoveryMs: summarize(recoveries.map((r) => r.ms).filter(Number.isFinite)), recoveries, violations,
+    maxDisrupted, budget, leftCordonedOrTainted: left,
+    mirroredTaintLeft: [...record.latest().values()].filter(mirroredTaintLeft).map((s) => s.node), recoveryMs: summarize(recoveries.map((r) => r.ms).filter(Number.isFinite)), recoveries, violations,
   };
 }

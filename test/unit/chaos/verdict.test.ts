@@ -57,8 +57,11 @@ describe('judge', () => {
     const verdict = judge(recordOf([], { history, max: 3 }), [], 2);
     expect(verdict.violations).toEqual([
       '3 nodes disrupted at once, budget 2: n1(cordoned) n2(in_progress) n3(erroring)',
-      'left behind: n1: cordoned, n1: node.kubernetes.io/unschedulable:NoSchedule, n1: skyhook.nvidia.com/cordon_chaos',
+      'left behind: n1: cordoned, n1: skyhook.nvidia.com/cordon_chaos',
     ]);
+    // The controller-manager's mirror of a cordon, on a node no longer cordoned, is reported apart.
+    const mirrored = judge(recordOf([], { history: [snapshot('n2', 1, { taints: ['node.kubernetes.io/unschedulable:NoSchedule'] })] }), [], 2);
+    expect(mirrored).toMatchObject({ violations: [], mirroredTaintLeft: ['n2'] });
   });
 
   it('measures recovery to the first operator change after the fault, on the fault’s node when it has one', () => {
