@@ -60,9 +60,10 @@ const FAULTS: { kind: string; stage: string; inject: HandFault }[] = [
   { kind: 'delete-node', stage: 'apply', inject: async (c, job) => {
     await kubectl(c, ['delete', 'node', job.node, '--wait=false']);
     await seenNode(c, job.node, (s) => s.deleted);
+    const endedAt = Date.now();
     // Recovered once the Skyhook no longer counts the node.
     const dropped = await waitForSkyhook({ cp: c.cp }, SKYHOOK, (scr) => (scr.status?.completeNodes ?? '').endsWith(`/${c.size.nodes - 1}`), 60_000).then(() => Date.now(), () => undefined);
-    return { endedAt: Date.now(), ...(dropped ? { recoveredAt: dropped } : {}) };
+    return { endedAt, ...(dropped ? { recoveredAt: dropped } : {}) };
   } },
 ];
 
