@@ -11,6 +11,8 @@ import { operatorRuntime } from './operator-runtime.js';
 
 export interface OperatorProcess {
   pid: number;
+  /** Its leader-election identity (`<hostname>_<uuid>`). */
+  identity: string;
   logFile: string;
   /** Peak resident set size so far, in MiB (the kernel's high-water mark, so no sample is missed). */
   peakRssMb(): number;
@@ -20,7 +22,20 @@ export interface OperatorProcess {
   reconcileStats(): Promise<Record<string, ReconcileStats>>;
   /** The V8 heap and RSS now, in MiB (from /metrics): where the RSS is, inside the JS heap or outside it. */
   memoryStats(): Promise<MemoryStats>;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<string>;
+  /** SIGKILL, as a crash or an OOM kill would end it; resolves once it has exited. */
+  kill(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface OperatorProcessOptions {
+  /** The runtime env (NODE_OPTIONS …); default: the Deployment's (operator-runtime.ts). */
+  runtimeEnv?: Record<string, string>;
+  /** Names its log file (`logs/<name>.log`); each process started needs its own. Default `operator`. */
+  name?: string;
+  /** Leader election on the Lease, as a Deployment with several replicas runs it. Default off. */
+  leaderElect?: boolean;
 }
 
 export interface ReconcileStats {
@@ -105,10 +120,10 @@ function inheritedEnv(): NodeJS.ProcessEnv {
  * Deployment (NODE_OPTIONS, MALLOC_ARENA_MAX …: operator-runtime.ts; `runtimeEnv` replaces it);
  * resolves once its controllers run.
  */
-export async function startOperatorProcess(runDir: string, kubeconfigPath: string, options: { runtimeEnv?: Record<string, string> } = {}): Promise<OperatorProcess> {
+export async function startOperatorProcess(runDir: string, kubeconfigPath: string, options: OperatorProcessOptions = {}): Promise<OperatorProcess> {
   warnIfBuildStale();
-  const component: Component = startComponent(runDir, 'operator', process.execPath, [
-    join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, '--leader-elect=false',
+  const component: Component = startComponent(runDir, options.name ?? 'operator', process.execPath, [
+    join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, `--leader-elect=${options.leaderElect === true}`,
     '--health-port', '127.0.0.1:0', '--metrics-port', '127.0.0.1:0', '--log-level', 'info',
   ], { ...inheritedEnv(), ...(options.runtimeEnv ?? operatorRuntime().env) });
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -120,11 +135,12 @@ export async function startOperatorProcess(runDir: string, kubeconfigPath: strin
     await new Promise((r) => setTimeout(r, 100));
   }
   const startedLine = readFileSync(component.logFile, 'utf8').split('\n').find((l) => l.includes('"operator started"')) ?? '{}';
-  const { metricsPort } = JSON.parse(startedLine) as { metricsPort?: number };
+  const { metricsPort, identity } = JSON.parse(startedLine) as { metricsPort?: number; identity?: string };
   const metricsText = async (): Promise<string> => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   let lastPeakKb = 0;
   return {
     pid: component.pid,
+    identity: identity ?? '',
     logFile: component.logFile,
     peakRssMb: () => {
       // Read while alive; once it has exited, the last reading stands.
@@ -134,6 +150,11 @@ export async function startOperatorProcess(runDir: string, kubeconfigPath: strin
     cpuSeconds: () => cpuSecondsOf(component.pid),
     reconcileStats: async () => parseReconcileStats(await metricsText()),
     memoryStats: async () => parseMemoryStats(await metricsText()),
+    exited: component.exited,
+    kill: async () => {
+      component.child.kill('SIGKILL');
+      await component.exited;
+    },
     stop: () => stopComponent(component),
   };
 }

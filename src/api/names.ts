@@ -37,6 +37,12 @@ export const SKYHOOK_FINALIZER = `${PREFIX}/skyhook`;
 export const nodeAnnotations = {
   /** Compact JSON `{"<pkg>|<ver>": PackageStatus}`: the durable per-node progress of one SCR. */
   nodeState: (skyhook: string): string => `${PREFIX}/nodeState_${skyhook}`,
+  /**
+   * Ours: the `nodeState_` value the operator last wrote, written in the same patch. A `nodeState_`
+   * that cannot be parsed (a careless edit, a truncated value) is restored from it instead of
+   * blocking the node; only when this copy is missing or unreadable too is the node blocked.
+   */
+  nodeStateCopy: (skyhook: string): string => `${PREFIX}/nodeStateCopy_${skyhook}`,
   /** Node status for this SCR (also written as a label of the same key). */
   status: (skyhook: string): string => `${PREFIX}/status_${skyhook}`,
   /** Operator version that last wrote this node's state for the SCR. */

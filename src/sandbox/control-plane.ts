@@ -70,8 +70,11 @@ export interface ControlPlane {
   kubectl(args: string[], options?: { input?: string }): Promise<KubectlResult>;
   /** Adds simulated nodes and waits until they are Ready. */
   addNodes(nodes: SimulatedNode[]): Promise<void>;
+  /** Stops one component and starts it with the same flags, ports and data; its clients must reconnect. */
+  restart(component: RestartableComponent): Promise<void>;
   stop(): Promise<void>;
 }
+export type RestartableComponent = 'etcd' | 'kube-apiserver';
 
 const START_TIMEOUT_MS = 60_000;
 /** Node creations in flight at once: a thousand at a time would swamp a small machine's API server. */
@@ -141,9 +144,11 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     const kubeconfigPath = join(runDir, 'kubeconfig');
     const kubeconfigYaml = await writeKubeconfig(kubeconfigPath, server, pki);
     const admin = loadTls({ ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey });
+    const argsOf = new Map<string, string[]>();
     const start = (name: keyof Binaries, args: string[]): Component => {
       const component = startComponent(runDir, name, binaries[name], args);
       components.push(component);
+      argsOf.set(name, args);
       return component;
     };
     const clashCheck = (component: Component): void => {
@@ -190,6 +195,7 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       ...auditArgs, `--v=${v}`,
     ]);
     await healthy(apiserver, `${server}/readyz`);
+    const probes: Record<RestartableComponent, string> = { 'etcd': `http://127.0.0.1:${etcdPort}/health`, 'kube-apiserver': `${server}/readyz` };
 
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath);
@@ -255,6 +261,14 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       pids: components.map((c) => c.pid),
       kubectl: (args, opts) => runKubectl(binaries.kubectl, kubeconfigPath, args, opts?.input),
       addNodes,
+      async restart(name) {
+        const index = components.findIndex((c) => c.name === name);
+        if (index < 0 || stopped) throw new Error(`cannot restart ${name}: not running`);
+        await stopComponent(components[index]!);
+        const fresh = startComponent(runDir, name, binaries[name], argsOf.get(name)!);
+        components[index] = fresh;
+        await healthy(fresh, probes[name]);
+      },
       async stop() {
         if (stopped) return;
         stopped = true;

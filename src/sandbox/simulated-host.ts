@@ -14,6 +14,9 @@
  *     container exiting 0 on the marker: phase Succeeded, restartCount 1;
  *   - otherwise the pod simply shows Succeeded.
  *
+ * An interrupt whose API calls fail (an API server restarting) is tried again every second, as a
+ * reboot pod's restarted container would; a node is never rebooted twice for one reboot pod.
+ *
  * Knobs: `delayMs` (how long after the sentinel the interrupt happens; default 500 ms) and
  * `failNodes` (nodes whose interrupt command "fails": the reboot pod shows exit code 1 and no reboot).
  * Start one per control plane; the Skyhook controller's interrupt stages can use it unchanged.
@@ -53,6 +56,9 @@ export interface SimulatedHost {
   stop(): Promise<void>;
 }
 
+/** How soon an interrupt whose API calls failed is tried again. */
+const RETRY_MS = 1000;
+
 const terminated = (exitCode: number) => ({ terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: new Date(), finishedAt: new Date() } });
 
 export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostOptions = {}): Promise<SimulatedHost> {
@@ -61,6 +67,8 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
   const pods = new Informer<V1Pod>(apiListWatch(kc, '/api/v1/pods'), { resource: 'simulated-host-pods', labelSelector: NODEOP_NAMES.nodeOpLabel, logger });
   const interrupts: SimulatedInterrupt[] = [];
   const handled = new Set<string>();
+  /** Reboot pod uid → the bootID its reboot gave the node: a retried interrupt must not reboot twice. */
+  const rebooted = new Map<string, string>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const failNodes = new Set(options.failNodes ?? []);
 
@@ -80,15 +88,18 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
     if (record.failed) {
       await core.patchNamespacedPodStatus({ name, namespace, body: { status: { containerStatuses: [{ name: container, image: pod.spec?.containers[0]?.image ?? '', imageID: '', ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: terminated(1) }] } } }, MERGE_PATCH);
     } else {
-      if (record.rebootsNode) {
+      const uid = pod.metadata?.uid ?? '';
+      if (record.rebootsNode && !rebooted.has(uid)) {
         const before = await core.readNode({ name: node });
         record.bootIdBefore = before.status?.nodeInfo?.bootID;
-        record.bootIdAfter = `boot-${randomUUID()}`;
+        const after = `boot-${randomUUID()}`;
         await mergePatchNodeStatus(core, node, {
-          nodeInfo: { bootID: record.bootIdAfter },
+          nodeInfo: { bootID: after },
           conditions: [{ type: 'Ready', status: 'False', reason: 'Rebooting', message: 'simulated reboot', lastHeartbeatTime: new Date(), lastTransitionTime: new Date() }],
         });
+        rebooted.set(uid, after);
       }
+      if (record.rebootsNode) record.bootIdAfter = rebooted.get(uid);
       await core.patchNamespacedPodStatus({ name, namespace, body: { status: {
         phase: 'Succeeded',
         conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date() }],
@@ -109,7 +120,16 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
       handled.add(uid);
       const timer = setTimeout(() => {
         timers.delete(timer);
-        perform(pod).catch((e: unknown) => logger.error({ pod: pod.metadata?.name, err: String(e) }, 'simulated interrupt failed'));
+        perform(pod).catch((e: unknown) => {
+          // The API server may be restarting: try again, as a host's reboot pod would (its container restarts).
+          logger.error({ pod: pod.metadata?.name, err: String(e) }, 'simulated interrupt failed; retrying');
+          handled.delete(uid);
+          const retry = setTimeout(() => {
+            timers.delete(retry);
+            consider();
+          }, RETRY_MS);
+          timers.add(retry);
+        });
       }, options.delayMs ?? 500);
       timers.add(timer);
     }

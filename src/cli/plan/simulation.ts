@@ -10,7 +10,7 @@ import { nodeAnnotations, nodeLabels } from '../../api/names.js';
 import type { Interrupt, SkyhookStatus } from '../../api/skyhook.js';
 import { cordonAfterRelease } from '../../controllers/skyhook/cordon-claims.js';
 import type { PackageStage, SkyhookStatusValue } from '../../controllers/skyhook/node-state.js';
-import { packageKey } from '../../controllers/skyhook/node-state.js';
+import { nodeStateAnnotations, packageKey } from '../../controllers/skyhook/node-state.js';
 import { planNextActions, type NodeView, type PlannerAction, type PlannerInput, type StageOpSummary } from '../../controllers/skyhook/planner.js';
 import { stageOpName } from '../../controllers/skyhook/stage-nodeop.js';
 
@@ -125,7 +125,7 @@ function applyActions(world: World, actions: PlannerAction[]): SimulatedOp[] {
   for (const action of actions) {
     switch (action.kind) {
       case 'writeNodeState':
-        node(action.node).annotations[nodeAnnotations.nodeState(action.skyhook)] = action.annotation;
+        Object.assign(node(action.node).annotations, nodeStateAnnotations(action.skyhook, action.annotation));
         break;
       case 'setNodeStatus': {
         const target = node(action.node);

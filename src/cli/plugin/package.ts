@@ -7,7 +7,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { nodeAnnotations } from '../../api/names.js';
 import type { PackageStage, Skyhook } from '../../api/skyhook.js';
-import { packageKey, readNodeSkyhookRecord, serializeNodeState, type NodeState } from '../../controllers/skyhook/node-state.js';
+import { nodeStateAnnotations, packageKey, readNodeSkyhookRecord, serializeNodeState, type NodeState } from '../../controllers/skyhook/node-state.js';
 import { nodeViewOf } from '../../controllers/skyhook/planner.js';
 import { commitChanges, type Change, type ChangeSet } from './changes.js';
 import type { PluginContext } from './context.js';
@@ -118,7 +118,7 @@ export function rerunChanges(nodes: V1Node[], skyhook: Skyhook, pkg: string, sta
     const annotation = nodeAnnotations.nodeState(scr);
     changes.push({
       target: { kind: 'Node', name: view.name },
-      patch: { metadata: { resourceVersion: node.metadata?.resourceVersion, annotations: { [annotation]: serializeNodeState(next) } } },
+      patch: { metadata: { resourceVersion: node.metadata?.resourceVersion, annotations: nodeStateAnnotations(scr, serializeNodeState(next)) } },
       description: stage === undefined ? `remove ${pkg}:${spec.version} from annotation ${annotation}` : `set ${pkg}:${spec.version} to stage ${stage}, state in_progress in annotation ${annotation}`,
     });
   }

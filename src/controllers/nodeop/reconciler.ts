@@ -18,6 +18,7 @@ import { aggregatePhase, nodeOpConditions } from './aggregate.js';
 import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
 import { advanceNode, startedStatus } from './node-steps.js';
 import { planStarts, targetNodes } from './pacing.js';
+import { stopNodeOpWork } from './teardown.js';
 
 /**
  * Whether a node can go from start to Job in one pass. Not with an interrupt (the bootID the reboot
@@ -30,6 +31,10 @@ function startsAtOnce(op: NodeOpView): boolean {
 
 /** While nodes are in flight, look again at least this often even if no event comes. */
 const SAFETY_RECHECK_MS = 60_000;
+/** A deleted NodeOp waits this long at most for its pods to end (a pod's default grace period is 30 s). */
+const STOP_TIMEOUT_MS = 60_000;
+/** How often it looks while waiting (pod events wake it sooner). */
+const STOP_RECHECK_MS = 1_000;
 
 export class NodeOpReconciler {
   constructor(private readonly ctx: NodeOpContext) {}
@@ -146,9 +151,17 @@ export class NodeOpReconciler {
     await mergePatchCustomObject(this.ctx.clients.custom, this.ref(op.key), { metadata });
   }
 
-  /** Deleted NodeOp: Jobs and pods go by garbage collection; what we cordoned is uncordoned here. */
+  /**
+   * Deleted NodeOp: while it holds our finalizer, its Jobs and pods are stopped first (teardown.ts),
+   * up to STOP_TIMEOUT_MS after the deletion (a node that is gone never reports its pods ended);
+   * then what we cordoned is uncordoned and the finalizer goes.
+   */
   private async cleanUp(op: NodeOpView): Promise<ReconcileResult> {
     this.ctx.drains.abort(`${op.key}|`);
+    const holding = op.nodeOp.metadata.finalizers?.includes(NODEOP_NAMES.finalizer) === true;
+    const running = holding ? await stopNodeOpWork(this.ctx, op) : 0;
+    const deletedAt = new Date(op.nodeOp.metadata.deletionTimestamp ?? NaN).getTime();
+    if (running > 0 && !(this.ctx.clock.now() - deletedAt >= STOP_TIMEOUT_MS)) return { requeueAfterMs: STOP_RECHECK_MS };
     const ours = this.ctx.caches.nodes.list().filter((node) => cordonedBy(node) === op.owner);
     for (const node of ours) await uncordonNode(this.ctx.clients.core, node.metadata?.name ?? '', op.owner);
     const finalizers = op.nodeOp.metadata.finalizers ?? [];

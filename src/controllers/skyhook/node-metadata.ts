@@ -41,6 +41,7 @@ const BOOKKEEPING_GROUPS = [PREFIX, 'nodewright.nvidia.com'];
  */
 const BOOKKEEPING_FAMILIES = [
   nodeAnnotations.nodeState,
+  nodeAnnotations.nodeStateCopy,
   nodeAnnotations.status,
   nodeAnnotations.version,
   nodeAnnotations.cordon,

@@ -95,11 +95,21 @@ export function serializePackageStatus(entry: PackageStatus): string {
   return `{${fields.join(',')}}`;
 }
 
-/** A node's view of one SCR, read from its annotations; a malformed state reads as empty, with the error. */
+/** The annotations a node state is written to: `nodeState_` and the operator's copy of it. */
+export function nodeStateAnnotations(skyhook: string, annotation: string): Record<string, string> {
+  return { [nodeAnnotations.nodeState(skyhook)]: annotation, [nodeAnnotations.nodeStateCopy(skyhook)]: annotation };
+}
+
+/**
+ * A node's view of one SCR, read from its annotations. A malformed state is restored from the
+ * operator's copy when that parses (`restored`), else reads as empty, with the error (`malformed`).
+ */
 export interface NodeSkyhookRecord {
   state: NodeState;
-  /** Set when the nodeState annotation exists but cannot be parsed. */
+  /** Set when the nodeState annotation exists but cannot be parsed, nor restored from the copy. */
   malformed?: NodeStateMalformedError;
+  /** Set when the nodeState annotation cannot be parsed and `state` is the operator's copy. */
+  restored?: NodeStateMalformedError;
   /** `status_<scr>` as last written (annotation, else label); `undefined` if never written or unknown text. */
   status?: SkyhookStatusValue;
   /** `version_<scr>`: the operator version that last wrote this node's state. */
@@ -117,7 +127,11 @@ export function readNodeSkyhookRecord(
       record.state = parseNodeState(text, node.name, skyhook);
     } catch (error) {
       if (!(error instanceof NodeStateMalformedError)) throw error;
-      record.malformed = error;
+      const copy = restoreFromCopy(node.annotations[nodeAnnotations.nodeStateCopy(skyhook)]);
+      if (copy) {
+        record.state = copy;
+        record.restored = error;
+      } else record.malformed = error;
     }
   }
   const status = node.annotations[nodeAnnotations.status(skyhook)] ?? node.labels[nodeLabels.status(skyhook)];
@@ -125,6 +139,16 @@ export function readNodeSkyhookRecord(
   const version = node.annotations[nodeAnnotations.version(skyhook)];
   if (version !== undefined) record.version = version;
   return record;
+}
+
+/** The copy's state, or undefined when there is none or it cannot be parsed either. */
+function restoreFromCopy(copy: string | undefined): NodeState | undefined {
+  if (copy === undefined) return undefined;
+  try {
+    return parseNodeState(copy);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The node condition shape (`node.status.conditions`), without the heartbeat times the writer adds. */

@@ -69,7 +69,7 @@ export function hasSkyhookTraces(node: V1Node, skyhook: string): boolean {
 
 /** The annotations one SCR keeps on a node besides its cordon claim (released by its own rule). */
 function perSkyhookAnnotations(skyhook: string): string[] {
-  return [nodeAnnotations.nodeState, nodeAnnotations.status, nodeAnnotations.version, nodeAnnotations.waiting, nodeAnnotations.drainBlocked, nodeAnnotations.drainStart, nodeAnnotations.recordedOps].map((key) => key(skyhook));
+  return [nodeAnnotations.nodeState, nodeAnnotations.nodeStateCopy, nodeAnnotations.status, nodeAnnotations.version, nodeAnnotations.waiting, nodeAnnotations.drainBlocked, nodeAnnotations.drainStart, nodeAnnotations.recordedOps].map((key) => key(skyhook));
 }
 
 function sameCondition(node: V1Node | undefined, wanted: NodeConditionValue): boolean {

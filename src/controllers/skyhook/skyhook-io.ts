@@ -9,6 +9,7 @@ import type { KubernetesObject, V1ConfigMap, V1Node, V1Pod } from '@kubernetes/c
 import type { Logger } from 'pino';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, nodeAnnotations, nodeLabels, STAGE_OP_ANNOTATIONS } from '../../api/names.js';
+import { nodeStateAnnotations } from './node-state.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import { isAlreadyExists, isNotFound, mergePatchCustomObject, type KubeClients } from '../../kube/client.js';
@@ -61,7 +62,7 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
   for (const action of actions) {
     if (action.kind === 'writeNodeState' || action.kind === 'setNodeStatus' || action.kind === 'setNodeAnnotations') {
       const write = nodeWrites.get(action.node) ?? { node: action.node, annotations: {}, labels: {} };
-      if (action.kind === 'writeNodeState') write.annotations[nodeAnnotations.nodeState(action.skyhook)] = action.annotation;
+      if (action.kind === 'writeNodeState') Object.assign(write.annotations, nodeStateAnnotations(action.skyhook, action.annotation));
       // Plain annotations (a hold's reason, a lifted runtime-required mark) ride along in the same patch.
       else if (action.kind === 'setNodeAnnotations') Object.assign(write.annotations, action.annotations);
       else {

@@ -2,8 +2,9 @@
  * Planning one SCR: bring every targeted node's state up to date (op outcomes, version changes,
  * config cycles), decide each node's status, admit nodes within the budget, start their next stages,
  * and derive the SCR status. Actions come out grouped in a crash-safe order: failure reports,
- * ConfigMaps, node state (with the uids of the ops it records), node status, deletions, suspensions,
- * creations, SCR status, events.
+ * ConfigMaps, node state (with the uids of the ops it records) and status, cordon releases, the
+ * state and status of nodes newly taking a budget slot, deletions, suspensions, creations, SCR
+ * status, events.
  */
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { IGNORE_NODE_LABEL, nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
@@ -64,6 +65,8 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     const nodeOps = ops.filter((op) => op.node === node.name).map((op) => (recordedUids.has(op.uid) ? { ...op, recorded: true } : op));
     const work: NodeWork = { node, record, state: record.state, ops: nodeOps, recorded: [], recordedUids };
     if (record.malformed) return work;
+    // The state below is the operator's copy; this pass writes it back over the unreadable one.
+    if (record.restored) events.push({ kind: 'event', involved: { kind: 'Node', name: node.name }, type: 'Warning', reason: 'NodeStateRestored', message: `${record.restored.message}; restored from ${nodeAnnotations.nodeStateCopy(name)}, the copy the operator keeps` });
     events.push(...absorbOpOutcomes(work));
     if (!frozen) {
       const change = applyVersionChanges(work.state, spec.packages);
@@ -201,20 +204,25 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     .filter((op) => (op.phase === 'Pending' || op.phase === 'Running') && !op.deleting && (op.suspended === true) !== paused)
     .map((op) => ({ kind: 'suspendStageOp', name: op.name, suspend: paused }));
 
+  // Node writes (state and status together: one patch per node). A node newly taking a budget slot
+  // is written after the finished nodes' cordons are released (below), so a watcher never sees
+  // more nodes cordoned or in progress than the budget allows.
   const nodeWrites: PlannerAction[] = [];
-  const statusWrites: PlannerAction[] = [];
+  const takingSlot: PlannerAction[] = [];
+  const takesSlot = (status: SkyhookStatusValue | undefined): boolean => status === 'in_progress' || status === 'erroring';
   for (const work of works) {
     const status = nodeStatus[work.node.name]!;
+    const writes = takesSlot(status) && !takesSlot(work.record.status) ? takingSlot : nodeWrites;
     if (!work.record.malformed) {
       const annotation = serializeNodeState(work.state);
       const current = work.node.annotations[nodeAnnotations.nodeState(name)];
-      if (annotation !== (current ?? '{}')) nodeWrites.push({ kind: 'writeNodeState', node: work.node.name, skyhook: name, state: work.state, annotation });
+      if (annotation !== (current ?? '{}')) writes.push({ kind: 'writeNodeState', node: work.node.name, skyhook: name, state: work.state, annotation });
       // Next to the state, so the reconciler sends both in one patch: an outcome and its mark land together.
       const recordedOps = recordedOpsUpdate(work);
-      if (recordedOps !== undefined) nodeWrites.push({ kind: 'setNodeAnnotations', node: work.node.name, annotations: { [nodeAnnotations.recordedOps(name)]: recordedOps } });
+      if (recordedOps !== undefined) writes.push({ kind: 'setNodeAnnotations', node: work.node.name, annotations: { [nodeAnnotations.recordedOps(name)]: recordedOps } });
     }
     if (status !== work.record.status || work.record.version !== settings.operatorVersion) {
-      statusWrites.push({ kind: 'setNodeStatus', node: work.node.name, skyhook: name, status, operatorVersion: settings.operatorVersion, conditions: nodeSkyhookConditions(name, status === 'complete', work.state) });
+      writes.push({ kind: 'setNodeStatus', node: work.node.name, skyhook: name, status, operatorVersion: settings.operatorVersion, conditions: nodeSkyhookConditions(name, status === 'complete', work.state) });
       if (status === 'complete' && work.record.status !== 'complete') {
         // Said in the Event of the stage that completed the node when there is one (one Event, not two).
         const done = `Skyhook [${name}] complete.`;
@@ -247,7 +255,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
   events.push(...statusUpdate.events);
   // Before the state write that records the failure: a crash in between repeats the Event (aggregated) rather than losing it.
   const failureReports: PlannerAction[] = works.flatMap((work) => work.recorded.filter((op) => op.phase === 'Failed').map((op) => ({ kind: 'reportFailedStage' as const, name: op.name })));
-  const actions: PlannerAction[] = [...failureReports, ...upserts, ...nodeWrites, ...statusWrites, ...releases, ...nodeMetadata, ...deletes, ...suspends, ...creates];
+  const actions: PlannerAction[] = [...failureReports, ...upserts, ...nodeWrites, ...releases, ...takingSlot, ...nodeMetadata, ...deletes, ...suspends, ...creates];
   if (statusUpdate.status) actions.push({ kind: 'setSkyhookStatus', skyhook: name, status: statusUpdate.status });
   actions.push(...events);
   return requeueAfterMs === undefined ? { actions, nodeStatus } : { actions, nodeStatus, requeueAfterMs };

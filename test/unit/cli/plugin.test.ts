@@ -116,7 +116,8 @@ describe('plugin changes', () => {
     const nodes = [node('a', { [nodeAnnotations.nodeState('demo')]: entry('config', 'complete') }), node('b')];
     const removed = rerunChanges(nodes, skyhook(), 'motd', undefined);
     expect(removed.changes).toHaveLength(1);
-    expect(removed.changes[0]!.patch).toEqual({ metadata: { resourceVersion: '7', annotations: { [nodeAnnotations.nodeState('demo')]: '{}' } } });
+    // The operator's copy changes with it, so a later unreadable edit is restored to the rerun, not to before it.
+    expect(removed.changes[0]!.patch).toEqual({ metadata: { resourceVersion: '7', annotations: { [nodeAnnotations.nodeState('demo')]: '{}', [nodeAnnotations.nodeStateCopy('demo')]: '{}' } } });
     expect(removed.notes).toEqual(['node b has no entry for motd:1.1.0; nothing to rerun']);
     const staged = rerunChanges(nodes, skyhook(), 'motd', 'apply');
     expect(staged.changes.map((c) => (c.patch as { metadata: { annotations: Record<string, string> } }).metadata.annotations[nodeAnnotations.nodeState('demo')])).toEqual([entry('apply', 'in_progress'), entry('apply', 'in_progress')]);

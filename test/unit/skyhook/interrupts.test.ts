@@ -124,6 +124,24 @@ describe('interrupt flow on a node', () => {
   });
 });
 
+describe('the budget as a watcher sees it', () => {
+  it('never shows more nodes cordoned or in progress than the budget, action by action (a finished node lets go before the next one is marked)', () => {
+    const w = world([scr('s', { packages: { dax: pkg('1.2.3', { interrupt: reboot }) }, interruptionBudget: { count: 1 } })], [node('n0', 0), node('n1', 1), node('n2', 2)]);
+    const taken = (): string[] => w.nodes.filter((n) => n.unschedulable || ['in_progress', 'erroring'].includes(n.annotations[nodeAnnotations.status('s')] ?? '')).map((n) => n.name);
+    let most: string[] = [];
+    for (let round = 0; round < 60 && w.skyhooks[0]!.status?.status !== 'complete'; round++) {
+      for (const action of plan(w).actions) {
+        applyActions(w, [action]);
+        if (taken().length > most.length) most = taken();
+      }
+      finishOps(w);
+      w.now += 1_000;
+    }
+    expect(w.skyhooks[0]!.status?.status).toBe('complete');
+    expect(most).toHaveLength(1);
+  });
+});
+
 describe('cordon ownership', () => {
   it('a node another SCR also holds stays cordoned when we finish; a foreign cordon is never claimed nor lifted', () => {
     for (const [claims, expectedOwnClaimDuringWork] of [[{ [nodeAnnotations.cordon('other')]: 'true' }, true], [{}, false]] as const) {

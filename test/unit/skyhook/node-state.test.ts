@@ -84,6 +84,17 @@ describe('readNodeSkyhookRecord', () => {
     expect(record.state).toEqual({});
     expect(record.malformed).toBeInstanceOf(NodeStateMalformedError);
   });
+
+  it('restores a malformed annotation from the operator\'s copy, and blocks only when the copy is unreadable too', () => {
+    const copy = UPSTREAM_EXAMPLES[0]!;
+    const restored = readNodeSkyhookRecord({ name: 'n1', labels: {}, annotations: { 'skyhook.nvidia.com/nodeState_demo': '{', 'skyhook.nvidia.com/nodeStateCopy_demo': copy } }, 'demo');
+    expect(Object.keys(restored.state)).toEqual(['dax|1.2.3']);
+    expect(restored.restored).toBeInstanceOf(NodeStateMalformedError);
+    expect(restored.malformed).toBeUndefined();
+    const both = readNodeSkyhookRecord({ name: 'n1', labels: {}, annotations: { 'skyhook.nvidia.com/nodeState_demo': '{', 'skyhook.nvidia.com/nodeStateCopy_demo': '[' } }, 'demo');
+    expect(both.malformed).toBeInstanceOf(NodeStateMalformedError);
+    expect(both.state).toEqual({});
+  });
 });
 
 describe('node conditions', () => {

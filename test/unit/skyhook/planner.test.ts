@@ -216,6 +216,25 @@ describe('node eligibility', () => {
     expect(condition(w, 's', 'NodeStateMalformed')).toBeUndefined();
     expect(statusOf(w, 's').status).toBe('complete');
   });
+
+  it('a malformed nodeState is restored from the copy the operator wrote with it: no stage runs again, and an Event says so', () => {
+    const w = world([scr('s', { packages: { a: pkg('1.0.0') } })], [node('n1', 1)]);
+    step(w); // apply runs and completes
+    applyActions(w, plan(w).actions); // its outcome recorded; config starts
+    const written = nodeStateOf(w, 'n1', 's')!;
+    expect(JSON.parse(written)['a|1.0.0']).toMatchObject({ stage: 'config', state: 'in_progress' });
+    expect(nodeNamed(w, 'n1').annotations['skyhook.nvidia.com/nodeStateCopy_s']).toBe(written);
+    nodeNamed(w, 'n1').annotations['skyhook.nvidia.com/nodeState_s'] = '{"a|1.0.0": {"stage": "conf';
+    const restoring = plan(w).actions;
+    expect(restoring).toContainEqual(expect.objectContaining({ kind: 'writeNodeState', node: 'n1', annotation: written }));
+    expect(restoring).toContainEqual(expect.objectContaining({ kind: 'event', reason: 'NodeStateRestored', type: 'Warning' }));
+    expect(creates(restoring)).toEqual([]);
+    applyActions(w, restoring);
+    runToQuiet(w);
+    expect(w.created.map((op) => op.stage)).toEqual(['apply', 'config']);
+    expect(statusOf(w, 's').status).toBe('complete');
+    expect(condition(w, 's', 'NodeStateMalformed')).toBeUndefined();
+  });
 });
 
 describe('failures', () => {

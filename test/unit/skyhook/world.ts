@@ -5,7 +5,7 @@
 import { nodeAnnotations, nodeLabels, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
 import type { Package, Skyhook, SkyhookSpec } from '../../../src/api/skyhook.js';
 import { cordonAfterRelease } from '../../../src/controllers/skyhook/cordon-claims.js';
-import { packageKey } from '../../../src/controllers/skyhook/node-state.js';
+import { nodeStateAnnotations, packageKey } from '../../../src/controllers/skyhook/node-state.js';
 import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../src/api/deployment-policy.js';
 import {
   planNextActions,
@@ -79,7 +79,7 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
         (w.configMaps[action.skyhook] ??= {})[packageKey(action.package, action.version)] = { ...action.data };
         break;
       case 'writeNodeState':
-        nodeNamed(w, action.node).annotations[nodeAnnotations.nodeState(action.skyhook)] = action.annotation;
+        Object.assign(nodeNamed(w, action.node).annotations, nodeStateAnnotations(action.skyhook, action.annotation));
         break;
       case 'setNodeStatus': {
         const n = nodeNamed(w, action.node);
