@@ -32,14 +32,16 @@ async function readFromTar<T>(archive: string, member: string): Promise<T> {
 const buildah = imageBuildah();
 let set: ImageSet;
 
-/** Runs argv in a container of `ref` (loaded from its archive if the build storage lacks it). */
-async function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<string> {
-  if (!(await buildah.imageExists(ref))) {
-    const image = set.images.find((candidate) => candidate.ref === ref);
-    if (!image) throw new Error(`${ref} is not in the image set`);
-    await buildah.importArchive(join(set.dir, image.archive));
-  }
-  return buildah.runInImage(ref, argv, volumes);
+/** The image of `ref` exactly as this set's archive holds it (the build storage's tag may be newer). */
+function archiveOf(ref: string): string {
+  const image = set.images.find((candidate) => candidate.ref === ref);
+  if (!image) throw new Error(`${ref} is not in the image set`);
+  return `docker-archive:${join(set.dir, image.archive)}`;
+}
+
+/** Runs argv in a container (runc, no network) of the archived image `ref`. */
+function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<string> {
+  return buildah.runInImage(archiveOf(ref), argv, volumes);
 }
 
 (canBuild ? describe : describe.skip)('images built here', () => {
@@ -110,7 +112,7 @@ async function runIn(ref: string, argv: string[], volumes: string[] = []): Promi
     let packageRoot: { path: string; unmount: () => Promise<void> };
     let broken: string;
     beforeAll(async () => {
-      packageRoot = await buildah.mountImage(set.packageImage);
+      packageRoot = await buildah.mountImage(archiveOf(set.upstreamPackageImage));
       broken = mkdtempSync(join(tmpdir(), 'broken-package-'));
       writeFileSync(join(broken, 'config.json'), JSON.stringify({ schema_version: 'v1', package_name: 'broken', modes: {} }));
     });

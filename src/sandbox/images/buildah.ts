@@ -37,9 +37,12 @@ export class Buildah {
     return (await this.run(['--version'])).trim();
   }
 
-  /** A new working container from `image` ('scratch' for an empty one); returns its name. */
+  /**
+   * A new working container from `image`: a name in the storage, 'scratch' for an empty one, or
+   * `docker-archive:<file>` for exactly the image in that tarball. Returns the container's name.
+   */
   async from(image: string): Promise<string> {
-    return (await this.run(['from', '--pull=false', image])).trim();
+    return (await this.run(['from', '--pull=false', '--quiet', image])).trim();
   }
 
   /** Copies `source` (a file, or a directory's contents) to `destination` in the container. */

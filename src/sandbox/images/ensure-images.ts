@@ -8,7 +8,7 @@
  * A directory is written as `<name>.partial` and renamed when complete, so a reader never sees half
  * a set. An unchanged checkout costs hashing its inputs: no lock, no buildah.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +49,8 @@ export interface ImageSet {
 /** Stand-ins go into the base directory; the rest are the project's own images. */
 const BASE_IMAGES: readonly ImageName[] = ['nodeBase', 'busybox', 'busyboxLatest', 'pause'];
 const NODE_IMAGES: readonly ImageName[] = ['skyhook', 'shellscript', 'shellscriptUpstream', 'busybox', 'busyboxLatest', 'pause'];
-const SETS_KEPT = 3;
+const DIRS_KEPT = 3;
+const UNUSED_DIR_MAX_AGE_MS = 24 * 3600_000;
 
 const thisRepoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
 
@@ -111,6 +112,7 @@ function linkOrCopy(from: string, to: string): void {
 async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir: string, scratch: string, logger: Logger): Promise<string> {
   const baseDir = join(cacheDir, `base-${inputs.baseKey}`);
   if (existsSync(join(baseDir, 'base.json'))) {
+    markUsed(baseDir);
     for (const name of BASE_IMAGES) {
       if (await buildah.imageExists(IMAGE_REFS[name])) continue;
       await timed(logger, `load ${IMAGE_REFS[name]} from the base cache`, () => buildah.importArchive(join(baseDir, archiveFileName(name))));
@@ -136,13 +138,23 @@ async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir:
   return baseDir;
 }
 
-/** Keeps the newest few directories of one kind; older keys are of checkouts that moved on. */
-function pruneOldDirs(cacheDir: string, pattern: RegExp, keep: number): void {
+/**
+ * Removes cache directories of one kind beyond the newest few that nobody used for a day. Several
+ * checkouts (clones, branches) share the cache, each with its own key, and may be importing their
+ * set right now: a set's mtime is refreshed on every use, so an active one is never removed.
+ */
+function pruneOldDirs(cacheDir: string, pattern: RegExp): void {
   const dirs = readdirSync(cacheDir)
     .filter((name) => pattern.test(name))
     .map((name) => ({ path: join(cacheDir, name), mtime: statSync(join(cacheDir, name)).mtimeMs }))
     .sort((a, b) => b.mtime - a.mtime);
-  for (const old of dirs.slice(keep)) rmSync(old.path, { recursive: true, force: true });
+  const unusedSince = Date.now() - UNUSED_DIR_MAX_AGE_MS;
+  for (const old of dirs.slice(DIRS_KEPT).filter((dir) => dir.mtime < unusedSince)) rmSync(old.path, { recursive: true, force: true });
+}
+
+function markUsed(dir: string): void {
+  const now = new Date();
+  utimesSync(dir, now, now);
 }
 
 async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): Promise<ImageSet> {
@@ -173,8 +185,8 @@ async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): 
     const set = readImageSet(setDir)!;
     await timed(logger, 'prune superseded images and cache entries', async () => {
       await buildah.pruneUntagged();
-      pruneOldDirs(cacheDir, /^[0-9a-f]{16}$/, SETS_KEPT);
-      pruneOldDirs(cacheDir, /^base-[0-9a-f]{16}$/, SETS_KEPT);
+      pruneOldDirs(cacheDir, /^[0-9a-f]{16}$/);
+      pruneOldDirs(cacheDir, /^base-[0-9a-f]{16}$/);
     });
     return set;
   } finally {
@@ -192,6 +204,7 @@ export async function ensureImages(options: EnsureImagesOptions = {}): Promise<I
   const inputs = await gatherBuildInputs(repoRoot);
   const cached = readImageSet(join(cacheDir, inputs.setKey));
   if (cached) {
+    markUsed(cached.dir);
     logger.info({ key: inputs.setKey, dir: cached.dir, durationMs: Math.round(performance.now() - started) }, `images up to date (key ${inputs.setKey}): nothing to build`);
     return cached;
   }
