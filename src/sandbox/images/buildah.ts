@@ -5,6 +5,8 @@
  * namespace and leaves them there (reference/real-node.md §2.4). RUN steps share the host network
  * (they need the Debian and npm registries); test runs get none.
  */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCommand } from './run-command.js';
 
 export interface BuildahStorage {
@@ -20,6 +22,8 @@ export interface BudOptions {
   tags: readonly string[];
   /** `host:container[:options]` bind mounts for RUN steps. */
   volumes?: readonly string[];
+  /** Where the image-ID file is written. */
+  scratchDir: string;
 }
 
 export class Buildah {
@@ -55,19 +59,21 @@ export class Buildah {
     await this.run(['config', ...flags, container]);
   }
 
-  /** Commits the container as `ref` and removes it. */
-  async commit(container: string, ref: string): Promise<void> {
-    await this.run(['commit', '--rm', '--quiet', container, ref]);
+  /** Commits the container as `ref` and removes it; returns the image ID. */
+  async commit(container: string, ref: string): Promise<string> {
+    return (await this.run(['commit', '--rm', '--quiet', container, ref])).trim();
   }
 
   async tag(ref: string, ...moreRefs: string[]): Promise<void> {
     await this.run(['tag', ref, ...moreRefs]);
   }
 
-  /** Builds a Dockerfile from local images only (`FROM` must already be in the storage). */
-  async bud(options: BudOptions): Promise<void> {
+  /** Builds a Dockerfile from local images only (`FROM` must already be in the storage); returns the image ID. */
+  async bud(options: BudOptions): Promise<string> {
+    const idFile = join(options.scratchDir, `bud-${Date.now()}-${Math.random().toString(36).slice(2)}.iid`);
     await this.run([
       'bud',
+      '--iidfile', idFile,
       '--pull=false',
       '--network', 'host',
       '--layers=false',
@@ -77,20 +83,26 @@ export class Buildah {
       ...(options.volumes ?? []).flatMap((volume) => ['-v', volume]),
       options.contextDir,
     ]);
+    const id = readFileSync(idFile, 'utf8').trim().replace(/^sha256:/, '');
+    rmSync(idFile, { force: true });
+    return id;
   }
 
-  async imageExists(ref: string): Promise<boolean> {
+  /** The ID of the image `ref` names in the storage, or undefined when it names none. */
+  async imageId(ref: string): Promise<string | undefined> {
     try {
-      await this.run(['inspect', '--type', 'image', ref]);
-      return true;
+      return (await this.run(['inspect', '--type', 'image', '--format', '{{.FromImageID}}', ref])).trim();
     } catch {
-      return false;
+      return undefined;
     }
   }
 
-  /** Writes `ref` as a docker-archive tarball whose RepoTags name it (what `ctr images import` reads). */
-  async exportArchive(ref: string, archive: string): Promise<void> {
-    await this.run(['push', '--quiet', ref, `docker-archive:${archive}:${ref}`]);
+  /**
+   * Writes image `imageId` as a docker-archive tarball whose RepoTags are `ref` (what `ctr images
+   * import` names it by). By ID, not name: another process may re-tag the name meanwhile.
+   */
+  async exportArchive(imageId: string, ref: string, archive: string): Promise<void> {
+    await this.run(['push', '--quiet', imageId, `docker-archive:${archive}:${ref}`]);
   }
 
   /** Loads a docker-archive tarball (written by exportArchive) back into the storage. */

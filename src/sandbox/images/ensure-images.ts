@@ -96,8 +96,15 @@ function describeSet(key: string, dir: string): ImageSet {
   };
 }
 
-async function exportImages(buildah: Buildah, names: readonly ImageName[], dir: string): Promise<void> {
-  for (const name of names) await buildah.exportArchive(IMAGE_REFS[name], join(dir, archiveFileName(name)));
+/** Built image IDs by name; archives are written from these, never from a tag someone may move. */
+type BuiltImages = Partial<Record<ImageName, string>>;
+
+async function exportImages(buildah: Buildah, built: BuiltImages, names: readonly ImageName[], dir: string): Promise<void> {
+  for (const name of names) {
+    const id = built[name];
+    if (!id) throw new Error(`internal: ${IMAGE_REFS[name]} was not built in this run`);
+    await buildah.exportArchive(id, IMAGE_REFS[name], join(dir, archiveFileName(name)));
+  }
 }
 
 function linkOrCopy(from: string, to: string): void {
@@ -111,10 +118,14 @@ function linkOrCopy(from: string, to: string): void {
 /** Builds the stand-ins into base-<key>/, or loads them from there into a fresh storage. */
 async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir: string, scratch: string, logger: Logger): Promise<string> {
   const baseDir = join(cacheDir, `base-${inputs.baseKey}`);
-  if (existsSync(join(baseDir, 'base.json'))) {
+  const baseFile = join(baseDir, 'base.json');
+  if (existsSync(baseFile)) {
     markUsed(baseDir);
+    // The Dockerfiles build FROM these names: they must name this base's images (another checkout's
+    // build, or a wiped storage, may have left them naming something else or nothing).
+    const { ids } = JSON.parse(readFileSync(baseFile, 'utf8')) as { ids: BuiltImages };
     for (const name of BASE_IMAGES) {
-      if (await buildah.imageExists(IMAGE_REFS[name])) continue;
+      if ((await buildah.imageId(IMAGE_REFS[name])) === ids[name]) continue;
       await timed(logger, `load ${IMAGE_REFS[name]} from the base cache`, () => buildah.importArchive(join(baseDir, archiveFileName(name))));
     }
     return baseDir;
@@ -122,18 +133,21 @@ async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir:
   const busyboxBinary = await timed(logger, `busybox ${BUSYBOX_SOURCE.version} from source (defconfig, static)`, () =>
     buildBusyboxFromSource(join(scratch, 'busybox-build'), join(cacheDir, 'downloads'), inputs.nodeBase.rootfs.mirror),
   );
-  await timed(logger, `busybox stand-in (${IMAGE_REFS.busybox}, :latest)`, () =>
+  const busybox = await timed(logger, `busybox stand-in (${IMAGE_REFS.busybox}, :latest)`, () =>
     buildBusyboxImage(buildah, join(scratch, 'busybox'), busyboxBinary, [IMAGE_REFS.busybox, IMAGE_REFS.busyboxLatest]),
   );
-  await timed(logger, `pause from pause.c (${IMAGE_REFS.pause})`, () => buildPauseImage(buildah, join(scratch, 'pause'), inputs.pauseSource, PAUSE_VERSION, IMAGE_REFS.pause));
-  await timed(logger, `node base: mmdebstrap + node ${inputs.nodeBase.nodeVersion} + npm ${inputs.nodeBase.npmVersion} (${IMAGE_REFS.nodeBase})`, () =>
+  const pause = await timed(logger, `pause from pause.c (${IMAGE_REFS.pause})`, () =>
+    buildPauseImage(buildah, join(scratch, 'pause'), inputs.pauseSource, PAUSE_VERSION, IMAGE_REFS.pause),
+  );
+  const nodeBase = await timed(logger, `node base: mmdebstrap + node ${inputs.nodeBase.nodeVersion} + npm ${inputs.nodeBase.npmVersion} (${IMAGE_REFS.nodeBase})`, () =>
     buildNodeBaseImage(buildah, join(scratch, 'node-base'), inputs.nodeBase, IMAGE_REFS.nodeBase),
   );
+  const built: BuiltImages = { busybox, busyboxLatest: busybox, pause, nodeBase };
   const partial = `${baseDir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  await timed(logger, 'export the stand-ins to the base cache', () => exportImages(buildah, BASE_IMAGES, partial));
-  writeFileSync(join(partial, 'base.json'), JSON.stringify({ key: inputs.baseKey, images: BASE_IMAGES.map((name) => IMAGE_REFS[name]) }, null, 2));
+  await timed(logger, 'export the stand-ins to the base cache', () => exportImages(buildah, built, BASE_IMAGES, partial));
+  writeFileSync(join(partial, 'base.json'), JSON.stringify({ key: inputs.baseKey, ids: built }, null, 2));
   renameSync(partial, baseDir);
   return baseDir;
 }
@@ -167,15 +181,16 @@ async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): 
   mkdirSync(scratch, { recursive: true });
   try {
     const baseDir = await ensureBaseImages(buildah, inputs, cacheDir, scratch, logger);
-    await timed(logger, `skyhook image from ./Dockerfile (${IMAGE_REFS.skyhook})`, () => buildSkyhookImage(buildah, inputs.repoRoot, scratch));
-    await timed(logger, `shellscript package from packages/shellscript (${IMAGE_REFS.shellscript}, ${IMAGE_REFS.shellscriptUpstream})`, () =>
-      buildShellscriptImage(buildah, inputs.repoRoot),
+    const skyhook = await timed(logger, `skyhook image from ./Dockerfile (${IMAGE_REFS.skyhook})`, () => buildSkyhookImage(buildah, inputs.repoRoot, scratch));
+    const shellscript = await timed(logger, `shellscript package from packages/shellscript (${IMAGE_REFS.shellscript}, ${IMAGE_REFS.shellscriptUpstream})`, () =>
+      buildShellscriptImage(buildah, inputs.repoRoot, scratch),
     );
+    const built: BuiltImages = { skyhook, shellscript, shellscriptUpstream: shellscript };
     const setDir = join(cacheDir, inputs.setKey);
     const partial = `${setDir}.partial`;
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
-    await timed(logger, 'export the project images', () => exportImages(buildah, ['skyhook', 'shellscript', 'shellscriptUpstream'], partial));
+    await timed(logger, 'export the project images', () => exportImages(buildah, built, ['skyhook', 'shellscript', 'shellscriptUpstream'], partial));
     for (const name of NODE_IMAGES.filter((image) => BASE_IMAGES.includes(image))) {
       linkOrCopy(join(baseDir, archiveFileName(name)), join(partial, archiveFileName(name)));
     }

@@ -29,8 +29,10 @@ async function buildTimeMounts(scratchDir: string): Promise<string[]> {
   return [`${caFile}:${BUILD_CA_PATH}:ro`, `${npmrc}:${GLOBAL_NPMRC_PATH}:ro`];
 }
 
-export async function buildSkyhookImage(buildah: Buildah, repoRoot: string, scratchDir: string): Promise<void> {
-  await buildah.bud({
+/** Returns the image ID. */
+export async function buildSkyhookImage(buildah: Buildah, repoRoot: string, scratchDir: string): Promise<string> {
+  return buildah.bud({
+    scratchDir,
     contextDir: repoRoot,
     dockerfile: join(repoRoot, 'Dockerfile'),
     tags: [IMAGE_REFS.skyhook],
@@ -38,9 +40,11 @@ export async function buildSkyhookImage(buildah: Buildah, repoRoot: string, scra
   });
 }
 
-export async function buildShellscriptImage(buildah: Buildah, repoRoot: string): Promise<void> {
+/** Returns the image ID. */
+export async function buildShellscriptImage(buildah: Buildah, repoRoot: string, scratchDir: string): Promise<string> {
   const contextDir = join(repoRoot, 'packages/shellscript');
-  await buildah.bud({
+  return buildah.bud({
+    scratchDir,
     contextDir,
     dockerfile: join(contextDir, 'Dockerfile'),
     tags: [IMAGE_REFS.shellscript, IMAGE_REFS.shellscriptUpstream],
