@@ -123,7 +123,7 @@ async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir:
     markUsed(baseDir);
     // The Dockerfiles build FROM these names: they must name this base's images (another checkout's
     // build, or a wiped storage, may have left them naming something else or nothing).
-    const { ids } = JSON.parse(readFileSync(baseFile, 'utf8')) as { ids: BuiltImages };
+    const ids = (JSON.parse(readFileSync(baseFile, 'utf8')) as { ids?: BuiltImages }).ids ?? {};
     for (const name of BASE_IMAGES) {
       if ((await buildah.imageId(IMAGE_REFS[name])) === ids[name]) continue;
       await timed(logger, `load ${IMAGE_REFS[name]} from the base cache`, () => buildah.importArchive(join(baseDir, archiveFileName(name))));
@@ -133,16 +133,16 @@ async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir:
   const busyboxBinary = await timed(logger, `busybox ${BUSYBOX_SOURCE.version} from source (defconfig, static)`, () =>
     buildBusyboxFromSource(join(scratch, 'busybox-build'), join(cacheDir, 'downloads'), inputs.nodeBase.rootfs.mirror),
   );
-  const busybox = await timed(logger, `busybox stand-in (${IMAGE_REFS.busybox}, :latest)`, () =>
+  await timed(logger, `busybox stand-in (${IMAGE_REFS.busybox}, :latest)`, () =>
     buildBusyboxImage(buildah, join(scratch, 'busybox'), busyboxBinary, [IMAGE_REFS.busybox, IMAGE_REFS.busyboxLatest]),
   );
-  const pause = await timed(logger, `pause from pause.c (${IMAGE_REFS.pause})`, () =>
-    buildPauseImage(buildah, join(scratch, 'pause'), inputs.pauseSource, PAUSE_VERSION, IMAGE_REFS.pause),
-  );
-  const nodeBase = await timed(logger, `node base: mmdebstrap + node ${inputs.nodeBase.nodeVersion} + npm ${inputs.nodeBase.npmVersion} (${IMAGE_REFS.nodeBase})`, () =>
+  await timed(logger, `pause from pause.c (${IMAGE_REFS.pause})`, () => buildPauseImage(buildah, join(scratch, 'pause'), inputs.pauseSource, PAUSE_VERSION, IMAGE_REFS.pause));
+  await timed(logger, `node base: mmdebstrap + node ${inputs.nodeBase.nodeVersion} + npm ${inputs.nodeBase.npmVersion} (${IMAGE_REFS.nodeBase})`, () =>
     buildNodeBaseImage(buildah, join(scratch, 'node-base'), inputs.nodeBase, IMAGE_REFS.nodeBase),
   );
-  const built: BuiltImages = { busybox, busyboxLatest: busybox, pause, nodeBase };
+  // Read right after building, under the cache lock: no other build can have moved these tags.
+  const built: BuiltImages = {};
+  for (const name of BASE_IMAGES) built[name] = await buildah.imageId(IMAGE_REFS[name]);
   const partial = `${baseDir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
@@ -164,6 +164,14 @@ function pruneOldDirs(cacheDir: string, pattern: RegExp): void {
     .sort((a, b) => b.mtime - a.mtime);
   const unusedSince = Date.now() - UNUSED_DIR_MAX_AGE_MS;
   for (const old of dirs.slice(DIRS_KEPT).filter((dir) => dir.mtime < unusedSince)) rmSync(old.path, { recursive: true, force: true });
+}
+
+/** Under the lock, any half-written set or scratch directory was left by a build that died. */
+function removeLeftoversOfDeadBuilds(cacheDir: string, ownScratch: string): void {
+  for (const name of readdirSync(cacheDir)) {
+    const path = join(cacheDir, name);
+    if ((name.endsWith('.partial') || name.startsWith('scratch-')) && path !== ownScratch) rmSync(path, { recursive: true, force: true });
+  }
 }
 
 function markUsed(dir: string): void {
@@ -202,6 +210,7 @@ async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): 
       await buildah.pruneUntagged();
       pruneOldDirs(cacheDir, /^[0-9a-f]{16}$/);
       pruneOldDirs(cacheDir, /^base-[0-9a-f]{16}$/);
+      removeLeftoversOfDeadBuilds(cacheDir, scratch);
     });
     return set;
   } finally {

@@ -10,12 +10,12 @@ import type { Buildah } from './buildah.js';
 import { buildDebianRootfs, type DebianRootfsOptions } from './debian-rootfs.js';
 import { runCommand } from './run-command.js';
 
-/** Adds `stagingDir`'s contents as the only layer of a new image `ref`, configured by `configFlags`; returns its ID. */
-async function commitStagingDir(buildah: Buildah, stagingDir: string, ref: string, configFlags: readonly string[]): Promise<string> {
+/** Adds `stagingDir`'s contents as the only layer of a new image `ref`, configured by `configFlags`. */
+async function commitStagingDir(buildah: Buildah, stagingDir: string, ref: string, configFlags: readonly string[]): Promise<void> {
   const container = await buildah.from('scratch');
   await buildah.copy(container, stagingDir, '/');
   await buildah.config(container, ['--os', 'linux', '--arch', 'amd64', ...configFlags]);
-  return buildah.commit(container, ref);
+  await buildah.commit(container, ref);
 }
 
 const BUSYBOX_PASSWD = 'root:x:0:0:root:/root:/bin/sh\ndaemon:x:1:1:daemon:/usr/sbin:/bin/false\nnobody:x:65534:65534:nobody:/home:/bin/false\n';
@@ -25,7 +25,7 @@ const BUSYBOX_GROUP = 'root:x:0:\ndaemon:x:1:\nnobody:x:65534:\n';
  * busybox as docker.io/library/busybox lays it out: one static binary in /bin, every applet a link
  * to it in /bin, a minimal /etc, `sh` as the command.
  */
-export async function buildBusyboxImage(buildah: Buildah, stagingDir: string, busyboxBinary: string, refs: readonly string[]): Promise<string> {
+export async function buildBusyboxImage(buildah: Buildah, stagingDir: string, busyboxBinary: string, refs: readonly string[]): Promise<void> {
   const bin = join(stagingDir, 'bin');
   mkdirSync(bin, { recursive: true });
   copyFileSync(busyboxBinary, join(bin, 'busybox'));
@@ -39,21 +39,20 @@ export async function buildBusyboxImage(buildah: Buildah, stagingDir: string, bu
   writeFileSync(join(stagingDir, 'etc/group'), BUSYBOX_GROUP);
   const [first, ...more] = refs;
   if (!first) throw new Error('buildBusyboxImage needs at least one image reference');
-  const id = await commitStagingDir(buildah, stagingDir, first, ['--cmd', 'sh', '--env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin']);
-  if (more.length > 0) await buildah.tag(id, ...more);
-  return id;
+  await commitStagingDir(buildah, stagingDir, first, ['--cmd', 'sh', '--env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin']);
+  if (more.length > 0) await buildah.tag(first, ...more);
 }
 
 /**
  * registry.k8s.io/pause from the same pause.c Kubernetes builds it from (it ships in the
  * k8s.io/kubernetes module), statically linked, entrypoint /pause, user 65535 as upstream.
  */
-export async function buildPauseImage(buildah: Buildah, stagingDir: string, pauseSource: string, version: string, ref: string): Promise<string> {
+export async function buildPauseImage(buildah: Buildah, stagingDir: string, pauseSource: string, version: string, ref: string): Promise<void> {
   mkdirSync(stagingDir, { recursive: true });
   const binary = join(stagingDir, 'pause');
   await runCommand('gcc', ['-Os', '-Wall', '-Werror', '-static', `-DVERSION=v${version}-skyhook-ts`, '-o', binary, pauseSource]);
   await runCommand('strip', [binary]);
-  return commitStagingDir(buildah, stagingDir, ref, ['--entrypoint', '["/pause"]', '--user', '65535:65535']);
+  await commitStagingDir(buildah, stagingDir, ref, ['--entrypoint', '["/pause"]', '--user', '65535:65535']);
 }
 
 export interface NodeBaseInputs {
@@ -66,7 +65,7 @@ export interface NodeBaseInputs {
 }
 
 /** node:<major>-bookworm-slim: Debian minbase + /usr/local/bin/node + npm, command `node`. */
-export async function buildNodeBaseImage(buildah: Buildah, stagingDir: string, inputs: NodeBaseInputs, ref: string): Promise<string> {
+export async function buildNodeBaseImage(buildah: Buildah, stagingDir: string, inputs: NodeBaseInputs, ref: string): Promise<void> {
   const rootfs = join(stagingDir, 'rootfs');
   mkdirSync(stagingDir, { recursive: true });
   await buildDebianRootfs(rootfs, inputs.rootfs);
@@ -80,7 +79,7 @@ export async function buildNodeBaseImage(buildah: Buildah, stagingDir: string, i
   await runCommand('tar', ['-xzf', join(stagingDir, tarball), '-C', npmDir, '--strip-components=1', '--no-same-owner']);
   symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', join(localBin, 'npm'));
   symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', join(localBin, 'npx'));
-  return commitStagingDir(buildah, rootfs, ref, [
+  await commitStagingDir(buildah, rootfs, ref, [
     '--cmd', 'node',
     '--env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     '--env', `NODE_VERSION=${inputs.nodeVersion}`,
