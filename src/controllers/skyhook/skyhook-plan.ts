@@ -6,20 +6,22 @@
  * creations, SCR status, events.
  */
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
+import type { Skyhook } from '../../api/skyhook.js';
 import { IGNORE_NODE_LABEL, nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import { skyhookSpecProblems } from '../../api/spec-checks.js';
 import { planConfigCycles } from './config-cycle.js';
 import { cordonClaim } from './cordon-claims.js';
 import { planInterruptFlow, releaseOrphanedSkips } from './interrupt-flow.js';
+import { inputWarningCondition, inputWarnings } from './input-warnings.js';
 import { isIgnored, selectorMatches, untoleratedTaints } from './node-eligibility.js';
 import { nodeSkyhookConditions, readNodeSkyhookRecord, serializeNodeState, type SkyhookStatusValue } from './node-state.js';
-import { holdAnnotations, holdConditions, type NodeHold, type NodeHoldReport } from './node-holds.js';
+import { holdAnnotations, holdConditions, malformedHold, type NodeHold, type NodeHoldReport } from './node-holds.js';
 import { absorbOpOutcomes, advanceNode, deleteOp, expiredOps, liveOps, recordedOpsUpdate, recordedOpUids, recordRunningStages, type NodeWork } from './node-work.js';
 import type { PriorityGates } from './planner.js';
 import type { CreateStageOp, DrainBlocker, NodeView, PlannerAction, PlannerEvent, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
 import type { RolloutNode } from './rollout-admission.js';
 import { compartmentStatuses, planRollout, resetsBatchState } from './rollout-plan.js';
-import { skyhookStatusUpdate } from './skyhook-status-update.js';
+import { missingPolicyMessage, skyhookStatusUpdate } from './skyhook-status-update.js';
 import { isLive, planNodePackages, type NodePackagesPlan } from './stage-machine.js';
 import { applyVersionChanges, startConfigCycle } from './state-transitions.js';
 
@@ -32,6 +34,8 @@ export interface SkyhookPlanInput {
   gates: PriorityGates;
   /** The cluster's DeploymentPolicies (an SCR naming one not here is blocked). */
   policies?: DeploymentPolicy[];
+  /** Every SCR of the cluster, for the conflicts between them (input-warnings.ts). */
+  skyhooks?: Skyhook[];
 }
 
 export interface SkyhookPlan {
@@ -40,7 +44,7 @@ export interface SkyhookPlan {
   requeueAfterMs?: number;
 }
 
-export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, gates, policies }: SkyhookPlanInput): SkyhookPlan {
+export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, gates, policies, skyhooks }: SkyhookPlanInput): SkyhookPlan {
   const scr = input.skyhook;
   const name = scr.metadata.name ?? '';
   const spec = scr.spec;
@@ -187,7 +191,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     if (targetedNames.has(node.name) && nodeStatus[node.name] !== 'complete') continue;
     releases.push({ kind: 'releaseNodeCordon', node: node.name, claim, reason: targetedNames.has(node.name) ? `Skyhook ${name} complete on the node` : `node no longer targeted by Skyhook ${name}` });
   }
-  const holdReports: NodeHoldReport[] = works.filter((work) => !work.record.malformed).map((work) => {
+  const holdReports: NodeHoldReport[] = works.map((work) => {
     const report: NodeHoldReport = { node: work.node, drainBlockers: drainBlockers.get(work.node.name) ?? [] };
     const hold = nodeStatus[work.node.name] === 'complete' ? undefined : holds.get(work.node.name);
     if (hold) report.hold = hold;
@@ -242,6 +246,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     lastCreated: creates.at(-1),
     ...(missingPolicy !== undefined ? { missingPolicy } : {}),
     holdConditions: holdConditions(holdReports, targeted.length),
+    inputWarning: inputWarningCondition(inputWarnings({ skyhook: scr, skyhooks: skyhooks ?? [scr], targeted, compartments: rollout.compartments, ...(policy ? { policy } : {}) })),
     compartmentStatuses: compartmentStatuses(rollout, nodeStatus, resetsBatchState(spec, policy?.spec) && (versionChanged || becameComplete)),
   });
   events.push(...statusUpdate.events);
@@ -254,11 +259,12 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
 
   /** Why a node the rollout did not admit waits, naming what holds it. */
   function holdOutside(work: NodeWork, status: SkyhookStatusValue): NodeHold | undefined {
-    if (status === 'complete' || status === 'paused' || status === 'disabled' || work.record.malformed) return undefined;
+    if (status === 'complete' || status === 'paused' || status === 'disabled') return undefined;
+    if (work.record.malformed) return malformedHold(name, work.record.malformed);
     if (isIgnored(work.node)) return { reason: 'NodeIgnored', detail: `label ${IGNORE_NODE_LABEL}=true` };
     const taints = untoleratedTaints(work.node, spec, settings.runtimeRequiredTaint);
     if (taints.length > 0) return { reason: 'TaintNotTolerable', detail: taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ') };
-    if (missingPolicy !== undefined) return { reason: 'DeploymentPolicyNotFound', detail: `DeploymentPolicy "${missingPolicy}" not found` };
+    if (missingPolicy !== undefined) return { reason: 'DeploymentPolicyNotFound', detail: missingPolicyMessage(missingPolicy) };
     if (problems.length > 0) return { reason: 'InvalidSpec', detail: problems.join('; ') };
     const blockers = gates.blockersOn(work.node.name);
     if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };
