@@ -12,7 +12,7 @@ import { skyhookSpecProblems } from '../../api/spec-checks.js';
 import { planConfigCycles } from './config-cycle.js';
 import { cordonClaim } from './cordon-claims.js';
 import { planInterruptFlow, releaseOrphanedSkips } from './interrupt-flow.js';
-import { inputWarningCondition, inputWarnings } from './input-warnings.js';
+import { garbledNodeRecords, garbledRecordsEvent, inputWarningCondition, inputWarnings } from './input-warnings.js';
 import { isIgnored, selectorMatches, untoleratedTaints } from './node-eligibility.js';
 import { nodeSkyhookConditions, readNodeSkyhookRecord, serializeNodeState, type SkyhookStatusValue } from './node-state.js';
 import { holdAnnotations, holdConditions, malformedHold, type NodeHold, type NodeHoldReport } from './node-holds.js';
@@ -205,6 +205,10 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     .filter((op) => (op.phase === 'Pending' || op.phase === 'Running') && !op.deleting && (op.suspended === true) !== paused)
     .map((op) => ({ kind: 'suspendStageOp', name: op.name, suspend: paused }));
 
+  const garbled = new Map(works.map((work) => {
+    const found = garbledNodeRecords(work.node, name);
+    return [work, { recordedOps: found.recordedOps, found: [...found.status, ...(found.recordedOps ? [`annotation ${nodeAnnotations.recordedOps(name)}`] : [])] }];
+  }));
   const nodeWrites: PlannerAction[] = [];
   const statusWrites: PlannerAction[] = [];
   for (const work of works) {
@@ -214,10 +218,12 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
       const current = work.node.annotations[nodeAnnotations.nodeState(name)];
       if (annotation !== (current ?? '{}')) nodeWrites.push({ kind: 'writeNodeState', node: work.node.name, skyhook: name, state: work.state, annotation });
       // Next to the state, so the reconciler sends both in one patch: an outcome and its mark land together.
-      const recordedOps = recordedOpsUpdate(work);
+      const recordedOps = recordedOpsUpdate(work, garbled.get(work)?.recordedOps === true);
       if (recordedOps !== undefined) nodeWrites.push({ kind: 'setNodeAnnotations', node: work.node.name, annotations: { [nodeAnnotations.recordedOps(name)]: recordedOps } });
     }
-    if (status !== work.record.status || work.record.version !== settings.operatorVersion) {
+    const rewritten = garbled.get(work)?.found ?? [];
+    if (rewritten.length > 0) events.push(garbledRecordsEvent(work.node.name, name, rewritten));
+    if (status !== work.record.status || work.record.version !== settings.operatorVersion || rewritten.length > 0) {
       statusWrites.push({ kind: 'setNodeStatus', node: work.node.name, skyhook: name, status, operatorVersion: settings.operatorVersion, conditions: nodeSkyhookConditions(name, status === 'complete', work.state) });
       if (status === 'complete' && work.record.status !== 'complete') {
         // Said in the Event of the stage that completed the node when there is one (one Event, not two).

@@ -61,3 +61,30 @@ describe('InputWarning: input accepted but probably not meant', () => {
     expect(warning(w, 's')).toBeUndefined();
   });
 });
+
+describe('node records the operator owns, found with values it cannot have written', () => {
+  const rewrittenEvents = (w: World) => {
+    const { actions } = plan(w);
+    applyActions(w, actions);
+    return actions.filter((a) => a.kind === 'event' && a.reason === 'NodeRecordRewritten').map((a) => (a.kind === 'event' ? a.message : ''));
+  };
+
+  it('rewrites a garbage status_ annotation and label, once, with a Warning Event naming them', () => {
+    const n0 = node('n0');
+    n0.annotations[nodeAnnotations.status('s')] = 'garbage';
+    n0.labels['skyhook.nvidia.com/status_s'] = 'also-garbage';
+    const w = world([scr('s', { packages: { a: pkg('1.0.0') } })], [n0]);
+    const first = rewrittenEvents(w);
+    expect(first).toEqual([expect.stringContaining('annotation skyhook.nvidia.com/status_s="garbage", label skyhook.nvidia.com/status_s="also-garbage" cannot have been written by the operator')]);
+    expect(n0.annotations[nodeAnnotations.status('s')]).toBe('in_progress');
+    expect(rewrittenEvents(w)).toEqual([]);
+  });
+
+  it('rewrites a recordedOps_ value that lists no uids', () => {
+    const n0 = node('n0');
+    n0.annotations[nodeAnnotations.recordedOps('s')] = '["all", "done"]';
+    const w = world([scr('s', { packages: { a: pkg('1.0.0') } })], [n0]);
+    expect(rewrittenEvents(w)).toEqual([expect.stringContaining('annotation skyhook.nvidia.com/recordedOps_s cannot have been written')]);
+    expect(n0.annotations[nodeAnnotations.recordedOps('s')]).toBe('');
+  });
+});
