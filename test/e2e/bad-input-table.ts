@@ -106,7 +106,7 @@ export const BAD_INPUT_ROWS: BadInputRow[] = [
   },
   {
     id: 'depends-cycle', category: 'spec the API server accepts', input: 'dependsOn cycle', signal: 'Skyhook condition', reason: 'InvalidSpec/InvalidSpec', change: 'kept',
-    message: 'packages: dependsOn forms a cycle: a -> b -> a',
+    message: 'packages: dependsOn forms a cycle: first -> second -> first',
   },
   {
     id: 'glob-unmatched', category: 'spec the API server accepts', input: 'configInterrupts glob matching no key', signal: 'Skyhook condition', reason: 'InvalidSpec/InvalidSpec', change: 'kept',

@@ -90,7 +90,7 @@ beforeAll(async () => {
     scr('spec-selvalue', 'spec', { nodeSelectors: { matchLabels: { [GROUP_LABEL]: 'spec', pool: 'a b' } } }),
     scr('spec-podlabels', 'spec', { podNonInterruptLabels: { matchExpressions: [{ key: 'app name', operator: 'Exists' }] } }),
     scr('spec-limits', 'spec', { packages: { pkg: { ...PKG, resources: { cpuRequest: '2', cpuLimit: '1', memoryRequest: '1Gi', memoryLimit: '1Gi' } } } }),
-    scr('spec-cycle', 'spec', { packages: { a: { ...PKG, dependsOn: { b: '1.0.0' } }, b: { ...PKG, dependsOn: { a: '1.0.0' } } } }),
+    scr('spec-cycle', 'spec', { packages: { first: { ...PKG, dependsOn: { second: '1.0.0' } }, second: { ...PKG, dependsOn: { first: '1.0.0' } } } }),
     scr('spec-glob', 'spec', { packages: { pkg: { ...PKG, configMap: { 'a.sh': 'x' }, configInterrupts: { '*.conf': { type: 'reboot' } } } } }),
     scr('tiny', 'tiny', { packages: { sleepy: { ...PKG, stageTimeout: '500us', env: [{ name: 'SKYHOOK_SIM_DURATION', value: '20s' }] } } }),
     scr('b-count', 'b-count', { interruptionBudget: { count: 1000 } }), scr('b-pct0', 'b-pct0', { interruptionBudget: { percent: 0 } }),
