@@ -3,15 +3,14 @@
  * label values it reads as "not set", a selector that matches no node, budgets that do not limit
  * anything or that upstream's rules quietly round up, and packages two SCRs install on the same
  * node. Nothing here stops the rollout (upstream runs such SCRs the same way); the `InputWarning`
- * condition says what was read, how, and what to change, so the surprise is not silent. Also the
- * operator's own node records found with values it cannot have written (rewritten, with an Event).
+ * condition says what was read, how, and what to change, so the surprise is not silent.
  */
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
-import { IGNORE_NODE_LABEL, NODE_ANNOTATION_PREFIXES, nodeAnnotations, nodeLabels, SKYHOOK_ANNOTATIONS, SKYHOOK_CONDITIONS } from '../../api/names.js';
-import { SKYHOOK_STATUSES, type Skyhook } from '../../api/skyhook.js';
+import { IGNORE_NODE_LABEL, NODE_ANNOTATION_PREFIXES, SKYHOOK_ANNOTATIONS, SKYHOOK_CONDITIONS } from '../../api/names.js';
+import type { Skyhook } from '../../api/skyhook.js';
 import type { Compartment } from './compartments.js';
 import { selectorMatches } from './node-eligibility.js';
-import type { NodeView, PlannerEvent } from './planner-types.js';
+import type { NodeView } from './planner-types.js';
 import type { ConditionValue } from './skyhook-status.js';
 
 export interface InputWarning {
@@ -136,36 +135,6 @@ function packageConflicts({ skyhook, skyhooks, targeted }: InputWarningsInput): 
     }
   }
   return warnings;
-}
-
-/** Kubernetes uids are opaque but are UUIDs in practice: letters, digits and dashes. */
-const UID = /^[0-9A-Za-z-]+$/;
-const isStatus = (value: string): boolean => (SKYHOOK_STATUSES as readonly string[]).includes(value);
-
-/**
- * Values of the node records the operator owns (`status_<scr>` annotation and label,
- * `recordedOps_<scr>`) that it cannot have written. They are derived, so they are rewritten; the
- * caller says so in a Warning Event naming what was there, so the correction is not silent.
- */
-export function garbledNodeRecords(node: NodeView, skyhook: string): { status: string[]; recordedOps: boolean } {
-  const status: string[] = [];
-  const annotation = node.annotations[nodeAnnotations.status(skyhook)];
-  if (annotation !== undefined && !isStatus(annotation)) status.push(`annotation ${nodeAnnotations.status(skyhook)}=${JSON.stringify(annotation)}`);
-  const label = node.labels[nodeLabels.status(skyhook)];
-  if (label !== undefined && !isStatus(label)) status.push(`label ${nodeLabels.status(skyhook)}=${JSON.stringify(label)}`);
-  const listed = (node.annotations[nodeAnnotations.recordedOps(skyhook)] ?? '').split(',').filter((uid) => uid !== '');
-  return { status, recordedOps: listed.some((uid) => !UID.test(uid)) };
-}
-
-/** The Event for what garbledNodeRecords found on a node. */
-export function garbledRecordsEvent(node: string, skyhook: string, found: string[]): PlannerEvent {
-  return {
-    kind: 'event',
-    involved: { kind: 'Node', name: node },
-    type: 'Warning',
-    reason: 'NodeRecordRewritten',
-    message: `Skyhook [${skyhook}]: ${found.join(', ')} cannot have been written by the operator and was rewritten from ${nodeAnnotations.nodeState(skyhook)}; these records are the operator's (change the Skyhook or ${nodeAnnotations.nodeState(skyhook)} instead)`,
-  };
 }
 
 /** The `InputWarning` condition, or undefined when there is nothing to warn about. */
