@@ -1,7 +1,7 @@
 /**
  * Rules Kubernetes applies to the objects the operator derives from a Skyhook spec: the package
- * ConfigMap (1 MiB, key syntax), label selectors (label key and value syntax) and container env
- * names. The API server would refuse the derived object on every write, which the operator would
+ * ConfigMap (1 MiB, key syntax), label selectors (label key and value syntax), container env
+ * names and the agent image. The API server would refuse the derived object on every write, which the operator would
  * retry forever; checked up front they become the InvalidSpec condition, naming the field and the fix.
  */
 import type { LabelSelector } from './k8s-schemas.js';
@@ -18,7 +18,7 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 
 export function kubeObjectProblems(spec: SkyhookSpec): string[] {
   const problems = [...selectorProblems('nodeSelectors', spec.nodeSelectors), ...selectorProblems('podNonInterruptLabels', spec.podNonInterruptLabels)];
-  for (const [name, pkg] of Object.entries(spec.packages ?? {})) problems.push(...configMapProblems(name, pkg), ...envProblems(name, pkg));
+  for (const [name, pkg] of Object.entries(spec.packages ?? {})) problems.push(...configMapProblems(name, pkg), ...envProblems(name, pkg), ...agentImageProblems(name, pkg));
   return problems;
 }
 
@@ -48,6 +48,16 @@ function envProblems(name: string, pkg: Package): string[] {
     .map((env, i) => ({ env, i }))
     .filter(({ env }) => !/^[\x20-\x7e]+$/.test(env.name) || env.name.includes('='))
     .map(({ env, i }) => `packages[${name}].env[${i}].name: ${JSON.stringify(env.name)} is not a valid environment variable name (printable ASCII without '='); rename it`);
+}
+
+/**
+ * A Job accepts an image with whitespace in its pod template (Kubernetes keeps that for old
+ * templates) but its pods are refused, so the stage would wait for pods that never come.
+ */
+function agentImageProblems(name: string, pkg: Package): string[] {
+  const image = pkg.agentImageOverride;
+  if (image === undefined || !/\s/.test(image)) return [];
+  return [`packages[${name}].agentImageOverride: ${JSON.stringify(image)} contains whitespace, which no pod accepts; remove it`];
 }
 
 /** A label key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */

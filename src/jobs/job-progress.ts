@@ -12,6 +12,9 @@ export type JobProgress =
   /** The Job would never finish by itself: the caller fails the node and ends the Job. */
   | { state: 'stuck'; message: string; restarts: number };
 
+/** In the message of a Job ended as stuck: its pods' exits are then our doing, this message is the cause. */
+export const STUCK_MARK = 'cannot make progress';
+
 /** Waiting reasons that do not clear by waiting (or only by luck). */
 export const STUCK_WAITING_REASONS: ReadonlySet<string> = new Set([
   'ImagePullBackOff',
@@ -111,7 +114,7 @@ export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeo
     if (!stuck) continue;
     const waitedMs = nowMs - stuck.sinceMs;
     if (waitedMs >= stuckTimeoutMs) {
-      return { state: 'stuck', restarts, message: `Job ${name} cannot make progress: ${stuck.detail} (for ${Math.round(waitedMs / 1000)}s)` };
+      return { state: 'stuck', restarts, message: `Job ${name} ${STUCK_MARK}: ${stuck.detail} (for ${Math.round(waitedMs / 1000)}s)` };
     }
     return { state: 'running', restarts, message: `Job ${name} is waiting: ${stuck.detail}` };
   }

@@ -161,12 +161,12 @@ export const BAD_INPUT_ROWS: BadInputRow[] = [
     message: "ImagePullBackOff: Back-off pulling image agent.invalid/agent:1.0: …; check that the image exists",
   },
   {
-    id: 'agent-image-space', category: 'images', input: 'agentImageOverride with a trailing space', signal: 'Skyhook Event', reason: 'StageFailed', change: 'new',
-    message: 'the API server refused the Job built from this NodeOp: Invalid: …image…; fix that field of the NodeOp (of a Skyhook stage: the package\'s env, image, agentImageOverride or resources in the Skyhook)',
+    id: 'agent-image-space', category: 'images', input: 'agentImageOverride with a trailing space', signal: 'Skyhook condition', reason: 'InvalidSpec/InvalidSpec', change: 'new',
+    message: 'packages[pkg].agentImageOverride: "ghcr.io/x/agent:1.0 " contains whitespace, which no pod accepts; remove it',
   },
   {
     id: 'nodeop-env', category: 'NodeOp', input: 'NodeOp env name `A=B`', signal: 'NodeOp node status', reason: 'Failed', change: 'new',
-    message: 'the API server refused the Job built from this NodeOp: Invalid: …env[0].name…; fix that field of the NodeOp',
+    message: 'the API server refused the Job built from this NodeOp: Invalid: …name: Invalid value: "A=B": a valid environment variable name…; fix that field of the NodeOp',
   },
   {
     id: 'nodeop-image', category: 'NodeOp', input: 'NodeOp image that cannot be pulled', signal: 'NodeOp node status', reason: 'Failed', change: 'clearer',

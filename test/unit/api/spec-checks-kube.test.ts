@@ -27,6 +27,12 @@ describe('rules of the objects derived from the spec, checked before the API ser
     ]);
   });
 
+  it('reports an agentImageOverride with whitespace (the Job is accepted, its pods never are)', () => {
+    expect(skyhookSpecProblems({ packages: { p: pkg({ agentImageOverride: 'ghcr.io/x/agent:1.0 ' }), q: pkg({ agentImageOverride: 'ghcr.io/x/agent:1.0' }) } })).toEqual([
+      'packages[p].agentImageOverride: "ghcr.io/x/agent:1.0 " contains whitespace, which no pod accepts; remove it',
+    ]);
+  });
+
   it('checks label keys and values as Kubernetes does', () => {
     for (const key of ['pool', 'example.com/pool', 'a.b-c_d', 'skyhook.nvidia.com/test-group']) expect(isLabelKey(key)).toBe(true);
     for (const key of ['bad key', '/pool', 'Example.com/pool', 'a/b/c', '-pool', 'x'.repeat(64), '']) expect(isLabelKey(key)).toBe(false);
