@@ -153,14 +153,6 @@ export const BAD_INPUT_ROWS: BadInputRow[] = [
     message: 'Skyhook dup-a also installs package tool:1.0.0, so it runs twice on node(s) dup-0',
   },
   {
-    id: 'image-missing', category: 'images', input: 'package image that cannot be pulled', signal: 'Skyhook Event', reason: 'StageFailed', change: 'clearer',
-    message: "ImagePullBackOff: Back-off pulling image registry.invalid/pkg:1.0.0: …; check that the image exists at that tag or digest (the package's image and version or containerSHA, or agentImageOverride)",
-  },
-  {
-    id: 'agent-image-missing', category: 'images', input: 'agentImageOverride that cannot be pulled', signal: 'Skyhook Event', reason: 'StageFailed', change: 'clearer',
-    message: "ImagePullBackOff: Back-off pulling image agent.invalid/agent:1.0: …; check that the image exists",
-  },
-  {
     id: 'agent-image-space', category: 'images', input: 'agentImageOverride with a trailing space', signal: 'Skyhook condition', reason: 'InvalidSpec/InvalidSpec', change: 'new',
     message: 'packages[pkg].agentImageOverride: "ghcr.io/x/agent:1.0 " contains whitespace, which no pod accepts; remove it',
   },

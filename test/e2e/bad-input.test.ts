@@ -25,7 +25,7 @@ const MALFORMED: [string, string][] = [
 ];
 const NS_NODES = groupNodes('ns', MALFORMED.length + 1);
 const REC_NODES = groupNodes('rec', 6, (i) => (i === 1 ? { [nodeLabels.status('rec')]: 'not-a-status' } : i === 3 ? { [IGNORE_NODE_LABEL]: 'yes' } : i === 4 ? { [IGNORE_NODE_LABEL]: '' } : {}));
-const SINGLE = ['pause', 'disable', 'spec', 'b-pct0', 'b-count0', 'b-policy', 'pol-late', 'conflict', 'dup', 'img', 'agentimg', 'agentws', 'tiny'];
+const SINGLE = ['pause', 'disable', 'spec', 'b-pct0', 'b-count0', 'b-policy', 'pol-late', 'conflict', 'dup', 'agentws', 'tiny'];
 const NODEOP_NODES = groupNodes('nodeop', 2);
 
 let h: SkyhookHarness;
@@ -100,8 +100,6 @@ beforeAll(async () => {
     scr('nobody', 'nobody', {}),
     scr('conflict-a', 'conflict', { packages: { tool: PKG } }), scr('conflict-b', 'conflict', { packages: { tool: { ...PKG, version: '2.0.0' } } }),
     scr('dup-a', 'dup', { packages: { tool: PKG } }), scr('dup-b', 'dup', { packages: { tool: PKG } }),
-    scr('img-missing', 'img', { packages: { pkg: { ...PKG, image: 'registry.invalid/pkg' } } }),
-    scr('agentimg', 'agentimg', { packages: { pkg: { ...PKG, agentImageOverride: 'agent.invalid/agent:1.0' } } }),
     scr('agentws', 'agentws', { packages: { pkg: { ...PKG, agentImageOverride: 'ghcr.io/x/agent:1.0 ' } } }),
     nodeOp('op-env', { targetNodes: ['nodeop-0'], env: [{ name: 'A=B', value: '1' }] }),
     nodeOp('op-img', { targetNodes: ['nodeop-1'], image: 'registry.invalid/tool:1' }),
@@ -199,11 +197,6 @@ describe('selectors, conflicts and images', () => {
     await scrCondition('conflict-a', 'InputWarning', 'conflict-version');
     await scrCondition('dup-b', 'InputWarning', 'conflict-same');
     await Promise.all(['conflict-a', 'conflict-b', 'dup-a', 'dup-b'].map((name) => waitForSkyhook(h, name, (s) => s.status?.status === 'complete')));
-  });
-
-  it('fails a stage whose image cannot be pulled, naming the image and the fix', async () => {
-    await event('Skyhook', 'img-missing', 'image-missing', true);
-    await event('Skyhook', 'agentimg', 'agent-image-missing', true);
   });
 
   it('fails a NodeOp node whose Job is refused or whose image cannot be pulled', async () => {
