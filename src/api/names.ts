@@ -116,6 +116,8 @@ export const SKYHOOK_CONDITIONS = {
   nodeStateMalformed: 'NodeStateMalformed',
   /** Ours: rules the API server cannot check (dependsOn cycles, configInterrupts globs matching nothing). */
   invalidSpec: 'InvalidSpec',
+  /** Ours: input accepted but probably not meant (garbage label values, budgets above the nodes, package conflicts). */
+  inputWarning: 'InputWarning',
 } as const;
 
 export const legacyConditionType = (type: string): string => `${PREFIX}/${type}`;

@@ -43,7 +43,11 @@ export type Interrupt = Static<typeof Interrupt>;
 /**
  * Package resources: all four or none (a CEL rule), each above zero (by pattern). That each limit is
  * at least its request is checked by the controller, which reports an InvalidSpec condition: a CEL
- * rule parsing two int-or-string quantities per package exceeds the API server's cost budget.
+ * rule parsing two int-or-string quantities per package exceeds the API server's cost budget. Tried
+ * on Kubernetes 1.33 with `quantity(string(self.cpuLimit)).compareTo(quantity(string(self.cpuRequest))) >= 0`
+ * (and isGreaterThan, and an isQuantity guard): "estimated rule cost exceeds budget by factor of
+ * 8.1x", the same with maxLength 64 or 32 on the fields, since the estimator does not bound an
+ * int-or-string's `string()` by maxLength (docs/bad-input.md).
  */
 export const PackageResources = Type.Object(
   {

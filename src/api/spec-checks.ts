@@ -1,10 +1,12 @@
 /**
  * The rules of a Skyhook spec that the API server cannot check with CEL: a dependency cycle, a
  * configInterrupts glob that matches no configMap key, and a resource limit below its request (CEL
- * could compare quantities, but not within the cost budget, see PackageResources). The controller
+ * could compare quantities, but not within the cost budget, see PackageResources), and the rules of
+ * the objects derived from the spec (spec-checks-kube.ts). The controller
  * reports these as an InvalidSpec condition instead of acting on the SCR.
  */
 import type { Package, SkyhookSpec } from './skyhook.js';
+import { kubeObjectProblems } from './spec-checks-kube.js';
 
 export function skyhookSpecProblems(spec: SkyhookSpec): string[] {
   const packages = spec.packages ?? {};
@@ -12,7 +14,7 @@ export function skyhookSpecProblems(spec: SkyhookSpec): string[] {
   for (const [name, pkg] of Object.entries(packages)) {
     problems.push(...unmatchedGlobs(name, pkg), ...resourceProblems(name, pkg));
   }
-  return problems;
+  return [...problems, ...kubeObjectProblems(spec)];
 }
 
 /**

@@ -12,6 +12,9 @@ export type JobProgress =
   /** The Job would never finish by itself: the caller fails the node and ends the Job. */
   | { state: 'stuck'; message: string; restarts: number };
 
+/** In the message of a Job ended as stuck: its pods' exits are then our doing, this message is the cause. */
+export const STUCK_MARK = 'cannot make progress';
+
 /** Waiting reasons that do not clear by waiting (or only by luck). */
 export const STUCK_WAITING_REASONS: ReadonlySet<string> = new Set([
   'ImagePullBackOff',
@@ -23,6 +26,20 @@ export const STUCK_WAITING_REASONS: ReadonlySet<string> = new Set([
   'CreateContainerError',
   'RunContainerError',
 ]);
+
+const IMAGE_HINT = 'check that the image exists at that tag or digest (the package\'s image and version or containerSHA, or agentImageOverride) and that imagePullSecrets grant access';
+
+/** What to do about each stuck reason, said after the kubelet's own words. */
+export const STUCK_HINTS: Readonly<Record<string, string>> = {
+  ImagePullBackOff: IMAGE_HINT,
+  ErrImagePull: IMAGE_HINT,
+  InvalidImageName: 'fix the image reference (the package\'s image, or agentImageOverride)',
+  ErrImageNeverPull: 'the image is not on the node and imagePullPolicy is Never; load it onto the node or allow pulls',
+  CrashLoopBackOff: 'the container keeps exiting; read its log (kubectl logs --previous)',
+  CreateContainerConfigError: 'a Secret, ConfigMap or key the env refers to is missing; create it or fix the reference (the package\'s env)',
+  CreateContainerError: 'the container runtime could not create the container; see the node\'s events',
+  RunContainerError: 'the container runtime could not start the container; see the node\'s events',
+};
 
 function conditionTrue(job: V1Job, ...types: string[]): { reason?: string; message?: string } | undefined {
   return job.status?.conditions?.find((c) => types.includes(c.type) && c.status === 'True');
@@ -63,7 +80,8 @@ function stuckContainer(pod: V1Pod): { detail: string; sinceMs: number } | undef
   const message = waiting.state?.waiting?.message;
   // The pod's latest transition (e.g. its init containers finishing) is when this wait began at the latest.
   const since = Math.max(time(pod.metadata?.creationTimestamp), ...(pod.status?.conditions ?? []).map((c) => time(c.lastTransitionTime)));
-  return { detail: `pod ${pod.metadata?.name ?? ''} container ${waiting.name}: ${reason}${message ? `: ${message}` : ''}`, sinceMs: since };
+  const hint = STUCK_HINTS[reason];
+  return { detail: `pod ${pod.metadata?.name ?? ''} container ${waiting.name}: ${reason}${message ? `: ${message}` : ''}${hint ? `; ${hint}` : ''}`, sinceMs: since };
 }
 
 function latest(pods: V1Pod[]): V1Pod | undefined {
@@ -96,7 +114,7 @@ export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeo
     if (!stuck) continue;
     const waitedMs = nowMs - stuck.sinceMs;
     if (waitedMs >= stuckTimeoutMs) {
-      return { state: 'stuck', restarts, message: `Job ${name} cannot make progress: ${stuck.detail} (for ${Math.round(waitedMs / 1000)}s)` };
+      return { state: 'stuck', restarts, message: `Job ${name} ${STUCK_MARK}: ${stuck.detail} (for ${Math.round(waitedMs / 1000)}s)` };
     }
     return { state: 'running', restarts, message: `Job ${name} is waiting: ${stuck.detail}` };
   }

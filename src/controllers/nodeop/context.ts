@@ -1,18 +1,20 @@
 /**
  * What the NodeOp reconciler's steps share: clients, caches, events, settings, the background
  * drains, and the per-reconcile view of one NodeOp. Also the small cluster actions several steps
- * take (create-if-absent, events on the NodeOp and its node).
+ * take (create-if-absent, the reboot pod, events on the NodeOp and its node).
  */
 import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import { cordonOwner } from '../../jobs/cordon.js';
-import { isAlreadyExists, isNotFound, type KubeClients } from '../../kube/client.js';
+import { errorMessage, isAlreadyExists, isNotFound, statusCode, type KubeClients } from '../../kube/client.js';
 import type { Clock } from '../../kube/clock.js';
 import type { EventRecorder, EventType } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
 import { interruptPlanFor, type InterruptPlan } from '../../templates/interrupt-plan.js';
+import { rebootPodName } from '../../templates/object-names.js';
+import { buildRebootPod } from '../../templates/reboot-pod.js';
 import type { NodeOpSettings } from '../../templates/nodeop-settings.js';
 import type { DrainTasks } from './drain-tasks.js';
 
@@ -57,14 +59,33 @@ export function viewOf(nodeOp: NodeOp, key: string, settings: NodeOpSettings): N
 }
 
 /** Creates `object` unless it exists; resolves true when this call created it. */
-export async function createIfAbsent(create: () => Promise<unknown>): Promise<boolean> {
+export async function createIfAbsent(create: () => Promise<unknown>, what: string): Promise<boolean> {
   try {
     await create();
     return true;
   } catch (e) {
     if (isAlreadyExists(e)) return false;
+    if (statusCode(e) === 422) throw new RefusedAsInvalidError(what, e);
     throw e;
   }
+}
+
+/**
+ * The API server refused an object built from the NodeOp's spec as invalid (422): every retry would
+ * be refused the same way, so the node fails with the API server's words, which name the field.
+ */
+export class RefusedAsInvalidError extends Error {
+  override readonly name = 'RefusedAsInvalidError';
+  constructor(what: string, cause: unknown) {
+    super(`the API server refused the ${what} built from this NodeOp: ${errorMessage(cause)}; fix that field of the NodeOp (of a Skyhook stage: the package's env, image, agentImageOverride or resources in the Skyhook)`);
+  }
+}
+
+/** The reboot pod a node's interrupt needs (created before the Job, so a drain finds and skips it). */
+export async function ensureRebootPod(ctx: NodeOpContext, op: NodeOpView, node: string, jobName: string): Promise<void> {
+  if (!op.plan || ctx.caches.pods.get(rebootPodName(jobName), op.namespace)) return;
+  const pod = buildRebootPod({ nodeOp: op.nodeOp, node, jobName, plan: op.plan, settings: ctx.settings });
+  await createIfAbsent(() => ctx.clients.core.createNamespacedPod({ namespace: op.namespace, body: pod }), 'reboot pod');
 }
 
 /** The Job from the cache, else from the API server (the cache may not have seen a Job just created). */

@@ -22,9 +22,8 @@ import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } fr
 import { isNotFound, MERGE_PATCH } from '../../kube/client.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
 import { rebootPodName } from '../../templates/object-names.js';
-import { buildRebootPod } from '../../templates/reboot-pod.js';
 import { isNodeDone } from './aggregate.js';
-import { createIfAbsent, findJob, notify, type NodeOpContext, type NodeOpView } from './context.js';
+import { createIfAbsent, ensureRebootPod, findJob, notify, RefusedAsInvalidError, type NodeOpContext, type NodeOpView } from './context.js';
 
 export interface NodeStep {
   status: NodeOpNodeStatus;
@@ -71,7 +70,7 @@ export async function advanceNode(ctx: NodeOpContext, op: NodeOpView, node: stri
   switch (status.phase) {
     case 'Preflight':
     case 'Pending':
-      return prepare(ctx, op, node, status);
+      return prepare(ctx, op, node, status).catch((e: unknown) => refused(ctx, op, node, status, e));
     case 'Running':
       return followJob(ctx, op, node, status);
     case 'Completed':
@@ -84,10 +83,11 @@ export async function advanceNode(ctx: NodeOpContext, op: NodeOpView, node: stri
   }
 }
 
-async function ensureRebootPod(ctx: NodeOpContext, op: NodeOpView, node: string, jobName: string): Promise<void> {
-  if (!op.plan || ctx.caches.pods.get(rebootPodName(jobName), op.namespace)) return;
-  const pod = buildRebootPod({ nodeOp: op.nodeOp, node, jobName, plan: op.plan, settings: ctx.settings });
-  await createIfAbsent(() => ctx.clients.core.createNamespacedPod({ namespace: op.namespace, body: pod }));
+/** An object of the node refused as invalid fails the node; the operation never ran, so our cordon goes. */
+async function refused(ctx: NodeOpContext, op: NodeOpView, node: string, status: NodeOpNodeStatus, e: unknown): Promise<NodeStep> {
+  if (!(e instanceof RefusedAsInvalidError)) throw e;
+  if (await uncordonNode(ctx.clients.core, node, op.owner)) notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned: the node\'s objects were refused');
+  return failNode(ctx, op, node, status, e.message);
 }
 
 /** Pending: reboot pod, cordon, drain, then the Job (skipping what an earlier attempt already did). */
@@ -131,7 +131,7 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
   }
 
   const job = buildNodeJob({ nodeOp: op.nodeOp, node, jobName, settings: ctx.settings, writesSentinel: op.plan !== undefined, suspend: op.suspended });
-  if (await createIfAbsent(() => ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job }))) {
+  if (await createIfAbsent(() => ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job }), 'Job')) {
     notify(ctx, op, node, 'Normal', REASONS.jobCreated, `created Job ${jobName}${op.suspended ? ' (suspended)' : ''}`, true);
   }
   return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };

@@ -9,7 +9,7 @@ import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { KUBERNETES_NAMES } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
-import { failedTermination } from '../../jobs/job-progress.js';
+import { failedTermination, STUCK_MARK } from '../../jobs/job-progress.js';
 import { errorMessage } from '../../kube/client.js';
 
 export const STAGE_FAILED_REASON = 'StageFailed';
@@ -88,7 +88,8 @@ export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logge
     node,
     ...(nodeStatus?.message ? { summary: nodeStatus.message } : {}),
   };
-  if (!nodeStatus?.jobName) return failed;
+  // A stuck Job was ended by the NodeOp controller: its killed pods would hide why (e.g. an image pull).
+  if (!nodeStatus?.jobName || nodeStatus.message?.includes(STUCK_MARK)) return failed;
   try {
     const pods = await core.listNamespacedPod({ namespace, labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${nodeStatus.jobName}` });
     const container = failedContainerOf(pods.items);

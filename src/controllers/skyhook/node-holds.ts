@@ -5,6 +5,7 @@
  * `DrainBlocked` naming the pods. Drain blockers are also kept per node in `drainBlocked_<scr>`.
  */
 import { nodeAnnotations, SKYHOOK_CONDITIONS } from '../../api/names.js';
+import type { NodeStateMalformedError } from './node-state.js';
 import { drainBlockedCondition, nonInterruptBlockedMessage } from './drain-settings.js';
 import type { DrainBlocker, NodeView, PlannerEvent, SetNodeAnnotations } from './planner-types.js';
 import type { ConditionValue } from './skyhook-status.js';
@@ -28,7 +29,22 @@ const NOTIFIED: Readonly<Record<string, 'Normal' | 'Warning'>> = {
   RolloutStopped: 'Warning',
   HigherPrioritySkyhook: 'Normal',
   DeploymentPolicyNotFound: 'Warning',
+  NodeStateMalformed: 'Warning',
 };
+
+const MAX_PARSE_DETAIL = 200;
+
+/**
+ * A node whose `nodeState_<scr>` cannot be parsed: held, with the parse error and the fix. The
+ * annotation is never rewritten by us (it may be a person's half-done edit, or another version's).
+ */
+export function malformedHold(skyhook: string, error: NodeStateMalformedError): NodeHold {
+  const detail = error.detail.length > MAX_PARSE_DETAIL ? `${error.detail.slice(0, MAX_PARSE_DETAIL)}…` : error.detail;
+  return {
+    reason: 'NodeStateMalformed',
+    detail: `annotation ${nodeAnnotations.nodeState(skyhook)} cannot be parsed (${detail}); fix it, or delete it to re-run this Skyhook's packages on the node`,
+  };
+}
 
 export function holdAnnotations(skyhook: string, reports: NodeHoldReport[]): { actions: SetNodeAnnotations[]; events: PlannerEvent[] } {
   const actions: SetNodeAnnotations[] = [];

@@ -35,12 +35,12 @@ export function recordedOpUids(node: NodeView, skyhook: string): Set<string> {
  * The new `recordedOps_<scr>` value when this pass records an op not listed yet: the uids of the
  * node's finished ops (all recorded once the pass is applied), which also drops the uids of ops
  * that are gone. Undefined when nothing new is recorded: a uid of a deleted op left behind is
- * harmless, and dropping it alone is not worth a write.
+ * harmless, and dropping it alone is not worth a write (`rewrite`: a value we cannot have written goes).
  */
-export function recordedOpsUpdate(work: NodeWork): string | undefined {
+export function recordedOpsUpdate(work: NodeWork, rewrite = false): string | undefined {
   const listed = work.recordedUids;
   const finished = work.ops.filter((op) => (op.phase === 'Completed' || op.phase === 'Failed') && op.uid !== '').map((op) => op.uid);
-  if (finished.every((uid) => listed.has(uid))) return undefined;
+  if (!rewrite && finished.every((uid) => listed.has(uid))) return undefined;
   return [...new Set(finished)].sort().join(',');
 }
 

@@ -25,7 +25,7 @@ export function planNextActions(input: PlannerInput): PlanResult {
   actions.push(...planAutoTaints(wantedScrs, input.nodes, settings.runtimeRequiredTaint));
   const planned = new Map<string, Record<string, SkyhookStatusValue>>();
   for (const skyhook of [...input.skyhooks].sort((a, b) => comparePriority(a.skyhook, b.skyhook))) {
-    const plan = planSkyhook({ skyhook, nodes: input.nodes, stageOps: input.stageOps, now: input.now, settings, gates, ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}) });
+    const plan = planSkyhook({ skyhook, nodes: input.nodes, stageOps: input.stageOps, now: input.now, settings, gates, skyhooks: scrs, ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}) });
     const name = skyhook.skyhook.metadata.name ?? '';
     planned.set(name, plan.nodeStatus);
     const wanted = input.only === undefined || input.only === name;

@@ -7,20 +7,23 @@
  * status, events.
  */
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
+import type { Skyhook } from '../../api/skyhook.js';
 import { IGNORE_NODE_LABEL, nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import { skyhookSpecProblems } from '../../api/spec-checks.js';
 import { planConfigCycles } from './config-cycle.js';
 import { cordonClaim } from './cordon-claims.js';
 import { planInterruptFlow, releaseOrphanedSkips } from './interrupt-flow.js';
+import { inputWarningCondition, inputWarnings } from './input-warnings.js';
+import { garbledNodeRecords, garbledRecordsEvent } from './node-record-checks.js';
 import { isIgnored, selectorMatches, untoleratedTaints } from './node-eligibility.js';
 import { nodeSkyhookConditions, readNodeSkyhookRecord, serializeNodeState, type SkyhookStatusValue } from './node-state.js';
-import { holdAnnotations, holdConditions, type NodeHold, type NodeHoldReport } from './node-holds.js';
+import { holdAnnotations, holdConditions, malformedHold, type NodeHold, type NodeHoldReport } from './node-holds.js';
 import { absorbOpOutcomes, advanceNode, deleteOp, expiredOps, liveOps, recordedOpsUpdate, recordedOpUids, recordRunningStages, type NodeWork } from './node-work.js';
 import type { PriorityGates } from './planner.js';
 import type { CreateStageOp, DrainBlocker, NodeView, PlannerAction, PlannerEvent, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
 import type { RolloutNode } from './rollout-admission.js';
 import { compartmentStatuses, planRollout, resetsBatchState } from './rollout-plan.js';
-import { skyhookStatusUpdate } from './skyhook-status-update.js';
+import { missingPolicyMessage, skyhookStatusUpdate } from './skyhook-status-update.js';
 import { isLive, planNodePackages, type NodePackagesPlan } from './stage-machine.js';
 import { applyVersionChanges, startConfigCycle } from './state-transitions.js';
 
@@ -33,6 +36,8 @@ export interface SkyhookPlanInput {
   gates: PriorityGates;
   /** The cluster's DeploymentPolicies (an SCR naming one not here is blocked). */
   policies?: DeploymentPolicy[];
+  /** Every SCR of the cluster, for the conflicts between them (input-warnings.ts). */
+  skyhooks?: Skyhook[];
 }
 
 export interface SkyhookPlan {
@@ -41,7 +46,7 @@ export interface SkyhookPlan {
   requeueAfterMs?: number;
 }
 
-export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, gates, policies }: SkyhookPlanInput): SkyhookPlan {
+export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, gates, policies, skyhooks }: SkyhookPlanInput): SkyhookPlan {
   const scr = input.skyhook;
   const name = scr.metadata.name ?? '';
   const spec = scr.spec;
@@ -190,7 +195,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     if (targetedNames.has(node.name) && nodeStatus[node.name] !== 'complete') continue;
     releases.push({ kind: 'releaseNodeCordon', node: node.name, claim, reason: targetedNames.has(node.name) ? `Skyhook ${name} complete on the node` : `node no longer targeted by Skyhook ${name}` });
   }
-  const holdReports: NodeHoldReport[] = works.filter((work) => !work.record.malformed).map((work) => {
+  const holdReports: NodeHoldReport[] = works.map((work) => {
     const report: NodeHoldReport = { node: work.node, drainBlockers: drainBlockers.get(work.node.name) ?? [] };
     const hold = nodeStatus[work.node.name] === 'complete' ? undefined : holds.get(work.node.name);
     if (hold) report.hold = hold;
@@ -204,6 +209,10 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     .filter((op) => (op.phase === 'Pending' || op.phase === 'Running') && !op.deleting && (op.suspended === true) !== paused)
     .map((op) => ({ kind: 'suspendStageOp', name: op.name, suspend: paused }));
 
+  const garbled = new Map(works.map((work) => {
+    const found = garbledNodeRecords(work.node, name);
+    return [work, { recordedOps: found.recordedOps, found: [...found.status, ...(found.recordedOps ? [`annotation ${nodeAnnotations.recordedOps(name)}`] : [])] }];
+  }));
   // Node writes (state and status together: one patch per node). A node newly taking a budget slot
   // is written after the finished nodes' cordons are released (below), so a watcher never sees
   // more nodes cordoned or in progress than the budget allows.
@@ -218,10 +227,12 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
       const current = work.node.annotations[nodeAnnotations.nodeState(name)];
       if (annotation !== (current ?? '{}')) writes.push({ kind: 'writeNodeState', node: work.node.name, skyhook: name, state: work.state, annotation });
       // Next to the state, so the reconciler sends both in one patch: an outcome and its mark land together.
-      const recordedOps = recordedOpsUpdate(work);
+      const recordedOps = recordedOpsUpdate(work, garbled.get(work)?.recordedOps === true);
       if (recordedOps !== undefined) writes.push({ kind: 'setNodeAnnotations', node: work.node.name, annotations: { [nodeAnnotations.recordedOps(name)]: recordedOps } });
     }
-    if (status !== work.record.status || work.record.version !== settings.operatorVersion) {
+    const rewritten = garbled.get(work)?.found ?? [];
+    if (rewritten.length > 0) events.push(garbledRecordsEvent(work.node.name, name, rewritten));
+    if (status !== work.record.status || work.record.version !== settings.operatorVersion || rewritten.length > 0) {
       writes.push({ kind: 'setNodeStatus', node: work.node.name, skyhook: name, status, operatorVersion: settings.operatorVersion, conditions: nodeSkyhookConditions(name, status === 'complete', work.state) });
       if (status === 'complete' && work.record.status !== 'complete') {
         // Said in the Event of the stage that completed the node when there is one (one Event, not two).
@@ -250,6 +261,7 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
     lastCreated: creates.at(-1),
     ...(missingPolicy !== undefined ? { missingPolicy } : {}),
     holdConditions: holdConditions(holdReports, targeted.length),
+    inputWarning: inputWarningCondition(inputWarnings({ skyhook: scr, skyhooks: skyhooks ?? [scr], targeted, compartments: rollout.compartments, ...(policy ? { policy } : {}) })),
     compartmentStatuses: compartmentStatuses(rollout, nodeStatus, resetsBatchState(spec, policy?.spec) && (versionChanged || becameComplete)),
   });
   events.push(...statusUpdate.events);
@@ -262,11 +274,12 @@ export function planSkyhook({ skyhook: input, nodes, stageOps, now, settings, ga
 
   /** Why a node the rollout did not admit waits, naming what holds it. */
   function holdOutside(work: NodeWork, status: SkyhookStatusValue): NodeHold | undefined {
-    if (status === 'complete' || status === 'paused' || status === 'disabled' || work.record.malformed) return undefined;
+    if (status === 'complete' || status === 'paused' || status === 'disabled') return undefined;
+    if (work.record.malformed) return malformedHold(name, work.record.malformed);
     if (isIgnored(work.node)) return { reason: 'NodeIgnored', detail: `label ${IGNORE_NODE_LABEL}=true` };
     const taints = untoleratedTaints(work.node, spec, settings.runtimeRequiredTaint);
     if (taints.length > 0) return { reason: 'TaintNotTolerable', detail: taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ') };
-    if (missingPolicy !== undefined) return { reason: 'DeploymentPolicyNotFound', detail: `DeploymentPolicy "${missingPolicy}" not found` };
+    if (missingPolicy !== undefined) return { reason: 'DeploymentPolicyNotFound', detail: missingPolicyMessage(missingPolicy) };
     if (problems.length > 0) return { reason: 'InvalidSpec', detail: problems.join('; ') };
     const blockers = gates.blockersOn(work.node.name);
     if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };

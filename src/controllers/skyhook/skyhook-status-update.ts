@@ -43,6 +43,8 @@ export interface StatusUpdateInput {
   /** Conditions about held nodes (Blocked, DrainBlocked), and the types to drop when nothing holds. */
   holdConditions?: { wanted: ConditionValue[]; remove: string[] };
   compartmentStatuses?: Record<string, CompartmentStatus>;
+  /** The InputWarning condition (input-warnings.ts), when there is something to warn about. */
+  inputWarning?: ConditionValue;
 }
 
 export interface StatusUpdate {
@@ -76,14 +78,15 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
     else remove.push(type, legacyConditionType(type));
   };
   optional(SKYHOOK_CONDITIONS.nodeStateMalformed, input.malformedNodes.length === 0 ? undefined : {
-    type: SKYHOOK_CONDITIONS.nodeStateMalformed, status: 'True', reason: 'ParseError', message: malformedMessage(input.malformedNodes),
+    type: SKYHOOK_CONDITIONS.nodeStateMalformed, status: 'True', reason: 'ParseError', message: malformedMessage(input.malformedNodes, name),
   });
   optional(SKYHOOK_CONDITIONS.invalidSpec, input.problems.length === 0 ? undefined : {
     type: SKYHOOK_CONDITIONS.invalidSpec, status: 'True', reason: 'InvalidSpec', message: input.problems.join('; '),
   });
   optional(SKYHOOK_CONDITIONS.deploymentPolicyNotFound, input.missingPolicy === undefined ? undefined : {
-    type: SKYHOOK_CONDITIONS.deploymentPolicyNotFound, status: 'True', reason: 'DeploymentPolicyNotFound', message: `DeploymentPolicy "${input.missingPolicy}" not found`,
+    type: SKYHOOK_CONDITIONS.deploymentPolicyNotFound, status: 'True', reason: 'DeploymentPolicyNotFound', message: missingPolicyMessage(input.missingPolicy),
   });
+  optional(SKYHOOK_CONDITIONS.inputWarning, input.inputWarning);
   for (const condition of input.holdConditions?.wanted ?? []) wanted.push(...withLegacyMirror(condition));
   for (const type of input.holdConditions?.remove ?? []) remove.push(type, legacyConditionType(type));
   if (input.lastCreated) {
@@ -114,6 +117,10 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
   }
   return sameJson(next, previous) ? { events } : { status: next, events };
 }
+
+/** Names the fix too: nothing of the SCR runs until either is done. */
+export const missingPolicyMessage = (policy: string): string =>
+  `DeploymentPolicy "${policy}" not found; create it, or change spec.deploymentPolicy (nothing starts until then, work in progress is kept)`;
 
 function previousMessage(conditions: Condition[] | undefined, type: string): string | undefined {
   return conditions?.find((condition) => condition.type === type)?.message;

@@ -4,7 +4,7 @@
  * plain `Ready`), each keeping its lastTransitionTime while its status does not change.
  */
 import type { Condition } from '../../api/k8s-schemas.js';
-import { legacyConditionType, SKYHOOK_CONDITIONS } from '../../api/names.js';
+import { legacyConditionType, nodeAnnotations, SKYHOOK_CONDITIONS } from '../../api/names.js';
 import type { SkyhookSpec } from '../../api/skyhook.js';
 import type { SkyhookStatusValue } from './node-state.js';
 
@@ -115,12 +115,16 @@ export function skippedNodesCondition(type: string, nodes: string[], what: { one
   return { type, status: 'True', reason: type, message };
 }
 
-/** `nodeState annotation cannot be parsed on 2 node(s): node-a, very-long-...` (at most five names). */
-export function malformedMessage(nodes: string[]): string {
+/**
+ * `nodeState annotation cannot be parsed on 2 node(s): node-a, very-long-...` (at most five names),
+ * then the fix; each node's `waiting_<scr>` annotation and Event say what is wrong with its value.
+ */
+export function malformedMessage(nodes: string[], skyhook: string): string {
   const sorted = [...nodes].sort();
   const shown = sorted.slice(0, 5).map((name) => (name.length > 10 ? `${name.slice(0, 10)}...` : name));
   const rest = sorted.length > 5 ? ` and ${sorted.length - 5} more` : '';
-  return `nodeState annotation cannot be parsed on ${sorted.length} node(s): ${shown.join(', ')}${rest}`;
+  const fix = `; fix or delete annotation ${nodeAnnotations.nodeState(skyhook)} on each (deleting it re-runs this Skyhook's packages there); the node's ${nodeAnnotations.waiting(skyhook)} annotation says what is wrong`;
+  return `nodeState annotation cannot be parsed on ${sorted.length} node(s): ${shown.join(', ')}${rest}${fix}`;
 }
 
 /**

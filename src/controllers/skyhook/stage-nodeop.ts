@@ -69,7 +69,8 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
     { name: 'COPY_RESOLV', value: 'false' },
     { name: 'SKYHOOK_RESOURCE_ID', value: `${scr}-${uid}-${generation}_${pkgName}_${version}` },
   ];
-  const agentImage = pkg?.agentImageOverride ?? settings.agentImage;
+  // An empty override is no override (upstream's rule); `??` made it an empty image the API server refused.
+  const agentImage = pkg?.agentImageOverride || settings.agentImage;
   const prefix = pkgName.slice(0, 43);
   const agentStep = (mode: string, name: string): InitStep => ({
     name,

@@ -86,5 +86,7 @@ describe('jobProgress', () => {
     const late = jobProgress(job(), [pulling], t0 + 60_000, 60_000);
     expect(late.state).toBe('stuck');
     expect(late.message).toMatch(/container nodeop: ImagePullBackOff: Back-off pulling image x.invalid\/y/);
+    // ...and says what to do about it.
+    expect(late.message).toContain('; check that the image exists at that tag or digest (the package\'s image and version or containerSHA, or agentImageOverride) and that imagePullSecrets grant access (for 60s)');
   });
 });

@@ -4,8 +4,10 @@
  * container of which pod is the failed one.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { V1Pod } from '@kubernetes/client-node';
-import { failedContainerOf, failedStageMessage, LOG_TAIL_LINES, MAX_EVENT_MESSAGE } from '../../../src/controllers/skyhook/failed-stage-report.js';
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { NodeOp } from '../../../src/api/nodeop.js';
+import { silentLogger } from '../../../src/kube/logger.js';
+import { describeFailedStage, failedContainerOf, failedStageMessage, LOG_TAIL_LINES, MAX_EVENT_MESSAGE } from '../../../src/controllers/skyhook/failed-stage-report.js';
 
 const base = { package: 'dexter', version: '1.2.3', stage: 'apply', node: 'worker-1' };
 const container = { pod: 'p', container: 'dexter-apply', exitCode: 2, reason: 'Error', message: 'simulated failure' };
@@ -59,5 +61,21 @@ describe('failedContainerOf', () => {
   it('reads a restarted container\'s last termination, and finds nothing when all exits were 0', () => {
     expect(failedContainerOf([pod('p', '2026-01-01T00:00:00Z', [{ name: 'apply', last: 5 }])])).toMatchObject({ container: 'apply', exitCode: 5 });
     expect(failedContainerOf([pod('p', '2026-01-01T00:00:00Z', [{ name: 'apply', exitCode: 0 }])])).toBeUndefined();
+  });
+});
+
+describe('describeFailedStage', () => {
+  it('does not look at the pods of a Job ended as stuck: their exits were ours, the NodeOp\'s message is the cause', async () => {
+    let listed = false;
+    const core = { listNamespacedPod: async () => { listed = true; return { items: [] }; } } as unknown as CoreV1Api;
+    const summary = 'Job j cannot make progress: pod p container c: ImagePullBackOff: Back-off pulling image registry.invalid/pkg:1.0.0; check that the image exists (for 15s)';
+    const nodeOp = {
+      metadata: { name: 'op', namespace: 'skyhook' },
+      spec: { command: ['true'], targetNodes: ['worker-1'], skyhookStage: { skyhook: 's', stage: 'apply', package: { name: 'dexter', version: '1.2.3', image: 'registry.invalid/pkg' } } },
+      status: { nodeStatuses: { 'worker-1': { phase: 'Failed', jobName: 'j', message: summary } } },
+    } as unknown as NodeOp;
+    const failed = await describeFailedStage(core, nodeOp, silentLogger());
+    expect(listed).toBe(false);
+    expect(failedStageMessage(failed)).toBe(`Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: ${summary}`);
   });
 });

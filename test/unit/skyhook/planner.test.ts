@@ -209,11 +209,14 @@ describe('node eligibility', () => {
     const w = world([scr('s', { packages: { a: pkg('1.0.0') } })], [broken, node('ok', 2)]);
     runToQuiet(w);
     expect(nodeStateOf(w, 'broken-node-name', 's')).toBe('{not json');
-    expect(condition(w, 's', 'NodeStateMalformed')).toMatchObject({ status: 'True', reason: 'ParseError', message: 'nodeState annotation cannot be parsed on 1 node(s): broken-nod...' });
+    expect(condition(w, 's', 'NodeStateMalformed')).toMatchObject({ status: 'True', reason: 'ParseError', message: 'nodeState annotation cannot be parsed on 1 node(s): broken-nod...; fix or delete annotation skyhook.nvidia.com/nodeState_s on each (deleting it re-runs this Skyhook\'s packages there); the node\'s skyhook.nvidia.com/waiting_s annotation says what is wrong' });
+    // The node itself says what is wrong with its value and how to fix it (annotation and one Event).
+    expect(nodeNamed(w, 'broken-node-name').annotations['skyhook.nvidia.com/waiting_s']).toMatch(/^NodeStateMalformed: annotation skyhook.nvidia.com\/nodeState_s cannot be parsed \(.*JSON.*\); fix it, or delete it to re-run/);
     expect(nodeStatus(w, 'ok', 's')).toBe('complete');
     nodeNamed(w, 'broken-node-name').annotations['skyhook.nvidia.com/nodeState_s'] = '{}';
     runToQuiet(w);
     expect(condition(w, 's', 'NodeStateMalformed')).toBeUndefined();
+    expect(nodeNamed(w, 'broken-node-name').annotations['skyhook.nvidia.com/waiting_s']).toBeUndefined();
     expect(statusOf(w, 's').status).toBe('complete');
   });
 

@@ -52,6 +52,8 @@ describe('batch strategies', () => {
   });
 });
 
+const GONE = 'DeploymentPolicy "gone" not found';
+
 describe('rollout with a DeploymentPolicy', () => {
   it('a missing policy blocks the SCR with DeploymentPolicyNotFound and starts nothing', () => {
     const w = world([scr('s', { deploymentPolicy: 'gone', packages: { a: pkg('1.0.0') } })], [node('n0')]);
@@ -60,8 +62,8 @@ describe('rollout with a DeploymentPolicy', () => {
     applyActions(w, actions);
     expect(actions.some((a) => a.kind === 'createStageOp')).toBe(false);
     expect(w.skyhooks[0]!.status).toMatchObject({ status: 'blocked', nodeStatus: { n0: 'blocked' } });
-    expect(w.skyhooks[0]!.status?.conditions?.find((c) => c.type === 'DeploymentPolicyNotFound')).toMatchObject({ status: 'True', message: 'DeploymentPolicy "gone" not found' });
-    expect(nodeNamed(w, 'n0').annotations[nodeAnnotations.waiting('s')]).toBe('DeploymentPolicyNotFound: DeploymentPolicy "gone" not found');
+    expect(w.skyhooks[0]!.status?.conditions?.find((c) => c.type === 'DeploymentPolicyNotFound')).toMatchObject({ status: 'True', message: `${GONE}; create it, or change spec.deploymentPolicy (nothing starts until then, work in progress is kept)` });
+    expect(nodeNamed(w, 'n0').annotations[nodeAnnotations.waiting('s')]).toBe(`DeploymentPolicyNotFound: ${GONE}; create it, or change spec.deploymentPolicy (nothing starts until then, work in progress is kept)`);
   });
 
   it('linear batches grow by delta, the budget caps them, and completion resets the batch state when asked', () => {
