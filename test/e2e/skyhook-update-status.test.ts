@@ -89,11 +89,17 @@ describe('status after an update', () => {
   it('converges the same after `kubectl skyhook reset`', async () => {
     await createGroupSkyhook(h, 'again', 'reset', { packages: packages(false) });
     await waitForSkyhook(h, 'again', converged('reset', 1));
+    const rerun = await recordStageJobs(h);
+    const showsRerun = waitForSkyhook(h, 'again', (scr) => scr.status?.status === 'in_progress', 15_000);
     await skyhookCli('reset', 'again', '--yes');
     const reset = await listNodes(h);
     for (const node of reset.filter((n) => n.metadata?.name?.startsWith('reset-'))) expect(node.metadata?.annotations?.[nodeAnnotations.nodeState('again')]).toBeUndefined();
-    // Every node starts over and the status shows it, at the same generation.
-    await waitForSkyhook(h, 'again', converged('reset', 1));
+    // Every node starts over, the status shows it within seconds, and converges again at the same generation.
+    await showsRerun;
+    await waitUntil(async () => [...rerun.jobs.values()].filter((job) => job.succeeded).length === 8);
+    await rerun.stop();
+    expect(rerun.stagesByNode('again')).toEqual({ 'reset-0': ['apply', 'apply', 'config', 'config'], 'reset-1': ['apply', 'apply', 'config', 'config'] });
+    await waitForSkyhook(h, 'again', converged('reset', 1), CONVERGED_WITHIN_MS);
     await updateAndConverge('again', 'reset', 'patch');
   }, 150_000);
 
