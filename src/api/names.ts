@@ -27,7 +27,7 @@ export const KINDS = {
 export const SKYHOOK_ANNOTATIONS = {
   pause: `${PREFIX}/pause`,
   disable: `${PREFIX}/disable`,
-  /** Operator version that last migrated the SCR (written by the operator). */
+  /** The operator version, stamped by the operator on each SCR it reconciles (operator-version.ts). */
   version: `${PREFIX}/version`,
 } as const;
 

@@ -94,6 +94,8 @@ export const NodeOpSpec = Type.Object(
       Type.Array(InitStep, { maxItems: 16, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
     ),
     env: Type.Optional(EnvList),
+    /** Requests and limits of the main container (init steps set their own). */
+    resources: Type.Optional(PackageResources),
     hostMountPath: Type.Optional(Type.String({ default: '/host', maxLength: 256, pattern: '^/', description: "Where the host's / is mounted." })),
     imagePullSecrets: Type.Optional(Type.Array(LocalObjectReference, { maxItems: 16 })),
     tolerations: Type.Optional(Type.Array(Toleration, { maxItems: 64 })),

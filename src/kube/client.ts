@@ -21,7 +21,7 @@ import {
   type V1Node,
 } from '@kubernetes/client-node';
 
-export { errorMessage, errorReason, isAlreadyExists, isConflict, isGone, isNotFound, isTooManyRequests, statusCode } from './errors.js';
+export { errorDetails, errorMessage, errorReason, isAlreadyExists, isConflict, isGone, isNotFound, isTooManyRequests, statusCode } from './errors.js';
 
 /** The field manager of every write the operator makes (server-side apply and managedFields). */
 export const FIELD_MANAGER = 'skyhook-operator';

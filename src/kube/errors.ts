@@ -8,6 +8,14 @@ interface StatusBody {
   reason?: string;
   message?: string;
   code?: number;
+  details?: StatusDetails;
+}
+
+/** What an API error is about: `Status.details` (`kind` is the resource's plural, e.g. `skyhooks`). */
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
 }
 
 /** The HTTP status of an API error, or undefined for anything else (network errors, bugs). */
@@ -39,6 +47,11 @@ export function errorReason(e: unknown): string | undefined {
   if (reason) return reason;
   const code = statusCode(e);
   return code === undefined ? undefined : String(code);
+}
+
+/** The object an API error names, when the API server said (NotFound and Conflict do). */
+export function errorDetails(e: unknown): StatusDetails {
+  return statusBody(e)?.details ?? {};
 }
 
 /** A one-line description for logs and conditions: the API's own message when there is one. */

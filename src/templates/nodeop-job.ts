@@ -86,12 +86,14 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
     };
   };
   const steps = (spec.initSteps ?? []).map((step) => hostContainer(step.name, step));
-  const operation = hostContainer(OPERATION_CONTAINER, { command: spec.command });
+  const operation = hostContainer(OPERATION_CONTAINER, { command: spec.command, ...(spec.resources ? { resources: spec.resources } : {}) });
+  const mainResources = toResources(spec.resources);
   const sentinel: V1Container = {
     name: SENTINEL_CONTAINER,
     image: settings.helperImage,
     command: ['/bin/sh', '-c', `echo "Job $JOB_NAME succeeded at $(date -u)" > "${SENTINEL_MOUNT_PATH}/$JOB_NAME.tmp" && mv "${SENTINEL_MOUNT_PATH}/$JOB_NAME.tmp" "${SENTINEL_MOUNT_PATH}/$JOB_NAME"`],
     env: [{ name: 'JOB_NAME', value: jobName }],
+    ...(mainResources ? { resources: mainResources } : {}),
     volumeMounts: [sentinelMount],
   };
 

@@ -10,7 +10,7 @@ import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { nodeOpControllerFactory } from '../../src/controllers/nodeop/controller.js';
 import { skyhookControllerFactory, type SkyhookControllerOptions } from '../../src/controllers/skyhook/skyhook-controller.js';
-import { silentLogger } from '../../src/kube/logger.js';
+import { silentLogger, type Logger } from '../../src/kube/logger.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
 import { startSimulatedHost, type SimulatedHostOptions, type SimulatedHost } from '../../src/sandbox/simulated-host.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
@@ -72,6 +72,8 @@ export interface HarnessOptions {
   skyhook?: SkyhookControllerOptions;
   /** Start the simulated host side of interrupts (reboots, service restarts) with these options. */
   simulatedHost?: SimulatedHostOptions;
+  /** The operator's logger (default: silent); a test that reads the operator's log passes its own. */
+  logger?: Logger;
 }
 
 async function prepare(cp: ControlPlane, options: HarnessOptions): Promise<SkyhookHarness> {
@@ -83,7 +85,7 @@ async function prepare(cp: ControlPlane, options: HarnessOptions): Promise<Skyho
   const startOperator = async (): Promise<void> => {
     manager = await startManager({
       kc,
-      logger: silentLogger(),
+      logger: options.logger ?? silentLogger(),
       namespace: NAMESPACE,
       identity: `skyhook-e2e-${++generation}`,
       leaderElect: false,

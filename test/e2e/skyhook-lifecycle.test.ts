@@ -3,8 +3,8 @@
  * downgrades another and removes a third runs upgrade→config, uninstall→apply→config and uninstall
  * only; removing every package leaves `{}`; a dependsOn cycle is reported as a condition; each
  * targeted node gets its metadata ConfigMap (upstream's labels.json, annotations.json,
- * packages.json), written before each of its stages and mounted by every stage Job, and deleted
- * once the node is no longer targeted.
+ * packages.json, the node's own state as of the stage included), written before each of its
+ * stages and mounted by every stage Job, and deleted once the node is no longer targeted.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Job } from '@kubernetes/client-node';
@@ -116,10 +116,15 @@ describe('node metadata ConfigMaps', () => {
   it('gives each targeted node its ConfigMap before each stage, mounted by every stage Job, and deletes it once the node is no longer targeted', async () => {
     await setLabels('demo-0', { [META]: 'yes' });
     const ops = await recordOpCreations();
-    /** The creation version of the node's first stage op for this package version. */
-    const firstOp = (node: string, version: string): bigint | undefined => {
-      const versions = [...ops.created].filter(([key]) => key.startsWith(`${node}/`) && key.endsWith(`/${version}`)).map(([, rv]) => rv);
-      return versions.length ? versions.reduce((a, b) => (a < b ? a : b)) : undefined;
+    /** The creation versions of the node's stage ops for this package version, in order. */
+    const opVersions = (node: string, version: string): bigint[] =>
+      [...ops.created].filter(([key]) => key.startsWith(`${node}/`) && key.endsWith(`/${version}`)).map(([, rv]) => rv).sort((a, b) => (a < b ? -1 : 1));
+    /** Written before each stage, the last time before the last one: after the first op, before the last. */
+    const writtenBeforeLastStage = (cm: V1ConfigMap, node: string, version: string): void => {
+      const created = opVersions(node, version);
+      expect(created).toHaveLength(2);
+      expect(BigInt(cm.metadata?.resourceVersion ?? '0')).toBeGreaterThan(created[0]!);
+      expect(BigInt(cm.metadata?.resourceVersion ?? '0')).toBeLessThan(created[1]!);
     };
     const tool = (version: string): Package => pkg(version, { agentImageOverride: 'ghcr.io/x/agent:9.9.9' });
     // Priority 1: the invalid 'cycle' SCR above must not hold it back on the shared nodes.
@@ -133,20 +138,18 @@ describe('node metadata ConfigMaps', () => {
     expect(cm0.metadata?.annotations).toMatchObject({ [CHILD_ANNOTATIONS.name]: 'meta', [CHILD_ANNOTATIONS.nodeName]: 'demo-0' });
     expect(cm0.metadata?.ownerReferences).toEqual([{ apiVersion: GROUP_VERSION, kind: 'Skyhook', name: 'meta', uid: first.metadata.uid, controller: true, blockOwnerDeletion: true }]);
     expect(cm0.data?.['packages.json']).toBe(packagesJson('1.0.0'));
-    // resourceVersions come from one etcd revision counter: written before the node's first stage
-    // op was created, and not rewritten by its later stages (their bookkeeping is left out).
-    expect(firstOp('demo-0', '1.0.0')).toBeDefined();
-    expect(BigInt(cm0.metadata?.resourceVersion ?? '0')).toBeLessThan(firstOp('demo-0', '1.0.0')!);
+    // resourceVersions come from one etcd revision counter: written again before the node's second
+    // stage op was created (its node state changed), and not after it.
+    writtenBeforeLastStage(cm0, 'demo-0', '1.0.0');
     const node0 = (await listNodes(h)).find((n) => n.metadata?.name === 'demo-0')!;
     const labels0 = JSON.parse(cm0.data?.['labels.json'] ?? '') as Record<string, string>;
     expect(labels0).toMatchObject({ [META]: 'yes', 'kubernetes.io/hostname': 'demo-0' });
-    // The node carries this SCR's bookkeeping by now; the ConfigMap leaves it out, and only that.
+    // The node's labels and this SCR's keys as they were when the last stage began (complete by now).
     expect(node0.metadata?.labels?.[nodeLabels.status('meta')]).toBe('complete');
-    expect(labels0).toEqual(Object.fromEntries(Object.entries(node0.metadata?.labels ?? {}).filter(([k]) => !k.includes('/status_'))));
+    expect(labels0).toEqual({ ...node0.metadata?.labels, [nodeLabels.status('meta')]: 'in_progress' });
     const annotations0 = JSON.parse(cm0.data?.['annotations.json'] ?? '') as Record<string, string>;
-    expect(node0.metadata?.annotations?.[nodeAnnotations.nodeState('meta')]).toBeDefined();
-    expect(Object.keys(annotations0).filter((k) => /\/(nodeState|status|version)_/.test(k))).toEqual([]);
-    expect(Object.keys(annotations0).length).toBeGreaterThan(0);
+    expect(JSON.parse(annotations0[nodeAnnotations.nodeState('meta')] ?? '{}')).toEqual({ 'tool|1.0.0': { name: 'tool', version: '1.0.0', image: IMAGE, stage: 'config', state: 'in_progress' } });
+    expect(annotations0[nodeAnnotations.status('meta')]).toBe('in_progress');
 
     // Every stage Job mounts it read-only at /skyhook-package/node-metadata, in every init container.
     const jobs = (await waitForList<V1Job>(h.cp.kubeConfig, `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`, (all) => all.filter((j) => j.metadata?.labels?.[CHILD_LABELS.name] === 'meta').length >= 2, 30_000, 'stage Jobs of meta'))
@@ -169,12 +172,11 @@ describe('node metadata ConfigMaps', () => {
     const new1 = await readCm('demo-1');
     expect(JSON.parse(new1.data?.['labels.json'] ?? '')).toMatchObject({ [META]: 'yes', 'kubernetes.io/hostname': 'demo-1' });
     expect(new1.data?.['packages.json']).toBe(packagesJson('1.0.0'));
-    expect(firstOp('demo-1', '1.0.0')).toBeDefined();
-    expect(BigInt(new1.metadata?.resourceVersion ?? '0')).toBeLessThan(firstOp('demo-1', '1.0.0')!);
+    writtenBeforeLastStage(new1, 'demo-1', '1.0.0');
     expect(JSON.parse((await readCm('demo-0')).data?.['labels.json'] ?? '')).not.toHaveProperty(['example.com/extra']);
 
-    // The next stage (an upgrade) on each node: written before it with the new label and version,
-    // and not rewritten by the later stages (their bookkeeping is left out).
+    // The next stages (upgrade, config) on each node: written before them with the new label and
+    // version, and not after the last one.
     await setSkyhookPackages(h, 'meta', { tool: tool('1.1.0') });
     await waitForSkyhook(h, 'meta', (scr) => scr.status?.status === 'complete' && scr.status.observedGeneration === (first.metadata.generation ?? 0) + 1 && scr.status.completeNodes === '2/2');
     await ops.stop();
@@ -183,7 +185,7 @@ describe('node metadata ConfigMaps', () => {
       expect(JSON.parse(cm.data?.['labels.json'] ?? '')).toMatchObject({ [META]: 'yes', ...(node === 'demo-0' ? { 'example.com/extra': 'later' } : {}) });
       expect(cm.data?.['packages.json']).toBe(packagesJson('1.1.0'));
       expect(ops.created.has(`${node}/upgrade/1.1.0`)).toBe(true);
-      expect(BigInt(cm.metadata?.resourceVersion ?? '0')).toBeLessThan(firstOp(node, '1.1.0')!);
+      writtenBeforeLastStage(cm, node, '1.1.0');
     }
 
     // Un-targeting demo-1 deletes its ConfigMap; demo-0 keeps its own.

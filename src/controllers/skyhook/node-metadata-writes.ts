@@ -3,13 +3,14 @@
  * stage NodeOp is created on the node, so its Job always mounts the node's current labels,
  * annotations and the SCR's packages; deleted once the SCR no longer targets the node.
  *
- * Upstream also rewrites them on every node change. We do not: with the per-stage bookkeeping keys
- * left out, what a package reads can only have changed through someone else's edit of the node or
- * the SCR, and a package reads it only when a stage runs, which is when it is ensured. One write per
- * change and stage at most, and none at all for a node that has nothing to do. Deleting the SCR
- * leaves them to the garbage collector (the SCR is their controller owner), as upstream does.
+ * Upstream also rewrites them on every node change; we write one only when a stage is about to
+ * mount it and its data differs from what the ConfigMap holds. The data includes this SCR's own
+ * node state, so that is one write per stage and node (the state that announces the stage is
+ * written first, so the Job finds its own stage in progress), and none for a node that has nothing
+ * to do. Deleting the SCR leaves them to the garbage collector (the SCR is their controller owner),
+ * as upstream does.
  */
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Node } from '@kubernetes/client-node';
 import type { Skyhook } from '../../api/skyhook.js';
 import { isAlreadyExists, isNotFound } from '../../kube/client.js';
 import { selectorMatches } from './node-eligibility.js';
@@ -23,38 +24,52 @@ import type { SkyhookIo } from './skyhook-io.js';
  */
 export const NODE_METADATA_KIND = 'NodeMetadataConfigMap';
 
-/** Creates the node's ConfigMap for this SCR, or replaces it when its data differs; nothing when equal. */
-export async function ensureNodeMetadata(io: SkyhookIo, skyhook: Skyhook, nodeName: string): Promise<void> {
+/**
+ * Creates the node's ConfigMap for this SCR, or replaces it when its data differs; nothing when
+ * equal. `written` is the node as this pass's own write returned it, when there was one: newer than
+ * the cache, which may not have seen that write yet.
+ */
+export async function ensureNodeMetadata(io: SkyhookIo, skyhook: Skyhook, nodeName: string, written?: V1Node): Promise<void> {
   const { clients, caches, settings, expectations } = io;
   const namespace = settings.namespace;
-  const node = caches.nodes.get(nodeName);
+  const node = newer(caches.nodes.get(nodeName), written);
   // The planner plans only nodes in this cache; a node deleted since gets no Job that could mount it.
   if (!node) return;
   const body = buildNodeMetadataConfigMap(skyhook, node, namespace, settings.agentImage);
   const name = body.metadata!.name!;
   const cached = caches.nodeMetadata.get(name, namespace);
   if (cached && sameData(cached, body.data ?? {})) return;
-  let written: V1ConfigMap;
+  let stored: V1ConfigMap;
   // An unconditional replace (no resourceVersion; ConfigMaps allow it): this SCR's reconciles are
   // serialized and nobody else writes the object, so the last write is the wanted one. A stale cache
   // costs at most one redundant write, which the API server turns into a no-op.
   if (cached) {
     try {
-      written = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
+      stored = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
     } catch (e) {
       if (!isNotFound(e)) throw e;
-      written = await clients.core.createNamespacedConfigMap({ namespace, body });
+      stored = await clients.core.createNamespacedConfigMap({ namespace, body });
     }
   } else {
     try {
-      written = await clients.core.createNamespacedConfigMap({ namespace, body });
+      stored = await clients.core.createNamespacedConfigMap({ namespace, body });
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
-      written = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
+      stored = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
     }
   }
   io.logger.debug({ configMap: name, node: nodeName }, 'node metadata ConfigMap written');
-  expectations.wrote(NODE_METADATA_KIND, written);
+  expectations.wrote(NODE_METADATA_KIND, stored);
+}
+
+/** The later of two versions of one node (etcd's resourceVersions are increasing integers). */
+function newer(cached: V1Node | undefined, written: V1Node | undefined): V1Node | undefined {
+  if (!cached || !written) return written ?? cached;
+  const version = (node: V1Node): bigint => {
+    const rv = node.metadata?.resourceVersion ?? '';
+    return /^\d+$/.test(rv) ? BigInt(rv) : 0n;
+  };
+  return version(written) > version(cached) ? written : cached;
 }
 
 /** Deletes this SCR's node-metadata ConfigMaps of nodes it no longer targets or that no longer exist. */

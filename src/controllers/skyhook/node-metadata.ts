@@ -9,15 +9,15 @@
  * struct fields in declaration order, `omitempty` fields left out, `<`, `>`, `&`, U+2028 and U+2029
  * escaped as `\u003c`…, and an absent map as `null`.
  *
- * Deliberate difference: labels.json and annotations.json leave out this operator's own per-SCR
- * bookkeeping keys (`nodeState_`, `status_`, `version_`, `cordon_`, `drainStart_`, `drainBlocked_`,
- * `waiting_`, under skyhook.nvidia.com/ or nodewright.nvidia.com/). They change at every stage, so
- * keeping them would cost one ConfigMap write per stage and node, and a package learns nothing from
- * them that it could act on (they describe the very rollout it is part of).
+ * labels.json and annotations.json hold every label and annotation of the node, as upstream's do,
+ * the operator's own `nodeState_<scr>`, `status_<scr>`, `version_<scr>`, `cordon_<scr>`,
+ * `drainStart_<scr>`, `drainBlocked_<scr>` and `autoTaint_` among them: a package may read its own
+ * node state there. Left out are only the keys of ours that upstream never writes (`waiting_`,
+ * `recordedOps_`, the NodeOp's `cordoned-by`); under upstream a package would never see them.
  */
 import { createHash } from 'node:crypto';
 import type { V1ConfigMap, V1Node } from '@kubernetes/client-node';
-import { CHILD_ANNOTATIONS, CHILD_LABELS, nodeAnnotations, nodeLabels, PREFIX } from '../../api/names.js';
+import { CHILD_ANNOTATIONS, CHILD_LABELS, nodeAnnotations, NODEOP_NAMES, PREFIX } from '../../api/names.js';
 import type { Interrupt, Skyhook } from '../../api/skyhook.js';
 import { labelValue, nodeMetadataConfigMapName } from '../../templates/object-names.js';
 import { skyhookOwnerReference } from './stage-nodeop.js';
@@ -31,33 +31,19 @@ export const NODE_METADATA_KEYS = { annotations: 'annotations.json', labels: 'la
  */
 export const NODE_METADATA_HASH_ANNOTATION = `${PREFIX}/dataHash`;
 
-/** Prefixes the bookkeeping keys are written under: ours (and upstream's), and newer upstream's renamed group. */
-const BOOKKEEPING_GROUPS = [PREFIX, 'nodewright.nvidia.com'];
-
 /**
- * The name parts (`nodeState_`, …) of the per-SCR keys that change with every stage, taken from the
- * builders the operator writes them with so the two cannot drift apart. `autoTaint_` is not among
- * them: it is written once per node and is useful to a package.
+ * The node annotations of ours that upstream does not have (reference/skyhook.md §3.1,
+ * nodewright-delta.md §3): why a node waits (`waiting_<scr>`), which finished ops are recorded
+ * (`recordedOps_<scr>`), the copy of the node state it restores a corrupted one from
+ * (`nodeStateCopy_<scr>`), and which NodeOp holds a cordon (`cordoned-by`). Taken from the builders
+ * the operator writes them with, so the two cannot drift apart.
  */
-const BOOKKEEPING_FAMILIES = [
-  nodeAnnotations.nodeState,
-  nodeAnnotations.nodeStateCopy,
-  nodeAnnotations.status,
-  nodeAnnotations.version,
-  nodeAnnotations.cordon,
-  nodeAnnotations.drainStart,
-  nodeAnnotations.drainBlocked,
-  nodeAnnotations.waiting,
-  nodeAnnotations.recordedOps,
-  nodeLabels.status,
-].map((key) => key('').slice(PREFIX.length + 1));
+const OURS_ONLY_PREFIXES = [nodeAnnotations.waiting(''), nodeAnnotations.recordedOps(''), nodeAnnotations.nodeStateCopy('')];
+const OURS_ONLY_KEYS: ReadonlySet<string> = new Set([NODEOP_NAMES.cordonedBy]);
 
-/** True for a key of the operator's per-stage bookkeeping (left out of labels.json and annotations.json). */
-export function isBookkeepingKey(key: string): boolean {
-  const slash = key.indexOf('/');
-  if (slash < 0 || !BOOKKEEPING_GROUPS.includes(key.slice(0, slash))) return false;
-  const name = key.slice(slash + 1);
-  return BOOKKEEPING_FAMILIES.some((family) => name.startsWith(family));
+/** True for a node key only this operator writes (left out of labels.json and annotations.json). */
+export function isOursOnlyKey(key: string): boolean {
+  return OURS_ONLY_KEYS.has(key) || OURS_ONLY_PREFIXES.some((prefix) => key.startsWith(prefix));
 }
 
 // Kept with the other object names so stage-nodeop.ts can name it without importing this module (which imports it).
@@ -120,15 +106,15 @@ export function packagesJson(skyhook: Skyhook, agentImage: string): string {
   return goStruct([['agentVersion', goString(agentVersion(agentImage))], ['packages', packages]]);
 }
 
-function withoutBookkeeping(map: Record<string, string> | undefined): Record<string, string> | undefined {
-  return map === undefined ? undefined : Object.fromEntries(Object.entries(map).filter(([key]) => !isBookkeepingKey(key)));
+function withoutOursOnly(map: Record<string, string> | undefined): Record<string, string> | undefined {
+  return map === undefined ? undefined : Object.fromEntries(Object.entries(map).filter(([key]) => !isOursOnlyKey(key)));
 }
 
 /** The ConfigMap's data: exactly the three files. */
 export function nodeMetadataData(skyhook: Skyhook, node: V1Node, agentImage: string): Record<string, string> {
   return {
-    [NODE_METADATA_KEYS.annotations]: goMap(withoutBookkeeping(node.metadata?.annotations), (v) => goString(v)),
-    [NODE_METADATA_KEYS.labels]: goMap(withoutBookkeeping(node.metadata?.labels), (v) => goString(v)),
+    [NODE_METADATA_KEYS.annotations]: goMap(withoutOursOnly(node.metadata?.annotations), (v) => goString(v)),
+    [NODE_METADATA_KEYS.labels]: goMap(withoutOursOnly(node.metadata?.labels), (v) => goString(v)),
     [NODE_METADATA_KEYS.packages]: packagesJson(skyhook, agentImage),
   };
 }

@@ -6,9 +6,9 @@
  * written with the next ones). Deletion clears what the SCR left on nodes, deletes its NodeOps and
  * ConfigMaps, then releases the finalizer.
  */
-import { API_GROUP, API_VERSION, KINDS, SKYHOOK_FINALIZER } from '../../api/names.js';
+import { API_GROUP, API_VERSION, KINDS, SKYHOOK_ANNOTATIONS, SKYHOOK_FINALIZER } from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
-import { isNotFound, mergePatchCustomObject } from '../../kube/client.js';
+import { errorDetails, isConflict, isNotFound, mergePatchCustomObject } from '../../kube/client.js';
 import type { ReconcileResult } from '../../kube/queue.js';
 import { deleteStaleNodeMetadata, NODE_METADATA_KIND } from './node-metadata-writes.js';
 import { clearSkyhookFromNode, hasSkyhookTraces } from './node-writes.js';
@@ -18,7 +18,7 @@ import { anyPodBarrier, podViewsByNode } from './node-pods.js';
 import { nodeViewOf, planNextActions, type NodeView, type PlannerInput, type SetSkyhookStatus } from './planner.js';
 import { applyActions, nodeOpRef, type SkyhookIo } from './skyhook-io.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
-import { StatusWritePacing } from './status-write-pacing.js';
+import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
 
 /**
  * A safety net only: the watch event that brings the caches up to date enqueues the SCR again
@@ -37,7 +37,36 @@ export class SkyhookReconciler {
     private readonly metrics: SkyhookMetrics,
   ) {}
 
+  /**
+   * A Skyhook deleted under a reconcile (its last write answered NotFound) is a finished reconcile,
+   * not a failure; one changed since it was cached (a Conflict) is looked at again once the cache
+   * has the change, whose event enqueues it anyway. Neither is logged as an error nor backs off.
+   */
   readonly reconcile = async (key: string): Promise<ReconcileResult> => {
+    try {
+      return await this.reconcileOnce(key);
+    } catch (e) {
+      const details = errorDetails(e);
+      if (details.group !== API_GROUP || details.kind !== KINDS.skyhook.plural || details.name !== key) throw e;
+      if (isNotFound(e)) {
+        this.io.logger.debug({ skyhook: key }, 'Skyhook deleted during its reconcile; nothing left to do');
+        this.forget(key);
+        return;
+      }
+      if (isConflict(e)) {
+        this.io.logger.debug({ skyhook: key }, 'Skyhook changed since it was cached; looking again once the cache has the change');
+        return { requeueAfterMs: CACHE_CATCH_UP_RECHECK_MS };
+      }
+      throw e;
+    }
+  };
+
+  private forget(key: string): void {
+    this.metrics.remove(key);
+    this.statusPacing.forget(key);
+  }
+
+  private async reconcileOnce(key: string): Promise<ReconcileResult> {
     const { io } = this;
     const behind = io.expectations.unmet((kind, name) => {
       if (kind === 'Node') return io.caches.nodes.get(name);
@@ -52,31 +81,35 @@ export class SkyhookReconciler {
     }
     const skyhook = io.caches.skyhooks.get(key);
     if (!skyhook) {
-      this.metrics.remove(key);
-      this.statusPacing.forget(key);
+      this.forget(key);
       return;
     }
     if (skyhook.metadata.deletionTimestamp) return this.finalize(skyhook);
-    if (!(skyhook.metadata.finalizers ?? []).includes(SKYHOOK_FINALIZER)) {
-      // The finalizer first, so a deletion from here on always gets the cleanup; the update event replans.
-      await this.setFinalizers(skyhook, [...(skyhook.metadata.finalizers ?? []), SKYHOOK_FINALIZER]);
+    const finalized = (skyhook.metadata.finalizers ?? []).includes(SKYHOOK_FINALIZER);
+    const stamped = skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.version] === io.settings.operatorVersion;
+    if (!finalized || !stamped) {
+      // The finalizer first, so a deletion from here on always gets the cleanup, and the operator's
+      // version, as upstream stamps it, in the same metadata patch; the update event replans.
+      await this.patchMetadata(skyhook, {
+        ...(finalized ? {} : { finalizers: [...(skyhook.metadata.finalizers ?? []), SKYHOOK_FINALIZER] }),
+        ...(stamped ? {} : { annotations: { [SKYHOOK_ANNOTATIONS.version]: io.settings.operatorVersion } }),
+      });
       return;
     }
 
     const plan = planNextActions(this.plannerInput(key));
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
-    const statusWrite = statusAction ? this.statusPacing.decide(key, skyhook.status, statusAction.status, now) : undefined;
-    const actions = statusWrite?.write === false ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
+    const statusWrite = pacedStatusWrite(this.statusPacing, key, skyhook.status, statusAction?.status, now, plan.requeueAfterMs);
+    const actions = statusAction && !statusWrite.write ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
     await applyActions(io, skyhook, actions);
-    if (statusWrite?.write) this.statusPacing.written(key, now);
+    if (statusWrite.write) this.statusPacing.written(key, now);
     await this.deleteStaleConfigMaps(skyhook);
     await deleteStaleNodeMetadata(io, skyhook);
     const policy = skyhook.spec.deploymentPolicy ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy) : undefined;
     this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy);
-    const requeueAfterMs = Math.min(plan.requeueAfterMs ?? Infinity, statusWrite?.write === false ? statusWrite.retryInMs : Infinity);
-    return Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : undefined;
-  };
+    return statusWrite.requeueAfterMs === undefined ? undefined : { requeueAfterMs: statusWrite.requeueAfterMs };
+  }
 
   private plannerInput(only: string): PlannerInput {
     const { caches, settings } = this.io;
@@ -141,13 +174,17 @@ export class SkyhookReconciler {
       const written = await clearSkyhookFromNode(io.clients.core, node, name);
       if (written) io.expectations.wrote('Node', written);
     }
-    await this.setFinalizers(skyhook, finalizers.filter((f) => f !== SKYHOOK_FINALIZER));
+    await this.patchMetadata(skyhook, { finalizers: finalizers.filter((f) => f !== SKYHOOK_FINALIZER) });
     io.logger.info({ skyhook: name }, 'Skyhook deleted: node state cleared, NodeOps and ConfigMaps deleted');
   }
 
-  private async setFinalizers(skyhook: Skyhook, finalizers: string[]): Promise<void> {
-    const metadata = { resourceVersion: skyhook.metadata.resourceVersion, finalizers };
-    const written = await mergePatchCustomObject<Skyhook>(this.io.clients.custom, skyhookRef(skyhook.metadata.name ?? ''), { metadata });
-    this.io.expectations.wrote('Skyhook', written);
+  /** A merge patch of the SCR's metadata only (never its spec: the generation stays). */
+  private async patchMetadata(skyhook: Skyhook, change: { finalizers?: string[]; annotations?: Record<string, string> }): Promise<void> {
+    const metadata = { resourceVersion: skyhook.metadata.resourceVersion, ...change };
+    const name = skyhook.metadata.name ?? '';
+    const written = await mergePatchCustomObject<Skyhook>(this.io.clients.custom, skyhookRef(name), { metadata });
+    // The last finalizer off a deleting SCR deletes it: the cache will lose it, not catch up with this version.
+    if (skyhook.metadata.deletionTimestamp && change.finalizers?.length === 0) this.io.expectations.deleted('Skyhook', name);
+    else this.io.expectations.wrote('Skyhook', written);
   }
 }

@@ -52,11 +52,15 @@ export const nodeOpRef = (settings: SkyhookSettings, name: string) =>
 
 export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: PlannerAction[]): Promise<void> {
   const nodeWrites = new Map<string, NodeWrite>();
+  /** Nodes as this pass's writes returned them (the node-metadata ConfigMap is built from the newest). */
+  const writtenNodes = new Map<string, V1Node>();
+  const noted = (written: V1Node | undefined): void => {
+    if (!written) return;
+    io.expectations.wrote('Node', written);
+    writtenNodes.set(written.metadata?.name ?? '', written);
+  };
   const flushNodeWrites = async (): Promise<void> => {
-    for (const write of nodeWrites.values()) {
-      const written = await applyNodeWrite(io.clients.core, io.caches.nodes.get(write.node), write, new Date(io.now()));
-      if (written) io.expectations.wrote('Node', written);
-    }
+    for (const write of nodeWrites.values()) noted(await applyNodeWrite(io.clients.core, io.caches.nodes.get(write.node), write, new Date(io.now())));
     nodeWrites.clear();
   };
   for (const action of actions) {
@@ -75,12 +79,20 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
       continue;
     }
     await flushNodeWrites();
-    await applyAction(io, skyhook, action);
+    await applyAction(io, skyhook, action, writtenNodes, noted);
   }
   await flushNodeWrites();
 }
 
-async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<PlannerAction, { kind: 'writeNodeState' | 'setNodeStatus' | 'setNodeAnnotations' }>): Promise<void> {
+type NodeWriteKinds = 'writeNodeState' | 'setNodeStatus' | 'setNodeAnnotations';
+
+async function applyAction(
+  io: SkyhookIo,
+  skyhook: Skyhook,
+  action: Exclude<PlannerAction, { kind: NodeWriteKinds }>,
+  writtenNodes: ReadonlyMap<string, V1Node>,
+  notedNodeWrite: (written: V1Node | undefined) => void,
+): Promise<void> {
   const { clients, settings, expectations } = io;
   const namespace = settings.namespace;
   switch (action.kind) {
@@ -111,7 +123,7 @@ async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<Plan
       return suspendStageOp(io, action.name, action.suspend);
     case 'createStageOp': {
       // Before the op: its Job mounts the node's metadata ConfigMap and would not start without it.
-      await ensureNodeMetadata(io, skyhook, action.node);
+      await ensureNodeMetadata(io, skyhook, action.node, writtenNodes.get(action.node));
       const body = buildStageNodeOp({ op: action, skyhook, settings });
       try {
         const created = (await clients.custom.createNamespacedCustomObject({ ...nodeOpRef(settings, ''), body })) as NodeOp;
@@ -128,19 +140,19 @@ async function applyAction(io: SkyhookIo, skyhook: Skyhook, action: Exclude<Plan
       return writeSkyhookStatus(io, skyhook, action);
     case 'cordonNode': {
       io.logger.info({ node: action.node, claim: action.claim, reason: action.reason }, 'cordoning node');
-      return notedNodeWrite(io, await cordonWithClaim(clients.core, action.node, action.claim));
+      return notedNodeWrite(await cordonWithClaim(clients.core, action.node, action.claim));
     }
     case 'releaseNodeCordon': {
       io.logger.info({ node: action.node, claim: action.claim, reason: action.reason }, 'releasing our cordon of the node');
-      return notedNodeWrite(io, await releaseCordonClaim(clients.core, action.node, action.claim));
+      return notedNodeWrite(await releaseCordonClaim(clients.core, action.node, action.claim));
     }
     case 'addNodeTaint': {
       io.logger.info({ node: action.node, taint: action.taint }, 'tainting node');
-      return notedNodeWrite(io, await addTaint(clients.core, action.node, action.taint, action.annotations));
+      return notedNodeWrite(await addTaint(clients.core, action.node, action.taint, action.annotations));
     }
     case 'removeNodeTaint': {
       io.logger.info({ node: action.node, taint: action.taint }, 'removing taint from node');
-      return notedNodeWrite(io, await removeTaint(clients.core, action.node, action.taint));
+      return notedNodeWrite(await removeTaint(clients.core, action.node, action.taint));
     }
     case 'event': {
       const involved: KubernetesObject | undefined = action.involved.kind === 'Skyhook'
@@ -191,10 +203,6 @@ async function reportFailedStage(io: SkyhookIo, skyhook: Skyhook, opName: string
   if (!nodeOp) return;
   const failed = await describeFailedStage(io.clients.core, nodeOp, io.logger);
   io.events.record({ ...skyhook, apiVersion: GROUP_VERSION, kind: KINDS.skyhook.kind }, 'Warning', STAGE_FAILED_REASON, failedStageMessage(failed));
-}
-
-function notedNodeWrite(io: SkyhookIo, written: V1Node | undefined): void {
-  if (written) io.expectations.wrote('Node', written);
 }
 
 function withKind<T extends KubernetesObject>(object: T | undefined, apiVersion: string, kind: string): T | undefined {

@@ -3,6 +3,7 @@
  * operator reads (reference/skyhook.md §4.1), so a Deployment written for upstream configures ours.
  */
 import { DEFAULT_RUNTIME_REQUIRED_TAINT } from '../../api/names.js';
+import { operatorVersion } from '../../api/operator-version.js';
 import { parseDurationMs } from '../../util/duration.js';
 import { readNodeOpSettings, SKYHOOK_IMAGE } from '../../templates/nodeop-settings.js';
 import { DEFAULT_PLANNER_SETTINGS } from './planner-types.js';
@@ -23,7 +24,7 @@ export interface SkyhookSettings {
   jobBackoffLimit: number;
   /** Deadline of one stage attempt when the package sets none (JOB_STAGE_TIMEOUT); 0 = none. */
   defaultStageTimeoutSeconds: number;
-  /** Written to `version_<scr>` on nodes. */
+  /** Written to `version_<scr>` on nodes and `skyhook.nvidia.com/version` on each SCR (OPERATOR_VERSION, else package.json's). */
   operatorVersion: string;
   /** How long a finished stage NodeOp is kept once recorded: as long as its Job (JOB_TTL_SUCCEEDED, JOB_TTL_FAILED). */
   finishedOpRetentionMs: { succeeded: number; failed: number };
@@ -59,7 +60,7 @@ export function readSkyhookSettings(env: Env, namespace: string): SkyhookSetting
     runtimeRequiredTaint: taint ? parseTaint(taint) : { ...DEFAULT_RUNTIME_REQUIRED_TAINT },
     jobBackoffLimit: backoff,
     defaultStageTimeoutSeconds: env['JOB_STAGE_TIMEOUT'] ? Math.ceil(parseDurationMs(env['JOB_STAGE_TIMEOUT']) / 1000) : DEFAULT_PLANNER_SETTINGS.defaultStageTimeoutSeconds,
-    operatorVersion: env['OPERATOR_VERSION'] || DEFAULT_PLANNER_SETTINGS.operatorVersion,
+    operatorVersion: operatorVersion(env),
     finishedOpRetentionMs: { succeeded: nodeOp.jobTtlSucceededSeconds * 1000, failed: nodeOp.jobTtlFailedSeconds * 1000 },
   };
 }

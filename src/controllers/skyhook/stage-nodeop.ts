@@ -86,6 +86,8 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
       image: packageImageRef(op.package),
       command: ['/bin/sh', '-c', `mkdir -p ${ROOT_MOUNT}\${SKYHOOK_DIR} && cp -r /skyhook-package/* ${ROOT_MOUNT}\${SKYHOOK_DIR}`],
       env: [{ name: 'SKYHOOK_DIR', value: copyDir }],
+      // Upstream gives every container of the stage pod the package's resources, the copy included.
+      ...(pkg?.resources ? { resources: pkg.resources } : {}),
     },
     ...(runsAgent ? [agentStep(op.stage, `${prefix}-${op.stage}`), agentStep(`${op.stage}-check`, `${prefix}-${op.stage}check`)] : []),
   ];
@@ -95,6 +97,7 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
     command: ['/bin/sh', '-c', `echo "stage ${op.stage} of ${pkgName}:${version} done on $NODE_NAME"`],
     initSteps,
     hostMountPath: ROOT_MOUNT,
+    ...(pkg?.resources ? { resources: pkg.resources } : {}),
     tolerations: [{ key, operator: 'Equal', value, effect }, ...(skyhook.spec.additionalTolerations ?? [])],
     backoffLimit: settings.jobBackoffLimit,
     // Stages of an interrupting package run on a node the planner cordoned under its own claim; the

@@ -35,6 +35,24 @@ export class StatusWritePacing {
   }
 }
 
+/**
+ * One pass's use of the pacing, as the reconciler does it: the status to write now, or nothing and
+ * the time to look again (the earlier of the plan's own requeue and the paced write's due time), so
+ * a held-back write is made on that requeue even when no other event comes.
+ */
+export function pacedStatusWrite(
+  pacing: StatusWritePacing,
+  skyhook: string,
+  current: SkyhookStatus | undefined,
+  next: SkyhookStatus | undefined,
+  now: number,
+  planRequeueMs: number | undefined,
+): { write: boolean; requeueAfterMs?: number } {
+  const decision = next === undefined ? undefined : pacing.decide(skyhook, current, next, now);
+  const requeueAfterMs = Math.min(planRequeueMs ?? Infinity, decision?.write === false ? decision.retryInMs : Infinity);
+  return { write: decision?.write === true, ...(Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {}) };
+}
+
 /** A change someone acts on, as opposed to rollout progress (see the module comment). */
 export function hasDecisiveChange(current: SkyhookStatus, next: SkyhookStatus): boolean {
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

@@ -9,6 +9,14 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 
 type Expectation = { kind: 'version'; resourceVersion: string } | { kind: 'gone' };
 
+/**
+ * Kinds this process only ever updates, never creates (nodes, SCRs): one missing from the cache
+ * after a write of ours was deleted since (a node removed, an SCR whose last finalizer went), and
+ * waiting for the cache to show the written version would hold every reconcile back until the TTL.
+ * A kind we create could also be missing because the cache has not seen the create yet.
+ */
+const NEVER_CREATED_HERE: ReadonlySet<string> = new Set(['Node', 'Skyhook']);
+
 /** An expectation not met after this long is dropped (the object was deleted by someone else, say). */
 const EXPECTATION_TTL_MS = 30_000;
 
@@ -46,7 +54,7 @@ export class WriteExpectations {
       const expired = this.now() - at > EXPECTATION_TTL_MS;
       const met = expired || (expect.kind === 'gone'
         ? cached === undefined || cached.metadata?.deletionTimestamp !== undefined
-        : cached !== undefined && isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion));
+        : cached === undefined ? NEVER_CREATED_HERE.has(kind) : isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion));
       if (met) this.pending.delete(id);
       else behind.push(id);
     }

@@ -12,6 +12,9 @@ import { promisify } from 'node:util';
 import { readSettings } from '../../../src/agent/settings.js';
 import { CHILD_LABELS, NODEOP_NAMES } from '../../../src/api/names.js';
 import type { NodeOp, NodeOpSpec } from '../../../src/api/nodeop.js';
+import type { Skyhook } from '../../../src/api/skyhook.js';
+import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
+import { buildStageNodeOp } from '../../../src/controllers/skyhook/stage-nodeop.js';
 import { interruptPlanFor } from '../../../src/templates/interrupt-plan.js';
 import { buildNodeJob, NODE_METADATA_MOUNT, OPERATION_CONTAINER, SENTINEL_CONTAINER } from '../../../src/templates/nodeop-job.js';
 import { readNodeOpSettings } from '../../../src/templates/nodeop-settings.js';
@@ -145,6 +148,32 @@ describe('buildNodeJob', () => {
     const without = buildNodeJob({ nodeOp: nodeOp({ targetNodes: ['n1'], initSteps, skyhookStage: { ...skyhookStage, nodeMetadataConfigMap: undefined } }), node: 'n1', jobName: 'j', settings, writesSentinel: false });
     expect(without.spec?.template.spec?.volumes?.some((v) => v.name === 'node-metadata')).toBe(false);
     expect(without.spec?.template.spec?.initContainers?.every((c) => !c.volumeMounts?.some((m) => m.mountPath === NODE_METADATA_MOUNT))).toBe(true);
+  });
+
+  it("gives every container of a Skyhook stage's Job the package's resources, the copy container and the main one included", () => {
+    const resources = { cpuRequest: '50m', cpuLimit: '100m', memoryRequest: '32Mi', memoryLimit: '64Mi' };
+    const skyhook: Skyhook = { apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'Skyhook', metadata: { name: 'res', uid: 'u' }, spec: { packages: { small: { version: '1.0.0', image: 'pkg', resources } } } };
+    const want = { requests: { cpu: '50m', memory: '32Mi' }, limits: { cpu: '100m', memory: '64Mi' } };
+    for (const [stage, writesSentinel] of [['apply', false], ['config', true], ['interrupt', true]] as const) {
+      const op = buildStageNodeOp({
+        op: { kind: 'createStageOp', skyhook: 'res', node: 'n1', stage, previousRestarts: 0, package: { name: 'small', version: '1.0.0', image: 'pkg' }, ...(stage === 'interrupt' ? { interrupt: { type: 'reboot' as const } } : {}) },
+        skyhook,
+        settings: readSkyhookSettings({}, 'skyhook'),
+      });
+      const served = { ...op, metadata: { ...op.metadata, uid: 'op-uid' } };
+      const pod = buildNodeJob({ nodeOp: served, node: 'n1', jobName: 'j', settings, writesSentinel }).spec?.template.spec;
+      const all = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
+      expect(all.map((c) => c.name)).toContain('small-init');
+      for (const container of all) expect([stage, container.name, container.resources]).toEqual([stage, container.name, want]);
+    }
+    // Without package resources no container sets any (the namespace's LimitRange applies, as upstream).
+    const plain = buildStageNodeOp({
+      op: { kind: 'createStageOp', skyhook: 'res', node: 'n1', stage: 'apply', previousRestarts: 0, package: { name: 'small', version: '1.0.0', image: 'pkg' } },
+      skyhook: { ...skyhook, spec: { packages: { small: { version: '1.0.0', image: 'pkg' } } } },
+      settings: readSkyhookSettings({}, 'skyhook'),
+    });
+    const pod = buildNodeJob({ nodeOp: { ...plain, metadata: { ...plain.metadata, uid: 'op-uid' } }, node: 'n1', jobName: 'j', settings, writesSentinel: false }).spec?.template.spec;
+    for (const container of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])]) expect(container.resources).toBeUndefined();
   });
 });
 

@@ -1,15 +1,15 @@
 /**
  * The per-node metadata ConfigMaps (upstream reference/skyhook.md §3.8): the name, the exact bytes
- * of the three files (Go encoding/json's, with our bookkeeping keys left out), the ConfigMap's
+ * of the three files (Go encoding/json's, every node key upstream also writes, ours-only keys left out), the ConfigMap's
  * labels, annotations and owner, the cache's compact form and its data comparison, stale selection,
  * and the stage NodeOp naming it for its Job.
  */
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject, V1ConfigMap, V1Node } from '@kubernetes/client-node';
-import { CHILD_ANNOTATIONS, CHILD_LABELS, nodeAnnotations, nodeLabels } from '../../../src/api/names.js';
+import { CHILD_ANNOTATIONS, CHILD_LABELS, nodeAnnotations, nodeLabels, NODEOP_NAMES } from '../../../src/api/names.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';
 import {
-  agentVersion, buildNodeMetadataConfigMap, compactNodeMetadata, isBookkeepingKey, NODE_METADATA_HASH_ANNOTATION, nodeMetadataConfigMapName,
+  agentVersion, buildNodeMetadataConfigMap, compactNodeMetadata, isOursOnlyKey, NODE_METADATA_HASH_ANNOTATION, nodeMetadataConfigMapName,
   nodeMetadataData, sameData, staleNodeMetadataConfigMaps,
 } from '../../../src/controllers/skyhook/node-metadata.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
@@ -61,6 +61,8 @@ const node: V1Node = {
       [nodeAnnotations.drainStart('demo')]: '2024-01-01T00:00:00Z',
       [nodeAnnotations.drainBlocked('demo')]: 'ns/pod',
       [nodeAnnotations.waiting('demo')]: 'Budget: 1 of 1',
+      [nodeAnnotations.recordedOps('demo')]: 'uid-1,uid-2',
+      [NODEOP_NAMES.cordonedBy]: 'skyhook/op@uid',
       'nodewright.nvidia.com/nodeState_demo': '{}',
       [nodeAnnotations.autoTaint('skyhook.nvidia.com')]: 'true',
       'skyhook.nvidia.com/runtimeRequiredCordon': 'true',
@@ -97,14 +99,19 @@ describe('node metadata data', () => {
     expect(nodeMetadataData({ ...skyhook, spec: {} }, node, AGENT)['packages.json']).toBe('{"agentVersion":"6.2.0","packages":{}}');
   });
 
-  it('leaves the per-stage bookkeeping keys out of labels.json and annotations.json and keeps the rest, HTML-escaped as Go does', () => {
-    expect(data['labels.json']).toBe('{"kubernetes.io/hostname":"worker","role":"gpu"}');
+  it("keeps every label and annotation upstream would have, the operator's own per-SCR ones included, sorted and HTML-escaped as Go does", () => {
+    expect(data['labels.json']).toBe('{"kubernetes.io/hostname":"worker","nodewright.nvidia.com/status_demo":"complete","role":"gpu","skyhook.nvidia.com/status_demo":"in_progress"}');
     expect(data['annotations.json']).toBe(
-      '{"example.com/status_x":"kept: not our group","skyhook.nvidia.com/autoTaint_skyhook.nvidia.com":"true",'
-      + '"skyhook.nvidia.com/runtimeRequiredCordon":"true","zone/info":"a\\u003cb\\u003e\\u0026c"}',
+      '{"example.com/status_x":"kept: not our group","nodewright.nvidia.com/nodeState_demo":"{}",'
+      + '"skyhook.nvidia.com/autoTaint_skyhook.nvidia.com":"true","skyhook.nvidia.com/cordon_demo":"true",'
+      + '"skyhook.nvidia.com/drainBlocked_demo":"ns/pod","skyhook.nvidia.com/drainStart_demo":"2024-01-01T00:00:00Z",'
+      + '"skyhook.nvidia.com/nodeState_demo":"{\\"tuning|1.2.3\\":{}}",'
+      + '"skyhook.nvidia.com/runtimeRequiredCordon":"true","skyhook.nvidia.com/status_other":"complete",'
+      + '"skyhook.nvidia.com/version_demo":"v0.1.0","zone/info":"a\\u003cb\\u003e\\u0026c"}',
     );
     const parsed = JSON.parse(data['annotations.json']!) as Record<string, string>;
     expect(parsed['zone/info']).toBe('a<b>&c');
+    expect(parsed[nodeAnnotations.nodeState('demo')]).toBe('{"tuning|1.2.3":{}}');
   });
 
   it('writes null for a node without labels or annotations, as json.Marshal of a nil map', () => {
@@ -113,15 +120,14 @@ describe('node metadata data', () => {
     expect(bare['annotations.json']).toBe('null');
   });
 
-  it('recognises exactly the bookkeeping families, under skyhook.nvidia.com/ and nodewright.nvidia.com/', () => {
-    for (const family of ['nodeState_', 'status_', 'version_', 'cordon_', 'drainStart_', 'drainBlocked_', 'waiting_', 'recordedOps_']) {
-      expect(isBookkeepingKey(`skyhook.nvidia.com/${family}x`)).toBe(true);
-      expect(isBookkeepingKey(`nodewright.nvidia.com/${family}x`)).toBe(true);
-      expect(isBookkeepingKey(`other.io/${family}x`)).toBe(false);
-    }
-    for (const key of ['skyhook.nvidia.com/autoTaint_x', 'skyhook.nvidia.com/runtimeRequiredCordon', 'skyhook.nvidia.com/ignore', 'skyhook.nvidia.com/test-node', 'status_x']) {
-      expect(isBookkeepingKey(key)).toBe(false);
-    }
+  it('leaves out exactly the keys only this operator writes: waiting_, recordedOps_ and the NodeOp cordon owner', () => {
+    for (const key of [nodeAnnotations.waiting('x'), nodeAnnotations.recordedOps('x'), nodeAnnotations.nodeStateCopy('x'), NODEOP_NAMES.cordonedBy]) expect(isOursOnlyKey(key)).toBe(true);
+    const upstreamToo = [
+      nodeAnnotations.nodeState('x'), nodeAnnotations.status('x'), nodeAnnotations.version('x'), nodeAnnotations.cordon('x'), nodeAnnotations.drainStart('x'),
+      nodeAnnotations.drainBlocked('x'), nodeAnnotations.autoTaint('x'), 'skyhook.nvidia.com/runtimeRequiredCordon', 'skyhook.nvidia.com/ignore',
+      'nodewright.nvidia.com/waiting_x', 'other.io/recordedOps_x', 'status_x',
+    ];
+    for (const key of upstreamToo) expect(isOursOnlyKey(key)).toBe(false);
   });
 
   it('takes agentVersion from the tag of the agent image', () => {
@@ -167,9 +173,11 @@ describe('node metadata ConfigMap', () => {
     expect(sameData(compact, nodeMetadataData(skyhook, node, 'agent:7.0.0'))).toBe(false);
     const edited = compactNodeMetadata({ ...served, data: { ...cm.data, 'labels.json': '{}' } });
     expect(sameData(edited, cm.data!)).toBe(false);
-    // A bookkeeping change alone is not one: no write per stage.
+    // The node state is part of the data (a package reads it there); an ours-only key is not.
     const progressed = { ...node, metadata: { ...node.metadata, annotations: { ...node.metadata?.annotations, [nodeAnnotations.nodeState('demo')]: '{"tuning|1.2.3":{"state":"complete"}}' } } };
-    expect(sameData(compact, nodeMetadataData(skyhook, progressed, AGENT))).toBe(true);
+    expect(sameData(compact, nodeMetadataData(skyhook, progressed, AGENT))).toBe(false);
+    const marked = { ...node, metadata: { ...node.metadata, annotations: { ...node.metadata?.annotations, [nodeAnnotations.recordedOps('demo')]: 'uid-3' } } };
+    expect(sameData(compact, nodeMetadataData(skyhook, marked, AGENT))).toBe(true);
   });
 
   it("is cached compactly by a shared informer, which refuses to be shared with another transform", async () => {

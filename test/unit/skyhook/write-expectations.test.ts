@@ -21,6 +21,12 @@ describe('WriteExpectations', () => {
     expect(expectations.unmet(() => node('5', true))).toEqual([]);
   });
 
+  it('counts a written node or SCR missing from the cache as deleted since, but not a NodeOp or ConfigMap it may not have seen created', () => {
+    const expectations = new WriteExpectations(() => 0);
+    for (const kind of ['Node', 'Skyhook', 'NodeOp', 'ConfigMap']) expectations.wrote(kind, node('10'));
+    expect(expectations.unmet(() => undefined)).toEqual(['NodeOp/n1', 'ConfigMap/n1']);
+  });
+
   // A write the cache never shows (e.g. overtaken by a relist) must not hold the SCR back forever.
   it.each([
     ['a write', (e: WriteExpectations) => e.wrote('Node', node('10'))],
