@@ -19,7 +19,7 @@ export interface NodeNetwork {
   nodeIp: string;
 }
 
-const SLOT_DIR = '/run/skyhook-ts-real-node-slots';
+export const SLOT_DIR = '/run/skyhook-ts-real-node-slots';
 /** 10.213.<slot/64>.<(slot%64)*4 + 1|2>: 16,384 slots of a /30 each. */
 const MAX_SLOTS = 16_384;
 

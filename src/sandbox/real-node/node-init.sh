@@ -76,5 +76,11 @@ socat TCP-LISTEN:6443,bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:/run/host/api.s
 # shellcheck disable=SC2086 # KUBELET_ARGS is a list of flags
 kubelet --config=/etc/kubernetes/kubelet-config.yaml --kubeconfig=/etc/kubernetes/kubelet.kubeconfig \
   --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" $KUBELET_ARGS >> /run/host/logs/kubelet.log 2>&1 &
+kubelet_pid=$!
 echo "node $NODE_NAME booted: boot ID $(cat /proc/sys/kernel/random/boot_id)"
-wait
+# The node lives as long as its kubelet: when the kubelet exits, PID 1 exits and the supervisor
+# reports the node down (with the kubelet's exit code) instead of keeping a node that never joins.
+status=0
+wait "$kubelet_pid" || status=$?
+echo "kubelet exited with status $status; the node goes down (see logs/kubelet.log)" >&2
+exit "$status"

@@ -29,6 +29,11 @@ export interface RealNodeSpec {
   logger: Logger;
 }
 
+export interface NodeBoot {
+  bootId: string;
+  at: number;
+}
+
 export interface RealNode {
   name: string;
   /** The node's `/`: what its Jobs see through hostPath: /. */
@@ -36,8 +41,8 @@ export interface RealNode {
   /** Host side of the node's /run/host: kubelet.log, containerd.log. */
   logDir: string;
   nodeIp: string;
-  /** Boot IDs in boot order; the last one is current. */
-  readonly bootIds: readonly string[];
+  /** Boots in order (boot ID, Date.now() when started); the last one is current. */
+  readonly boots: readonly NodeBoot[];
   /** Set when PID 1 exited other than by a reboot: the node is down for good. */
   readonly crashed: string | undefined;
   stop(options?: { keepDir?: boolean }): Promise<void>;
@@ -53,7 +58,7 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
   const logDir = join(dir, 'host', 'logs');
   const net: NodeNetwork = networkForSlot(claimSlot());
   const cgroupName = `skyhook-node-${net.slot}`;
-  const bootIds: string[] = [];
+  const boots: NodeBoot[] = [];
   let current: Component | undefined;
   let relay: ApiRelay | undefined;
   let stopping = false;
@@ -71,7 +76,7 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
     releaseSlot(net.slot);
   };
   const node: RealNode = {
-    name: spec.name, rootDir, logDir, nodeIp: net.nodeIp, bootIds,
+    name: spec.name, rootDir, logDir, nodeIp: net.nodeIp, boots,
     get crashed() { return crashed; },
     destroyNow,
     async stop(options = {}) {
@@ -112,8 +117,8 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
   const boot = (): void => {
     const bootId = randomUUID();
     writeFileSync(join(dir, 'boot_id'), `${bootId}\n`);
-    bootIds.push(bootId);
-    logger.info({ bootId, boot: bootIds.length }, 'booting real node');
+    boots.push({ bootId, at: Date.now() });
+    logger.info({ bootId, boot: boots.length }, 'booting real node');
     const component = startComponent(spec.fleetDir, spec.name, 'nsenter', [
       `--net=/run/netns/${net.netns}`, 'unshare', '--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--propagation', 'private',
       'sh', NODE_INIT_SCRIPT,

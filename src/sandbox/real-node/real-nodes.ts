@@ -88,13 +88,23 @@ function isReady(node: V1Node): boolean {
   return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
+function tailOf(file: string, lines: number): string {
+  if (!existsSync(file)) return '(no such file)';
+  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+}
+
 /** Polls rather than watches, so a node whose PID 1 died fails the wait at once with its logs. */
-async function waitUntilReady(kc: KubeConfig, nodes: RealNode[], timeoutMs: number): Promise<void> {
+async function waitUntilReady(kc: KubeConfig, fleetDir: string, nodes: RealNode[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const names = new Set(nodes.map((n) => n.name));
   for (;;) {
     const crashed = nodes.find((n) => n.crashed);
-    if (crashed) throw new Error(`real node ${crashed.name} went down while booting (exit ${crashed.crashed}); see ${crashed.logDir}`);
+    if (crashed) {
+      // The node's directory goes with the failed start: the error carries the end of its logs.
+      const tails = [join(fleetDir, 'logs', `${crashed.name}.log`), join(crashed.logDir, 'kubelet.log'), join(crashed.logDir, 'containerd.log')]
+        .map((file) => `--- ${file}\n${tailOf(file, 5)}`).join('\n');
+      throw new Error(`real node ${crashed.name} went down while booting (PID 1 exit ${crashed.crashed}):\n${tails}`);
+    }
     const list = await getJson<{ items: V1Node[] }>(kc, '/api/v1/nodes', 10_000);
     const ready = list.items.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length;
     if (ready === names.size) return;
@@ -145,7 +155,7 @@ export async function startRealNodes(cp: ControlPlaneForNodes, options: RealNode
       (node) => { nodes.push(node); liveNodes.add(node); },
     )));
     const names = new Set(nodes.map((n) => n.name));
-    await waitUntilReady(cp.kubeConfig, nodes, READY_TIMEOUT_MS);
+    await waitUntilReady(cp.kubeConfig, dir, nodes, READY_TIMEOUT_MS);
     progress(`real nodes ${[...names].join(', ')} Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { dir, nodes, stop };
   } catch (error) {
