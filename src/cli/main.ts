@@ -17,6 +17,10 @@ const commands: Record<string, Command> = {
     summary: 'start a local control plane with simulated nodes in the foreground',
     run: async (argv) => (await import('./cluster.js')).runClusterCli(argv),
   },
+  images: {
+    summary: 'build the images real sandbox nodes import (skyhook, shellscript, stand-ins) without a registry; cached',
+    run: async (argv) => (await import('./images.js')).runImagesCli(argv),
+  },
   operator: {
     summary: 'run the operator (controllers, leader election, health and metrics)',
     run: async (argv) => (await import('./operator.js')).runOperatorCli(argv),

@@ -25,9 +25,19 @@ export interface NodeOpSettings {
   rebootTimeoutMs: number;
 }
 
+/**
+ * The image this project builds from its Dockerfile: the operator and the node agent. It is also the
+ * default sentinel/reboot image because the reboot pod must run the *node's* `reboot` through
+ * `nsenter -t 1 -m -- …`: Debian's util-linux nsenter and dash in this image do, whereas a busybox
+ * whose applets take precedence (Debian's busybox-static) runs its own `reboot` applet instead, which
+ * signals the pod's view of PID 1 and never reboots the node (reference/real-node.md §5.3). Nodes
+ * already hold this image for the stage Jobs, so the reboot pod costs no extra pull.
+ */
+export const SKYHOOK_IMAGE = 'ghcr.io/skyhook-ts/skyhook:0.1.0';
+
 export const NODEOP_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue: string, meaning: string]> = [
   ['NODEOP_DEFAULT_IMAGE', 'busybox:1.37', 'image of NodeOps without spec.image'],
-  ['SENTINEL_IMAGE', 'busybox:1.37', 'image of the sentinel container and the reboot pod (needs sh and nsenter)'],
+  ['SENTINEL_IMAGE', SKYHOOK_IMAGE, 'image of the sentinel container and the reboot pod (needs sh and an nsenter that runs the host\'s commands); default: AGENT_IMAGE when set, else the skyhook image'],
   ['JOB_TTL_SUCCEEDED', '1h', 'how long a succeeded Job and its logs are kept (at least 1m)'],
   ['JOB_TTL_FAILED', '24h', 'how long a failed Job and its logs are kept (at least 1m)'],
   ['NODEOP_STUCK_POD_TIMEOUT_SECONDS', '60', 'ImagePullBackOff/CrashLoopBackOff longer than this fails the node'],
@@ -56,7 +66,7 @@ function readTtlSeconds(env: Env, name: string): number {
 export function readNodeOpSettings(env: Env): NodeOpSettings {
   return {
     defaultImage: env['NODEOP_DEFAULT_IMAGE'] || DEFAULTS['NODEOP_DEFAULT_IMAGE']!,
-    helperImage: env['SENTINEL_IMAGE'] || DEFAULTS['SENTINEL_IMAGE']!,
+    helperImage: env['SENTINEL_IMAGE'] || env['AGENT_IMAGE'] || DEFAULTS['SENTINEL_IMAGE']!,
     jobTtlSucceededSeconds: readTtlSeconds(env, 'JOB_TTL_SUCCEEDED'),
     jobTtlFailedSeconds: readTtlSeconds(env, 'JOB_TTL_FAILED'),
     defaultBackoffLimit: 6,

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_RUNTIME_REQUIRED_TAINT } from '../../api/names.js';
 import { parseDurationMs } from '../../util/duration.js';
-import { readNodeOpSettings } from '../../templates/nodeop-settings.js';
+import { readNodeOpSettings, SKYHOOK_IMAGE } from '../../templates/nodeop-settings.js';
 import { DEFAULT_PLANNER_SETTINGS } from './planner-types.js';
 
 export interface SkyhookSettings {
@@ -52,7 +52,7 @@ export function readSkyhookSettings(env: Env, namespace: string): SkyhookSetting
   const nodeOp = readNodeOpSettings(env);
   return {
     namespace,
-    agentImage: env['AGENT_IMAGE'] || 'ghcr.io/skyhook-ts/skyhook:0.1.0',
+    agentImage: env['AGENT_IMAGE'] || SKYHOOK_IMAGE,
     copyDirRoot: absolute('COPY_DIR_ROOT', '/var/lib/skyhook'),
     agentLogRoot: absolute('AGENT_LOG_ROOT', '/var/log/skyhook'),
     imagePullSecret: env['IMAGE_PULL_SECRET'] ?? '',

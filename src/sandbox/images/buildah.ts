@@ -1,0 +1,119 @@
+/**
+ * buildah, always with the project's own image storage (so nothing the machine's other containers
+ * use is touched or collides), never pulling from a registry, and never with its default RUN
+ * network: that one creates a cni-podman0 bridge and iptables chains in the host's network
+ * namespace and leaves them there (reference/real-node.md §2.4). RUN steps share the host network
+ * (they need the Debian and npm registries); test runs get none.
+ */
+import { runCommand } from './run-command.js';
+
+export interface BuildahStorage {
+  /** containers/storage graph root: image layers and containers. */
+  root: string;
+  /** Run-time state (locks, mount bookkeeping). */
+  runRoot: string;
+}
+
+export interface BudOptions {
+  contextDir: string;
+  dockerfile: string;
+  tags: readonly string[];
+  /** `host:container[:options]` bind mounts for RUN steps. */
+  volumes?: readonly string[];
+}
+
+export class Buildah {
+  readonly storage: BuildahStorage;
+
+  constructor(storage: BuildahStorage) {
+    this.storage = storage;
+  }
+
+  private run(args: readonly string[]): Promise<string> {
+    return runCommand('buildah', ['--root', this.storage.root, '--runroot', this.storage.runRoot, '--storage-driver', 'overlay', ...args]);
+  }
+
+  async version(): Promise<string> {
+    return (await this.run(['--version'])).trim();
+  }
+
+  /** A new working container from `image` ('scratch' for an empty one); returns its name. */
+  async from(image: string): Promise<string> {
+    return (await this.run(['from', '--pull=false', image])).trim();
+  }
+
+  /** Copies `source` (a file, or a directory's contents) to `destination` in the container. */
+  async copy(container: string, source: string, destination: string): Promise<void> {
+    await this.run(['copy', container, source, destination]);
+  }
+
+  /** `buildah config` flags, e.g. ['--cmd', 'sh', '--user', '65535:65535']. */
+  async config(container: string, flags: readonly string[]): Promise<void> {
+    await this.run(['config', ...flags, container]);
+  }
+
+  /** Commits the container as `ref` and removes it. */
+  async commit(container: string, ref: string): Promise<void> {
+    await this.run(['commit', '--rm', '--quiet', container, ref]);
+  }
+
+  async tag(ref: string, ...moreRefs: string[]): Promise<void> {
+    await this.run(['tag', ref, ...moreRefs]);
+  }
+
+  /** Builds a Dockerfile from local images only (`FROM` must already be in the storage). */
+  async bud(options: BudOptions): Promise<void> {
+    await this.run([
+      'bud',
+      '--pull=false',
+      '--network', 'host',
+      '--layers=false',
+      '--quiet',
+      '-f', options.dockerfile,
+      ...options.tags.flatMap((tag) => ['-t', tag]),
+      ...(options.volumes ?? []).flatMap((volume) => ['-v', volume]),
+      options.contextDir,
+    ]);
+  }
+
+  async imageExists(ref: string): Promise<boolean> {
+    try {
+      await this.run(['inspect', '--type', 'image', ref]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Writes `ref` as a docker-archive tarball whose RepoTags name it (what `ctr images import` reads). */
+  async exportArchive(ref: string, archive: string): Promise<void> {
+    await this.run(['push', '--quiet', ref, `docker-archive:${archive}:${ref}`]);
+  }
+
+  /** Loads a docker-archive tarball (written by exportArchive) back into the storage. */
+  async importArchive(archive: string): Promise<void> {
+    await this.run(['pull', '--quiet', `docker-archive:${archive}`]);
+  }
+
+  /** Runs a command in a new container of `image` with no network, and removes the container. */
+  async runInImage(image: string, argv: readonly string[], volumes: readonly string[] = []): Promise<string> {
+    const container = await this.from(image);
+    try {
+      return await this.run(['run', '--network', 'none', ...volumes.flatMap((volume) => ['-v', volume]), container, '--', ...argv]);
+    } finally {
+      await this.run(['rm', container]);
+    }
+  }
+
+  /** Mounts an image's root filesystem read-only-by-convention; returns the path and how to unmount. */
+  async mountImage(image: string): Promise<{ path: string; unmount: () => Promise<void> }> {
+    const container = await this.from(image);
+    const path = (await this.run(['mount', container])).trim();
+    return { path, unmount: async () => void (await this.run(['rm', container])) };
+  }
+
+  /** Removes images no tag points at any more (the previous build of a re-built tag). */
+  async pruneUntagged(): Promise<void> {
+    await this.run(['rmi', '--prune']);
+  }
+}
