@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, copyFileSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -107,8 +107,23 @@ export async function ensureGoldenRootfs(images: NodeImages, progress: (message:
     rmSync(partial, { recursive: true, force: true });
     throw error;
   }
+  pruneGoldenRootfs(golden);
   progress(`golden real-node root filesystem ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${golden}`);
   return join(golden, 'rootfs');
+}
+
+/** Golden trees kept besides the newest (~1.4 GB each; each image set or base change makes one). */
+const GOLDEN_KEPT = 2;
+
+/** Removes all but the newest golden trees, never `current`, so the cache does not grow with every source change. */
+function pruneGoldenRootfs(current: string): void {
+  const dir = join(current, '..');
+  const old = readdirSync(dir)
+    .filter((name) => /^golden-[0-9a-f]+$/.test(name) && join(dir, name) !== current)
+    .map((name) => ({ path: join(dir, name), mtime: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime)
+    .slice(GOLDEN_KEPT - 1);
+  for (const { path } of old) rmSync(path, { recursive: true, force: true });
 }
 
 /** A node's own copy of the golden tree (hard links are not safe: containerd rewrites files in place). */
