@@ -6,7 +6,7 @@
  * again with a new boot ID; the disk (root filesystem) persists, /run does not.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { SANDBOX_NAMES } from '../../api/names.js';
@@ -74,6 +74,11 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
     deleteNodeNetwork(net);
     for (let i = 0; i < 100 && !removeCgroups(cgroupName); i++) sleepSync(50);
     releaseSlot(net.slot);
+    // A killed copy may finish its last write after the first pass.
+    for (let i = 0; i < 3 && existsSync(dir); i++) {
+      rmSync(dir, { recursive: true, force: true });
+      sleepSync(50);
+    }
   };
   const node: RealNode = {
     name: spec.name, rootDir, logDir, nodeIp: net.nodeIp, boots,
@@ -94,7 +99,7 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
 
   mkdirSync(join(dir, 'host', 'logs'), { recursive: true });
   writeFileSync(join(dir, 'slot'), String(net.slot));
-  await copyRootfs(spec.golden, rootDir);
+  await copyRootfs(spec.golden, rootDir, spec.fleetDir, spec.name);
   if (stopping) return node;
   copyFileSync(spec.ca.caCert, join(rootDir, NODE_PATHS.caCert));
   const { cert, key } = await makeKubeletClientCert(spec.ca, spec.name, join(dir, 'host'));

@@ -15,7 +15,7 @@ import { getJson } from '../../kube/wait.js';
 import { silentLogger } from '../../kube/logger.js';
 import { deleteNodeNetwork, networkForSlot, releaseSlot, removeCgroups } from './host-resources.js';
 import { startRealNode, type RealNode } from './real-node.js';
-import { ensureGoldenRootfs, type NodeImages } from './rootfs.js';
+import { ensureGoldenRootfs, ensureHostPackages, type NodeImages } from './rootfs.js';
 
 export const DEFAULT_FLEET_BASE = '/var/tmp/skyhook-ts-real-nodes';
 const READY_TIMEOUT_MS = 120_000;
@@ -46,6 +46,7 @@ export interface RealNodeFleet {
 }
 
 const liveNodes = new Set<RealNode>();
+const liveFleetDirs = new Set<string>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -56,6 +57,7 @@ function installExitHook(): void {
   process.on('exit', () => {
     for (const node of liveNodes) node.destroyNow();
     liveNodes.clear();
+    for (const dir of liveFleetDirs) rmSync(dir, { recursive: true, force: true });
   });
 }
 
@@ -134,17 +136,20 @@ export async function startRealNodes(cp: ControlPlaneForNodes, options: RealNode
   const dir = mkdtempSync(join(baseDir, 'run-'));
   writeFileSync(join(dir, 'owner'), String(process.pid));
   mkdirSync(join(dir, 'logs'));
+  liveFleetDirs.add(dir);
   const nodes: RealNode[] = [];
   const stop = async (stopOptions: { keepDirs?: boolean } = {}): Promise<void> => {
     await Promise.all(nodes.map(async (node) => {
       await node.stop({ keepDir: stopOptions.keepDirs });
       liveNodes.delete(node);
     }));
+    liveFleetDirs.delete(dir);
     if (!stopOptions.keepDirs) rmSync(dir, { recursive: true, force: true });
   };
   try {
     const started = Date.now();
     const kubelet = findKubelet();
+    await ensureHostPackages();
     const golden = await ensureGoldenRootfs(options.images, progress);
     await bindNodeRole(cp);
     const prefix = options.namePrefix ?? 'real-';

@@ -7,11 +7,12 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { cacheRoot } from '../binaries.js';
+import { isAlive, startComponent } from '../processes.js';
 import { cniConfig, containerdConfig, NODE_PATHS, rebootCommand } from './node-files.js';
 
 const run = promisify(execFile);
@@ -33,6 +34,29 @@ async function runTool(what: string, file: string, args: string[], env?: NodeJS.
     const err = error as NodeJS.ErrnoException & { stderr?: string };
     throw new Error(`${what} failed: ${(err.stderr ?? '').trim().split('\n').slice(-5).join('\n') || err.message}`);
   }
+}
+
+/**
+ * Runs a long step (extract, import, copy) as a recorded process group (processes.ts), so the exit
+ * hook of a stopped sandbox kills it instead of leaving it writing into a directory being removed.
+ */
+async function runRecorded(what: string, runDir: string, name: string, file: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {
+  mkdirSync(join(runDir, 'logs'), { recursive: true });
+  const step = startComponent(runDir, name, file, args, env);
+  const exit = await step.exited;
+  if (exit !== '0') {
+    const log = existsSync(step.logFile) ? readFileSync(step.logFile, 'utf8').trimEnd().split('\n').slice(-5).join('\n') : '';
+    throw new Error(`${what} failed (exit ${exit}): ${log}`);
+  }
+}
+
+/**
+ * What the machine itself needs for real nodes (containerd, runc and the CNI plugins live in the
+ * node root filesystem, not here): installed when missing and root, else an error with the command.
+ */
+export async function ensureHostPackages(): Promise<void> {
+  await runTool('checking the Debian packages real nodes need (tools/ensure-system-packages.sh)', 'bash',
+    [join(repoRoot, 'tools/ensure-system-packages.sh'), 'real nodes', 'mmdebstrap', 'iproute2', 'util-linux', 'iptables', 'openssl']);
 }
 
 /** The Debian base tarball, built on first use (~60 s, network-bound). */
@@ -83,17 +107,18 @@ export async function ensureGoldenRootfs(images: NodeImages, progress: (message:
   if (existsSync(join(golden, 'rootfs'))) return join(golden, 'rootfs');
 
   const started = Date.now();
+  removeAbandonedPartials(join(golden, '..'));
   const partial = `${golden}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   try {
     mkdirSync(join(partial, 'rootfs'), { recursive: true });
     mkdirSync(join(partial, 'host'), { recursive: true });
     mkdirSync(join(partial, 'images'), { recursive: true });
-    await runTool(`extracting ${base}`, 'tar', ['--numeric-owner', '-xpf', base, '-C', join(partial, 'rootfs')]);
+    await runRecorded(`extracting ${base}`, partial, 'extract', 'tar', ['--numeric-owner', '-xpf', base, '-C', join(partial, 'rootfs')]);
     configureRootfs(join(partial, 'rootfs'));
     images.archives.forEach((archive, i) => linkOrCopy(archive, join(partial, 'images', `${i}-${basename(archive)}`)));
     progress(`importing ${images.archives.length} image archive(s) into the golden real-node root filesystem`);
-    await runTool(`importing images into the real-node root filesystem (see ${join(partial, 'host/logs')})`, 'unshare',
+    await runRecorded(`importing images into the real-node root filesystem (see ${join(partial, 'host/logs')})`, partial, 'import', 'unshare',
       ['--mount', '--pid', '--uts', '--ipc', '--net', '--fork', '--kill-child', '--propagation', 'private', 'sh', NODE_INIT_SCRIPT],
       { ...process.env, NODE_DIR: partial, NODE_MODE: 'import', IMAGES_DIR: join(partial, 'images') });
     rmSync(join(partial, 'images'), { recursive: true, force: true });
@@ -112,6 +137,14 @@ export async function ensureGoldenRootfs(images: NodeImages, progress: (message:
   return join(golden, 'rootfs');
 }
 
+/** Golden trees half-built by processes that are gone (killed mid-build). */
+function removeAbandonedPartials(dir: string): void {
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+    const owner = /^golden-[0-9a-f]+\.partial-(\d+)$/.exec(name);
+    if (owner && !isAlive(Number(owner[1]))) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
 /** Golden trees kept besides the newest (~1.4 GB each; each image set or base change makes one). */
 const GOLDEN_KEPT = 2;
 
@@ -127,7 +160,7 @@ function pruneGoldenRootfs(current: string): void {
 }
 
 /** A node's own copy of the golden tree (hard links are not safe: containerd rewrites files in place). */
-export async function copyRootfs(golden: string, target: string): Promise<void> {
+export async function copyRootfs(golden: string, target: string, runDir: string, name: string): Promise<void> {
   mkdirSync(join(target, '..'), { recursive: true });
-  await runTool(`copying the real-node root filesystem to ${target}`, 'cp', ['-a', golden, target]);
+  await runRecorded(`copying the real-node root filesystem to ${target}`, runDir, `${name}-copy`, 'cp', ['-a', golden, target]);
 }
