@@ -86,8 +86,9 @@ async function stopAndCheck(r: Run, signal: NodeJS.Signals, what: string): Promi
 describe('stopping a sandbox with a real node at random moments leaves nothing behind', () => {
   it('Ctrl-C during the node\'s boot', async () => {
     const r = run(['cluster', '--nodes', '1', '--real-nodes', '1']);
-    await r.when(/real nodes: (importing|golden|copying)|real node real-0|Ready/);
-    const delay = randomMs(4000);
+    await r.when(/real nodes: making sure the images are built/);
+    const delay = randomMs(6000); // images checked, golden tree, copy, boot: about 6 s in all
+
     console.log(`boot: SIGINT ${delay} ms into the real node's start`);
     await sleep(delay);
     await stopAndCheck(r, 'SIGINT', 'during boot');
@@ -104,7 +105,7 @@ describe('stopping a sandbox with a real node at random moments leaves nothing b
 
   it('Ctrl-C during a reboot', async () => {
     const r = run(['sandbox', '--nodes', '1', '--demo-nodes', '0', '--real-nodes', '1', '-f', REBOOT_FIXTURE]);
-    const [, rootDir] = await r.when(/real node real-0: its \/ is (\S+)/);
+    const [, rootDir] = await r.when(/real node real-0 \([^)]*\): root filesystem (\S+)/);
     const bootIdFile = join(dirname(rootDir!), 'boot_id');
     const first = readFileSync(bootIdFile, 'utf8');
     const deadline = Date.now() + 240_000;
