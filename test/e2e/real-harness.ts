@@ -56,10 +56,16 @@ export async function startRealHarness(options: RealHarnessOptions): Promise<Rea
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
   try {
+    const started = Date.now();
     const images = await ensureImages();
+    const imagesMs = Date.now() - started;
     const cp = await startControlPlane({ nodes: options.simulatedNodes ?? [], podDurationMs: options.podDurationMs ?? 250 });
     cleanups.push(() => cp.stop());
-    const fleet = await startRealNodes(cp, { count: options.realNodes, images, ...(options.realNodeLabels ? { labels: options.realNodeLabels } : {}) });
+    const progress: string[] = [`images ready in ${(imagesMs / 1000).toFixed(1)} s`, `control plane ready in ${(cp.startupMs / 1000).toFixed(1)} s`];
+    const fleet = await startRealNodes(cp, {
+      count: options.realNodes, images, onProgress: (m) => progress.push(m), ...(options.realNodeLabels ? { labels: options.realNodeLabels } : {}),
+    });
+    console.log(`real-node harness: ${progress.join('; ')}`);
     cleanups.push(() => fleet.stop());
     const h = await prepareSkyhookHarness(cp, {
       ...options,
