@@ -27,6 +27,7 @@ import {
 
 const NODE = 'real-0';
 const GROUP = 'real';
+// The package image is tagged 1.1.0 only (the README demo's version): packages here use that version.
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
 const WORKLOADS = 'default';
 let h: RealHarness;
@@ -72,7 +73,7 @@ describe('a real drain, then a reboot interrupt on a real node', () => {
     expect(await reportedBootId(h, NODE)).toBe(bootBefore);
 
     await createGroupSkyhook(h, 'reboots', GROUP, { packages: { kernel: {
-      version: '1.0.0', image: IMAGE, interrupt: { type: 'reboot' },
+      version: '1.1.0', image: IMAGE, interrupt: { type: 'reboot' },
       configMap: { 'apply.sh': bootIdLine('apply'), 'config.sh': bootIdLine('config'), 'post_interrupt.sh': bootIdLine('post-interrupt') },
     } } });
     const blocked = await waitForSkyhook(h, 'reboots', (s) => condition(s, SKYHOOK_CONDITIONS.drainBlocked)?.status === 'True', 120_000);
@@ -111,19 +112,19 @@ describe('a real drain, then a reboot interrupt on a real node', () => {
     expect(span!.to).toBeGreaterThan(Math.max(...onNode.map((j) => j.doneAt ?? Infinity)));
     const node = await h.core.readNode({ name: NODE });
     expect(node.spec?.unschedulable).toBeFalsy();
-    expect(parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState('reboots')] ?? '{}')['kernel|1.0.0']).toMatchObject({ stage: 'post-interrupt', state: 'complete' });
+    expect(parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState('reboots')] ?? '{}')['kernel|1.1.0']).toMatchObject({ stage: 'post-interrupt', state: 'complete' });
     await apps.deleteNamespacedDeployment({ name: 'guarded', namespace: WORKLOADS });
   }, 420_000);
 });
 
 describe('a failing package step on a real node', () => {
   it('puts its log tail in the Skyhook\'s Event, marks the node erroring, and recovers when the SCR is fixed', async () => {
-    const broken = { version: '1.0.0', image: IMAGE, configMap: { 'apply.sh': 'echo "cannot tune: /proc/sys/vm/nr_hugepages is busy"\nexit 3' } };
+    const broken = { version: '1.1.0', image: IMAGE, configMap: { 'apply.sh': 'echo "cannot tune: /proc/sys/vm/nr_hugepages is busy"\nexit 3' } };
     await createGroupSkyhook(h, 'failing', GROUP, { packages: { hugepages: broken } });
     const events = await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/events', (all) => all.some((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'failing'), 120_000, 'StageFailed event on the SCR');
     const event = events.find((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'failing')!;
     expect(event.involvedObject.kind).toBe('Skyhook');
-    expect(event.message).toContain(`Package [hugepages:1.0.0] stage [apply] failed on node [${NODE}]: container hugepages-apply exited with code`);
+    expect(event.message).toContain(`Package [hugepages:1.1.0] stage [apply] failed on node [${NODE}]: container hugepages-apply exited with code`);
     expect(event.message).toContain('cannot tune: /proc/sys/vm/nr_hugepages is busy');
     const erroring = await waitForSkyhook(h, 'failing', (s) => s.status?.nodeStatus?.[NODE] === 'erroring', 60_000);
     expect(erroring.status?.status).toBe('erroring');
