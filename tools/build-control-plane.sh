@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok from
+# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet (for the
+# sandbox's real nodes) and kwok from
 # upstream Go modules into a cache outside the repository, keyed by version. Does nothing when the
 # binaries are already there, and nothing at all when KUBEBUILDER_ASSETS points at a complete set.
 set -euo pipefail
@@ -8,7 +9,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=versions.env
 source "$here/versions.env"
 
-names=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok)
+names=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kwok)
 cache_root="${SKYHOOK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/skyhook-ts}"
 bin_dir="$cache_root/bin/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 
@@ -67,7 +68,7 @@ mkdir -p "$work" "$bin_dir.partial"
 export GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0
 start=$SECONDS
 
-# --- kube-apiserver, kube-controller-manager, kube-scheduler, kubectl -------------------------
+# --- kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet ---------------
 k8s_work="$work/k8s-$K8S_VERSION"
 mkdir -p "$k8s_work"
 log "fetching k8s.io/kubernetes@$K8S_VERSION's go.mod to generate the staging replace list"
@@ -100,6 +101,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
 )
 GO
 k8s_minor="${K8S_VERSION#v1.}"; k8s_minor="${k8s_minor%%.*}"
@@ -112,10 +114,10 @@ ldflags="-s -w \
  -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION \
  -X k8s.io/client-go/pkg/version.gitMajor=1 \
  -X k8s.io/client-go/pkg/version.gitMinor=$k8s_minor"
-log "building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl $K8S_VERSION (cold: ~20 min on 2 cores)"
+log "building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet $K8S_VERSION (cold: ~20 min on 2 cores)"
 (cd "$k8s_work" && go build -trimpath -tags tools -ldflags "$ldflags" -o "$bin_dir.partial/" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes/cmd/kubelet)
 log "k8s binaries built after $((SECONDS - start)) s"
 
 # --- etcd: a wrapper main, since etcd's own modules carry local replace directives ------------
@@ -146,6 +148,12 @@ log "building etcd $ETCD_VERSION"
 log "building kwok $KWOK_VERSION"
 GOBIN="$bin_dir.partial" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
 
-rm -rf "$bin_dir"
-mv "$bin_dir.partial" "$bin_dir"
+if [[ -d "$bin_dir" ]]; then
+  # An older set lacking a binary (kubelet joined later): rename each file over the old one, so a
+  # control plane starting meanwhile never finds the directory missing.
+  for f in "$bin_dir.partial"/*; do mv -f "$f" "$bin_dir/"; done
+  rmdir "$bin_dir.partial"
+else
+  mv "$bin_dir.partial" "$bin_dir"
+fi
 log "done in $((SECONDS - start)) s: $bin_dir"

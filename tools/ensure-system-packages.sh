@@ -34,9 +34,12 @@ fi
 
 log "installing for $purpose: ${missing[*]}"
 start=$SECONDS
-# Several processes (parallel test files) may get here at once: dpkg takes its own lock, and
-# apt-get waits for it instead of failing.
+# Several processes (parallel test files) may get here at once. DPkg::Lock::Timeout makes apt-get
+# wait for dpkg's lock, but not for the package lists' lock that `apt-get update` takes, so our own
+# callers also queue on one lock file of ours.
 export DEBIAN_FRONTEND=noninteractive
+exec 9>/tmp/skyhook-ts-apt.lock
+flock 9
 apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null
 apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 log "installed in $((SECONDS - start)) s: ${missing[*]}"

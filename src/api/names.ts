@@ -213,3 +213,11 @@ export const KUBERNETES_NAMES = {
   /** Label the Job controller puts on a Job's pods. */
   jobNameLabel: 'batch.kubernetes.io/job-name',
 } as const;
+
+/** Names the sandbox (src/sandbox/) puts on its nodes. */
+export const SANDBOX_NAMES = {
+  /** Node label: `real` (kubelet + containerd in namespaces) or `simulated` (KWOK). */
+  nodeKindLabel: 'sandbox.skyhook-ts.io/node-kind',
+  /** KWOK manages exactly the nodes with this annotation set to `fake`. */
+  simulatedNodeAnnotation: 'kwok.x-k8s.io/node',
+} as const;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { hostname } from 'node:os';
 import { parseAllDocuments } from 'yaml';
 import type { V1Node } from '@kubernetes/client-node';
-import { GROUP_VERSION, KINDS, TEST_NODE_LABEL } from '../api/names.js';
+import { CHILD_LABELS, GROUP_VERSION, KINDS, TEST_NODE_LABEL } from '../api/names.js';
 import type { Skyhook } from '../api/skyhook.js';
 import { controllers } from '../controllers/registry.js';
 import { selectorMatches } from '../controllers/skyhook/node-eligibility.js';
@@ -23,11 +23,12 @@ import { pino } from 'pino';
 import { startControlPlane, type SimulatedNode } from '../sandbox/control-plane.js';
 import { nodeLine, overallLine, type ProgressSkyhook } from '../sandbox/progress.js';
 import { startSimulatedHost } from '../sandbox/simulated-host.js';
+import { startSandboxRealNodes, type SandboxRealNodes } from '../sandbox/real-node/sandbox-real-nodes.js';
 import { parseDurationMs } from '../util/duration.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 
-const HELP = `Usage: skyhook sandbox [--nodes 5] [--demo-nodes 3] [--pod-duration 1s] [-f FILE] [--keep-logs]
+const HELP = `Usage: skyhook sandbox [--nodes 5] [--demo-nodes 3] [--real-nodes 0] [--pod-duration 1s] [-f FILE] [--keep-logs]
 
 Runs the whole system locally: a control plane with simulated nodes, the CRDs, the operator and
 the Skyhook in FILE (default config/samples/demo.yaml), with live progress. Ctrl-C stops everything.
@@ -35,6 +36,8 @@ the Skyhook in FILE (default config/samples/demo.yaml), with live progress. Ctrl
 Options:
   --nodes N          simulated nodes (default 5)
   --demo-nodes N     how many of them carry ${TEST_NODE_LABEL}=demo (default 3)
+  --real-nodes N     real nodes beside them (kubelet + containerd in namespaces, each with its own
+                     root filesystem; Linux, root), all labelled ${TEST_NODE_LABEL}=demo (default 0)
   --pod-duration D   how long each phase of a simulated stage pod takes (default 1s)
   -f, --file FILE    the Skyhook manifest to apply
   --keep-logs        keep the run directory (component and operator logs) after stopping
@@ -51,12 +54,23 @@ function progressOf(skyhook: Skyhook): ProgressSkyhook {
   return { name: skyhook.metadata?.name ?? '', status: skyhook.status?.status, completeNodes: skyhook.status?.completeNodes, packages };
 }
 
+/** Where to look on the real nodes: their root filesystems (the hosts the packages changed) and the stage logs. */
+function realNodeHints(real: SandboxRealNodes): string[] {
+  return real.fleet.nodes.flatMap((node) => [
+    `real node ${node.name}: its / is ${node.rootDir}`,
+    `  ls -la ${node.rootDir}/ ${node.rootDir}/etc/skyhook-demo-motd ${node.rootDir}/skyhook-hello-world 2>/dev/null  (what the demo packages write)`,
+    `  kubectl -n skyhook logs -l ${CHILD_LABELS.node}=${node.name} --all-containers --prefix   (the agent's output in each stage Job)`,
+    `  kubelet and containerd logs: ${node.logDir}`,
+  ]);
+}
+
 export async function runSandboxCli(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       nodes: { type: 'string', default: '5' },
       'demo-nodes': { type: 'string', default: '3' },
+      'real-nodes': { type: 'string', default: '0' },
       'pod-duration': { type: 'string', default: '1s' },
       file: { type: 'string', short: 'f', default: join(repoRoot, 'config/samples/demo.yaml') },
       'keep-logs': { type: 'boolean', default: false },
@@ -71,6 +85,8 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
   const demoCount = Number(values['demo-nodes']);
   if (!Number.isInteger(nodeCount) || nodeCount < 1) throw new Error(`--nodes must be a whole number >= 1, not '${values.nodes}'`);
   if (!Number.isInteger(demoCount) || demoCount < 0 || demoCount > nodeCount) throw new Error(`--demo-nodes must be between 0 and --nodes (${nodeCount}), not '${values['demo-nodes']}'`);
+  const realCount = Number(values['real-nodes']);
+  if (!Number.isInteger(realCount) || realCount < 0) throw new Error(`--real-nodes must be a whole number >= 0, not '${values['real-nodes']}'`);
   const file = resolve(values.file);
   const skyhooks = skyhooksIn(file);
   if (skyhooks.length === 0) throw new Error(`${file} holds no ${GROUP_VERSION} Skyhook: pass a Skyhook manifest with -f`);
@@ -91,6 +107,14 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
     await cp.kubectl(['create', 'namespace', 'skyhook']);
     const operatorLog = join(cp.runDir, 'logs', 'operator.log');
     const logger = createLogger({ level: 'info', destination: pino.destination({ dest: operatorLog, sync: true, mkdir: true }) });
+    const real = realCount > 0 ? await startSandboxRealNodes(cp, realCount, { labels: { [TEST_NODE_LABEL]: 'demo' }, logger, say }) : undefined;
+    if (real) {
+      cleanups.push(() => real.fleet.stop({ keepDirs: values['keep-logs'] }));
+      // Stage Jobs on real nodes run the images the nodes hold (an explicit environment wins).
+      process.env.AGENT_IMAGE ||= real.images.agentImage;
+      process.env.SENTINEL_IMAGE ||= real.images.sentinelImage;
+      for (const line of real.describe()) say(line);
+    }
     const manager = await startManager({
       kc: cp.kubeConfig, logger, namespace: 'skyhook', identity: `${hostname()}-sandbox`, leaderElect: false, leaseName: 'skyhook-sandbox',
       health: { host: '127.0.0.1', port: 0 }, metrics: { host: '127.0.0.1', port: 0 }, controllers,
@@ -135,6 +159,7 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
         clearInterval(timer);
         say(`${skyhooks.map((s) => s.metadata?.name).join(', ')} complete on every selected node in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         say(`explore with kubectl:\nexport KUBECONFIG=${cp.kubeconfigPath}`);
+        for (const line of real ? realNodeHints(real) : []) say(line);
         say('still running; press Ctrl-C to stop');
       }
     };

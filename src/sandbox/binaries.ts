@@ -34,9 +34,13 @@ export function readVersions(file = join(repoRoot, 'tools/versions.env')): Contr
   return { k8s: get('K8S_VERSION'), etcd: get('ETCD_VERSION'), kwok: get('KWOK_VERSION') };
 }
 
+/** Where everything built outside the repository is cached (binaries, root filesystems, images). */
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SKYHOOK_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'skyhook-ts');
+}
+
 export function cacheBinDir(versions = readVersions(), env: NodeJS.ProcessEnv = process.env): string {
-  const cacheRoot = env.SKYHOOK_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'skyhook-ts');
-  return join(cacheRoot, 'bin', `k8s-${versions.k8s}-etcd-${versions.etcd}-kwok-${versions.kwok}`);
+  return join(cacheRoot(env), 'bin', `k8s-${versions.k8s}-etcd-${versions.etcd}-kwok-${versions.kwok}`);
 }
 
 function isExecutable(path: string): boolean {
@@ -51,6 +55,14 @@ function isExecutable(path: string): boolean {
 function completeSet(dir: string): Binaries | undefined {
   const entries = BINARY_NAMES.map((name) => [name, join(dir, name)] as const);
   return entries.every(([, path]) => isExecutable(path)) ? (Object.fromEntries(entries) as Binaries) : undefined;
+}
+
+/** The kubelet of the sandbox's real nodes, built with the control plane (it is not part of an envtest set). */
+export function findKubelet(env: NodeJS.ProcessEnv = process.env): string {
+  const candidates = [env.KUBEBUILDER_ASSETS, cacheBinDir(readVersions(), env)].filter((d): d is string => Boolean(d)).map((d) => join(d, 'kubelet'));
+  const found = candidates.find(isExecutable);
+  if (found) return found;
+  throw new Error(`kubelet not found (looked at ${candidates.join(', ')}). Run \`npm run cluster:build\` to build it with the control plane.`);
 }
 
 /** Finds a complete set of binaries or throws an error that says how to get one. */

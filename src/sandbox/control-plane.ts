@@ -16,6 +16,7 @@ import { createPki, writeKubeconfig, type Pki } from './pki.js';
 import { freePorts } from './ports.js';
 import { reapStaleRuns, startComponent, stopComponent, type Component } from './processes.js';
 import { waitForList } from '../kube/wait.js';
+import { SANDBOX_NAMES } from '../api/names.js';
 
 export interface SimulatedNode {
   name: string;
@@ -217,7 +218,9 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     writeFileSync(logsFile, simulatedLogFile());
     writeFileSync(kwokConfig, kwokConfigYaml({ podDurationMs: options.podDurationMs ?? 1000, logsFile }));
     const kwok = start('kwok', [
-      `--kubeconfig=${kubeconfigPath}`, `--config=${kwokConfig}`, '--manage-all-nodes=true',
+      `--kubeconfig=${kubeconfigPath}`, `--config=${kwokConfig}`,
+      // Only the simulated nodes: real nodes (sandbox/real-node/) have kubelets of their own.
+      '--manage-all-nodes=false', `--manage-nodes-with-annotation-selector=${SANDBOX_NAMES.simulatedNodeAnnotation}=fake`,
       '--node-ip=127.0.0.1', `--node-port=${kwokPort}`, `--server-address=127.0.0.1:${kwokPort}`,
       `--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`,
       '--cidr=10.244.0.0/16', '--node-lease-duration-seconds=40', `--v=${v}`,
@@ -234,7 +237,8 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       const limit = pLimit(NODE_CREATE_CONCURRENCY);
       await Promise.all(nodes.map((node) => limit(() => core.createNode({ body: {
         apiVersion: 'v1', kind: 'Node',
-        metadata: { name: node.name, labels: { 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'type': 'kwok', ...node.labels }, annotations: { 'kwok.x-k8s.io/node': 'fake', ...node.annotations } },
+        metadata: { name: node.name, labels: { 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'type': 'kwok', [SANDBOX_NAMES.nodeKindLabel]: 'simulated', ...node.labels },
+          annotations: { [SANDBOX_NAMES.simulatedNodeAnnotation]: 'fake', ...node.annotations } },
         spec: { taints: node.taints },
       } }))));
       const names = new Set(nodes.map((n) => n.name));

@@ -20,11 +20,12 @@
  * Knobs: `delayMs` (how long after the sentinel the interrupt happens; default 500 ms) and
  * `failNodes` (nodes whose interrupt command "fails": the reboot pod shows exit code 1 and no reboot).
  * Start one per control plane; the Skyhook controller's interrupt stages can use it unchanged.
+ * It acts only on simulated nodes (annotation `kwok.x-k8s.io/node: fake`), never on real ones.
  */
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { KUBERNETES_NAMES, NODEOP_NAMES } from '../api/names.js';
+import { KUBERNETES_NAMES, NODEOP_NAMES, SANDBOX_NAMES } from '../api/names.js';
 import { mergePatchNodeStatus, MERGE_PATCH } from '../kube/client.js';
 import { Informer } from '../kube/informer.js';
 import { apiListWatch } from '../kube/list-watch.js';
@@ -84,6 +85,9 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
       node, pod: name, namespace, job: pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation] ?? '',
       commands: plan.commands ?? [], rebootsNode: plan.rebootsNode === true, failed: failNodes.has(node), at: Date.now(),
     };
+    // Real nodes (a kubelet of their own) do their interrupts themselves.
+    const target = await core.readNode({ name: node });
+    if (target.metadata?.annotations?.[SANDBOX_NAMES.simulatedNodeAnnotation] !== 'fake') return;
     const container = pod.spec?.containers[0]?.name ?? 'reboot';
     if (record.failed) {
       await core.patchNamespacedPodStatus({ name, namespace, body: { status: { containerStatuses: [{ name: container, image: pod.spec?.containers[0]?.image ?? '', imageID: '', ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: terminated(1) }] } } }, MERGE_PATCH);

@@ -11,6 +11,7 @@ import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { nodeOpControllerFactory } from '../../src/controllers/nodeop/controller.js';
 import { skyhookControllerFactory, type SkyhookControllerOptions } from '../../src/controllers/skyhook/skyhook-controller.js';
 import { silentLogger, type Logger } from '../../src/kube/logger.js';
+import type { NodeOpSettings } from '../../src/templates/nodeop-settings.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
 import { startSimulatedHost, type SimulatedHostOptions, type SimulatedHost } from '../../src/sandbox/simulated-host.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
@@ -59,7 +60,7 @@ export async function startSkyhookHarness(
 ): Promise<SkyhookHarness> {
   const cp = await startControlPlane({ nodes, podDurationMs: options.podDurationMs ?? 250 });
   try {
-    return await prepare(cp, options);
+    return await prepareSkyhookHarness(cp, options);
   } catch (e) {
     await cp.stop(); // the caller never gets a harness to stop
     throw e;
@@ -74,9 +75,12 @@ export interface HarnessOptions {
   simulatedHost?: SimulatedHostOptions;
   /** The operator's logger (default: silent); a test that reads the operator's log passes its own. */
   logger?: Logger;
+  /** NodeOp settings beyond the harness's short stuck-pod timeout (real nodes: the sentinel image). */
+  nodeOpSettings?: Partial<NodeOpSettings>;
 }
 
-async function prepare(cp: ControlPlane, options: HarnessOptions): Promise<SkyhookHarness> {
+/** CRDs, namespace and operator on an already running control plane (startSkyhookHarness's second half). */
+export async function prepareSkyhookHarness(cp: ControlPlane, options: HarnessOptions): Promise<SkyhookHarness> {
   await installOperatorPrerequisites(cp);
   const kc = cp.kubeConfig;
   const core = kc.makeApiClient(CoreV1Api);
@@ -92,7 +96,7 @@ async function prepare(cp: ControlPlane, options: HarnessOptions): Promise<Skyho
       leaseName: 'skyhook-e2e',
       health: { host: '127.0.0.1', port: 0 },
       metrics: { host: '127.0.0.1', port: 0 },
-      controllers: [nodeOpControllerFactory({ settings: { stuckPodTimeoutMs: 15_000 } }), skyhookControllerFactory(options.skyhook)],
+      controllers: [nodeOpControllerFactory({ settings: { stuckPodTimeoutMs: 15_000, ...options.nodeOpSettings } }), skyhookControllerFactory(options.skyhook)],
       drainDeadlineMs: 5_000,
     });
   };

@@ -47,6 +47,33 @@ export function skyhookOwnerReference(skyhook: Skyhook): V1OwnerReference {
   return { apiVersion: GROUP_VERSION, kind: KINDS.skyhook.kind, name, uid, controller: true, blockOwnerDeletion: true };
 }
 
+/** The package directory's entries that are our volume mounts, not files of the package image. */
+const MOUNTED_ENTRIES = ['configmaps', 'node-metadata'];
+
+/**
+ * The package init container's copy of /skyhook-package onto the host (all stages of a package
+ * version share one copy dir, as upstream). The configMap and node-metadata volumes are directories
+ * of symlinks (`key -> ..data/key`): their old copies are removed and their keys copied as regular
+ * files (what upstream's subPath mounts give), because some `cp` builds (Debian's busybox) refuse
+ * to copy a symlink over an existing one, which failed every second stage.
+ */
+export function packageCopyScript(): string {
+  return [
+    'set -e',
+    `dest="${ROOT_MOUNT}\${SKYHOOK_DIR}"`,
+    'mkdir -p "$dest"',
+    `for mounted in ${MOUNTED_ENTRIES.join(' ')}; do`,
+    '  rm -rf "$dest/$mounted"',
+    '  [ -d "/skyhook-package/$mounted" ] || continue',
+    '  mkdir -p "$dest/$mounted"',
+    '  for f in "/skyhook-package/$mounted"/*; do [ ! -e "$f" ] || cp -L "$f" "$dest/$mounted/"; done',
+    'done',
+    'for entry in /skyhook-package/*; do',
+    `  case "\${entry##*/}" in ${MOUNTED_ENTRIES.join('|')}) ;; *) cp -r "$entry" "$dest/" ;; esac`,
+    'done',
+  ].join('\n');
+}
+
 export interface StageOpInput {
   op: CreateStageOp;
   skyhook: Skyhook;
@@ -84,7 +111,7 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
     {
       name: `${prefix}-init`,
       image: packageImageRef(op.package),
-      command: ['/bin/sh', '-c', `mkdir -p ${ROOT_MOUNT}\${SKYHOOK_DIR} && cp -r /skyhook-package/* ${ROOT_MOUNT}\${SKYHOOK_DIR}`],
+      command: ['/bin/sh', '-c', packageCopyScript()],
       env: [{ name: 'SKYHOOK_DIR', value: copyDir }],
       // Upstream gives every container of the stage pod the package's resources, the copy included.
       ...(pkg?.resources ? { resources: pkg.resources } : {}),

@@ -1,0 +1,146 @@
+/**
+ * One real node: its directory (root filesystem, logs, boot ID), network slot, cgroups, API relay,
+ * and the supervisor loop that is its power button. Each boot runs node-init.sh as PID 1 of fresh
+ * mount/PID/UTS/IPC namespaces inside the node's network namespace, as a process group recorded by
+ * processes.ts. When PID 1 dies of SIGHUP (reboot(2) in the node's PID namespace) the node boots
+ * again with a new boot ID; the disk (root filesystem) persists, /run does not.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { SANDBOX_NAMES } from '../../api/names.js';
+import { isAlive, startComponent, stopComponent, type Component } from '../processes.js';
+import { startApiRelay, type ApiRelay } from './api-relay.js';
+import { claimSlot, createCgroups, createNodeNetwork, deleteNodeNetwork, networkForSlot, releaseSlot, removeCgroups, type NodeNetwork } from './host-resources.js';
+import { makeKubeletClientCert, type CaFiles } from './kubelet-cert.js';
+import { kubeletConfig, kubeletKubeconfig, NODE_PATHS } from './node-files.js';
+import { copyRootfs, NODE_INIT_SCRIPT } from './rootfs.js';
+
+export interface RealNodeSpec {
+  name: string;
+  /** The fleet's directory: node directories, `logs/`, `pids`. */
+  fleetDir: string;
+  golden: string;
+  kubelet: string;
+  ca: CaFiles;
+  apiPort: number;
+  labels?: Record<string, string>;
+  logger: Logger;
+}
+
+export interface NodeBoot {
+  bootId: string;
+  at: number;
+}
+
+export interface RealNode {
+  name: string;
+  /** The node's `/`: what its Jobs see through hostPath: /. */
+  rootDir: string;
+  /** Host side of the node's /run/host: kubelet.log, containerd.log. */
+  logDir: string;
+  nodeIp: string;
+  /** Boots in order (boot ID, Date.now() when started); the last one is current. */
+  readonly boots: readonly NodeBoot[];
+  /** Set when PID 1 exited other than by a reboot: the node is down for good. */
+  readonly crashed: string | undefined;
+  stop(options?: { keepDir?: boolean }): Promise<void>;
+  /** What stop() undoes, synchronously, for process-exit hooks: kills the node and frees its resources. */
+  destroyNow(): void;
+}
+
+const sleepSync = (ms: number): void => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms) as unknown as void;
+
+export async function startRealNode(spec: RealNodeSpec, onResources: (node: RealNode) => void): Promise<RealNode> {
+  const dir = join(spec.fleetDir, spec.name);
+  const rootDir = join(dir, 'rootfs');
+  const logDir = join(dir, 'host', 'logs');
+  const net: NodeNetwork = networkForSlot(claimSlot());
+  const cgroupName = `skyhook-node-${net.slot}`;
+  const boots: NodeBoot[] = [];
+  let current: Component | undefined;
+  let relay: ApiRelay | undefined;
+  let stopping = false;
+  let crashed: string | undefined;
+  const logger = spec.logger.child({ node: spec.name });
+
+  const destroyNow = (): void => {
+    stopping = true;
+    if (current) {
+      try { process.kill(-current.pid, 'SIGKILL'); } catch { /* gone */ }
+      for (let i = 0; i < 100 && isAlive(current.pid); i++) sleepSync(50);
+    }
+    deleteNodeNetwork(net);
+    for (let i = 0; i < 100 && !removeCgroups(cgroupName); i++) sleepSync(50);
+    releaseSlot(net.slot);
+    // A killed copy may finish its last write after the first pass.
+    for (let i = 0; i < 3 && existsSync(dir); i++) {
+      rmSync(dir, { recursive: true, force: true });
+      sleepSync(50);
+    }
+  };
+  const node: RealNode = {
+    name: spec.name, rootDir, logDir, nodeIp: net.nodeIp, boots,
+    get crashed() { return crashed; },
+    destroyNow,
+    async stop(options = {}) {
+      stopping = true;
+      if (current) await stopComponent(current, 0); // SIGKILL: unshare ignores SIGTERM; the node's PID 1 takes everything with it
+      await relay?.stop();
+      // Processes of a killed PID namespace leave their cgroups a moment later.
+      for (let i = 0; i < 200 && !removeCgroups(cgroupName); i++) await new Promise((r) => setTimeout(r, 50));
+      deleteNodeNetwork(net);
+      releaseSlot(net.slot);
+      if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  onResources(node);
+
+  mkdirSync(join(dir, 'host', 'logs'), { recursive: true });
+  writeFileSync(join(dir, 'slot'), String(net.slot));
+  await copyRootfs(spec.golden, rootDir, spec.fleetDir, spec.name);
+  if (stopping) return node;
+  copyFileSync(spec.ca.caCert, join(rootDir, NODE_PATHS.caCert));
+  const { cert, key } = await makeKubeletClientCert(spec.ca, spec.name, join(dir, 'host'));
+  copyFileSync(cert, join(rootDir, NODE_PATHS.kubeletCert));
+  copyFileSync(key, join(rootDir, NODE_PATHS.kubeletKey));
+  writeFileSync(join(rootDir, NODE_PATHS.kubeletConfig), kubeletConfig(cgroupName));
+  writeFileSync(join(rootDir, NODE_PATHS.kubeletKubeconfig), kubeletKubeconfig());
+  writeFileSync(join(rootDir, 'etc/machine-id'), `${randomBytes(16).toString('hex')}\n`);
+  writeFileSync(join(rootDir, 'etc/hostname'), `${spec.name}\n`);
+  createNodeNetwork(net);
+  createCgroups(cgroupName);
+  relay = await startApiRelay(join(dir, 'host', 'api.sock'), spec.apiPort);
+  if (stopping) return node;
+
+  const labels = Object.entries({ ...spec.labels, [SANDBOX_NAMES.nodeKindLabel]: 'real' }).map(([k, v]) => `${k}=${v}`).join(',');
+  const env = {
+    ...process.env, NODE_DIR: dir, NODE_MODE: 'boot', NODE_NAME: spec.name, NODE_IP: net.nodeIp, KUBELET_BIN: spec.kubelet,
+    KUBELET_ARGS: `--node-labels=${labels} --v=1`,
+  };
+  const boot = (): void => {
+    const bootId = randomUUID();
+    writeFileSync(join(dir, 'boot_id'), `${bootId}\n`);
+    boots.push({ bootId, at: Date.now() });
+    logger.info({ bootId, boot: boots.length }, 'booting real node');
+    const component = startComponent(spec.fleetDir, spec.name, 'nsenter', [
+      `--net=/run/netns/${net.netns}`, 'unshare', '--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--propagation', 'private',
+      'sh', NODE_INIT_SCRIPT,
+    ], env);
+    current = component;
+    void component.exited.then((how) => {
+      if (stopping) return;
+      // reboot(2) in the node's PID namespace kills its init with SIGHUP; unshare re-raises it.
+      if (how === 'SIGHUP' || how === '129') {
+        logger.info({ bootId }, 'real node rebooted itself');
+        boot();
+      } else {
+        crashed = how;
+        logger.error({ exit: how, logs: logDir }, 'real node PID 1 exited: the node is down');
+      }
+    });
+  };
+  boot();
+  return node;
+}

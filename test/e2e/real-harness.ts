@@ -1,0 +1,113 @@
+/**
+ * What the real-node e2e files share: a control plane with simulated nodes, real nodes beside them
+ * (kubelet + containerd in namespaces, images built by `npm run images`), and the operator in this
+ * process using the built agent and sentinel images. Real-node files run one at a time (a lock
+ * across jest workers: each holds two root filesystems and kubelets on a 2-core machine).
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { CHILD_LABELS } from '../../src/api/names.js';
+import { isAlive } from '../../src/sandbox/processes.js';
+import { startControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
+import { ensureImages, type ImageSet } from '../../src/sandbox/images/ensure-images.js';
+import { startRealNodes, type RealNodeFleet } from '../../src/sandbox/real-node/real-nodes.js';
+import type { RealNode } from '../../src/sandbox/real-node/real-node.js';
+import { kubectlOk, prepareSkyhookHarness, NAMESPACE, type HarnessOptions, type SkyhookHarness } from './skyhook-harness.js';
+
+export * from './skyhook-harness.js';
+
+export interface RealHarness extends SkyhookHarness {
+  fleet: RealNodeFleet;
+  images: ImageSet;
+  /** The real nodes by name. */
+  node(name: string): RealNode;
+}
+
+const LOCK_DIR = '/run/skyhook-ts-real-e2e.lock';
+
+/** Waits until no other live process holds the real-node e2e lock, then takes it. */
+export async function acquireSerialLock(): Promise<() => void> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK_DIR);
+      writeFileSync(join(LOCK_DIR, 'owner'), String(process.pid));
+      return () => rmSync(LOCK_DIR, { recursive: true, force: true });
+    } catch {
+      let owner = 0;
+      try { owner = Number(readFileSync(join(LOCK_DIR, 'owner'), 'utf8')); } catch { /* being written or removed */ }
+      if (owner && !isAlive(owner)) rmSync(LOCK_DIR, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+export interface RealHarnessOptions extends HarnessOptions {
+  realNodes: number;
+  /** Labels of every real node (e.g. the demo's test-node label). */
+  realNodeLabels?: Record<string, string>;
+  simulatedNodes?: SimulatedNode[];
+}
+
+export async function startRealHarness(options: RealHarnessOptions): Promise<RealHarness> {
+  const release = await acquireSerialLock();
+  const cleanups: (() => Promise<unknown>)[] = [async () => release()];
+  const stopAll = async (): Promise<void> => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const started = Date.now();
+    const images = await ensureImages();
+    const imagesMs = Date.now() - started;
+    const cp = await startControlPlane({ nodes: options.simulatedNodes ?? [], podDurationMs: options.podDurationMs ?? 250 });
+    cleanups.push(() => cp.stop());
+    const progress: string[] = [`images ready in ${(imagesMs / 1000).toFixed(1)} s`, `control plane ready in ${(cp.startupMs / 1000).toFixed(1)} s`];
+    const fleet = await startRealNodes(cp, {
+      count: options.realNodes, images, onProgress: (m) => progress.push(m), ...(options.realNodeLabels ? { labels: options.realNodeLabels } : {}),
+    });
+    console.log(`real-node harness: ${progress.join('; ')}`);
+    cleanups.push(() => fleet.stop());
+    const h = await prepareSkyhookHarness(cp, {
+      ...options,
+      skyhook: { ...options.skyhook, settings: { agentImage: images.agentImage, ...options.skyhook?.settings } },
+      nodeOpSettings: { helperImage: images.sentinelImage, ...options.nodeOpSettings },
+    });
+    cleanups.push(() => h.stopOperator());
+    return {
+      ...h,
+      fleet,
+      images,
+      node: (name) => {
+        const found = fleet.nodes.find((n) => n.name === name);
+        if (!found) throw new Error(`no real node ${name}; have ${fleet.nodes.map((n) => n.name).join(', ')}`);
+        return found;
+      },
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** The current bootID the node reports to the API server. */
+export async function reportedBootId(h: SkyhookHarness, node: string): Promise<string> {
+  return (await h.core.readNode({ name: node })).status?.nodeInfo?.bootID ?? '';
+}
+
+export function isReady(node: V1Node): boolean {
+  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+/** `kubectl logs` of every container of the stage Job pods of `skyhook` on `node`, stage by stage. */
+export async function stageLogs(h: SkyhookHarness, skyhook: string, node: string): Promise<Record<string, string>> {
+  const pods = (await h.core.listNamespacedPod({ namespace: NAMESPACE })).items
+    .filter((p: V1Pod) => p.spec?.nodeName === node && p.metadata?.labels?.[CHILD_LABELS.name] === skyhook && p.metadata?.ownerReferences?.some((o) => o.kind === 'Job'));
+  const logs: Record<string, string> = {};
+  for (const pod of pods) {
+    for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+      logs[`${pod.metadata?.name}/${container.name}`] = await kubectlOk(h, ['-n', NAMESPACE, 'logs', pod.metadata?.name ?? '', '-c', container.name]);
+    }
+  }
+  return logs;
+}
