@@ -46,7 +46,8 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
   }
 }
 
-const refused = (images: Record<string, string>): Promise<string> => eventually(() => tryCreate(images), (error) => error !== '');
+/** Refused by a policy (not by the CRD's schema, which would refuse at once). */
+const refused = (images: Record<string, string>): Promise<string> => eventually(() => tryCreate(images), (error) => error.includes('ValidatingAdmissionPolicy'));
 const admitted = (images: Record<string, string>): Promise<string> => eventually(() => tryCreate(images), (error) => error === '');
 
 beforeAll(async () => {
@@ -63,56 +64,56 @@ afterAll(async () => {
 describe('restrict-images.yaml (the example policy)', () => {
   beforeAll(async () => {
     // Admitted before the policy exists: later metadata-only writes on it must still pass.
-    await kubectl(['create', '-f', '-'], skyhook('earlier', { tuning: 'docker.io/library/ubuntu:24.04' }));
+    await kubectl(['create', '-f', '-'], skyhook('earlier', { tuning: 'docker.io/library/ubuntu' }));
     await kubectl(['apply', '-f', join(ADMISSION, 'restrict-images.yaml')]);
   });
 
   it('refuses a docker.io package image with a message naming the package', async () => {
-    const error = await refused({ tuning: 'docker.io/library/ubuntu:24.04' });
+    const error = await refused({ tuning: 'docker.io/library/ubuntu' });
     expect(error).toContain('ValidatingAdmissionPolicy \'skyhook-restrict-images\'');
-    expect(error).toContain('images from docker.io are not allowed: package tuning (docker.io/library/ubuntu:24.04)');
+    expect(error).toContain('images from docker.io are not allowed: package tuning (docker.io/library/ubuntu)');
   });
 
   it.each([
-    ['a short name', 'ubuntu:24.04'],
-    ['a Docker Hub user image', 'acme/tuning:1.0'],
+    ['a short name', 'ubuntu'],
+    ['a Docker Hub user image', 'acme/tuning'],
     ['index.docker.io', 'index.docker.io/acme/tuning'],
   ])('refuses %s as a Docker Hub image', async (_what, image) => {
-    expect(await refused({ ok: 'ghcr.io/acme/ok:1', bad: image })).toContain(`images from docker.io are not allowed: package bad (${image})`);
+    expect(await refused({ ok: 'ghcr.io/acme/ok', bad: image })).toContain(`images from docker.io are not allowed: package bad (${image})`);
   });
 
   it('refuses the shellscript package, naming it', async () => {
-    const error = await refused({ motd: 'ghcr.io/nvidia/skyhook-packages/shellscript:1.1.0' });
-    expect(error).toContain('the shellscript package is not allowed here: package motd (ghcr.io/nvidia/skyhook-packages/shellscript:1.1.0)');
+    const error = await refused({ motd: 'ghcr.io/nvidia/skyhook-packages/shellscript' });
+    expect(error).toContain('the shellscript package is not allowed here: package motd (ghcr.io/nvidia/skyhook-packages/shellscript)');
   });
 
   it.each([
-    ['a ghcr.io image', 'ghcr.io/nvidia/skyhook-packages/tuning:1.1.0'],
+    ['a ghcr.io image', 'ghcr.io/nvidia/skyhook-packages/tuning'],
     ['a registry with a port', 'registry:5000/team/tuning'],
-    ['localhost', 'localhost/tuning:1'],
-    ['a name that only contains shellscript', 'ghcr.io/acme/shellscript-tools:1'],
+    ['localhost', 'localhost/tuning'],
+    ['a name that only contains shellscript', 'ghcr.io/acme/shellscript-tools'],
   ])('accepts %s', async (_what, image) => {
     expect(await admitted({ tuning: image })).toBe('');
   });
 
   it('does not check writes that leave the spec alone (the operator\'s finalizers), but does check spec changes', async () => {
-    await refused({ tuning: 'docker.io/library/ubuntu:24.04' }); // the policy is active
+    await refused({ tuning: 'docker.io/library/ubuntu' }); // the policy is active
     await kubectl(['label', 'skyhook', 'earlier', 'team=a']);
     await kubectl(['patch', 'skyhook', 'earlier', '--type=merge', '-p', '{"metadata":{"finalizers":["skyhook.nvidia.com/skyhook"]}}']);
     const change = await cp.kubectl(['patch', 'skyhook', 'earlier', '--type=merge', '-p', '{"spec":{"priority":7}}']);
     expect(change.code).not.toBe(0);
-    expect(change.stderr).toContain('package tuning (docker.io/library/ubuntu:24.04)');
+    expect(change.stderr).toContain('package tuning (docker.io/library/ubuntu)');
     await kubectl(['patch', 'skyhook', 'earlier', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
     await kubectl(['delete', 'skyhook', 'earlier', '--wait=true']);
   });
 
   afterAll(async () => {
-    await kubectl(['delete', '-f', join(ADMISSION, 'restrict-images.yaml')]);
+    await kubectl(['delete', '--ignore-not-found', '-f', join(ADMISSION, 'restrict-images.yaml')]);
   });
 });
 
 describe('image-allow-list.yaml (the parameterised allow-list)', () => {
-  const outside = { tuning: 'ghcr.io/acme/tuning:2.0' };
+  const outside = { tuning: 'ghcr.io/acme/tuning' };
 
   beforeAll(async () => {
     await kubectl(['apply', '-f', join(ADMISSION, 'image-allow-list.yaml')]);
@@ -120,11 +121,11 @@ describe('image-allow-list.yaml (the parameterised allow-list)', () => {
 
   it('refuses an image outside the list, naming the package and the ConfigMap', async () => {
     const error = await refused(outside);
-    expect(error).toContain('image not in the allow-list (ConfigMap skyhook/skyhook-image-allow-list): package tuning (ghcr.io/acme/tuning:2.0)');
+    expect(error).toContain('image not in the allow-list (ConfigMap skyhook/skyhook-image-allow-list): package tuning (ghcr.io/acme/tuning)');
   });
 
   it('accepts the images the list allows', async () => {
-    expect(await admitted({ motd: 'ghcr.io/nvidia/skyhook-packages/shellscript:1.1.0', tuning: 'nvcr.io/nvidia/skyhook-packages/tuning:1' })).toBe('');
+    expect(await admitted({ motd: 'ghcr.io/nvidia/skyhook-packages/shellscript', tuning: 'nvcr.io/nvidia/skyhook-packages/tuning' })).toBe('');
   });
 
   it('accepts the image once the ConfigMap lists its prefix, and refuses it again once removed', async () => {
@@ -133,12 +134,12 @@ describe('image-allow-list.yaml (the parameterised allow-list)', () => {
     expect(await admitted(outside)).toBe('');
     await kubectl(['-n', OPERATOR_NAMESPACE, 'patch', 'configmap', 'skyhook-image-allow-list', '--type=merge',
       '-p', JSON.stringify({ data: { allowedImagePrefixes: 'ghcr.io/nvidia/skyhook-packages/' } })]);
-    expect(await refused(outside)).toContain('package tuning (ghcr.io/acme/tuning:2.0)');
+    expect(await refused(outside)).toContain('package tuning (ghcr.io/acme/tuning)');
   });
 
   it('refuses every Skyhook while the ConfigMap is missing (parameterNotFoundAction: Deny)', async () => {
     await kubectl(['-n', OPERATOR_NAMESPACE, 'delete', 'configmap', 'skyhook-image-allow-list']);
-    const error = await refused({ tuning: 'ghcr.io/nvidia/skyhook-packages/tuning:1' });
+    const error = await refused({ tuning: 'ghcr.io/nvidia/skyhook-packages/tuning' });
     expect(error).toContain('skyhook-image-allow-list');
   });
 });
