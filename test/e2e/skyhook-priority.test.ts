@@ -61,6 +61,16 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
   return values.find((v) => Object.entries(labels).every(([key, value]) => v.labels[key] === value))?.value;
 }
 
+/** Polls `metric` until `accept` holds (a wait is reported by the reconcile after the one that wrote it onto the node). */
+async function metricEventually(name: string, labels: Record<string, string>, accept: (value: number | undefined) => boolean): Promise<number | undefined> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await metric(name, labels);
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 const jobsOf = (filter: (job: StageJob) => boolean): StageJob[] => [...jobs.jobs.values()].filter(filter);
 
 describe('priority, pause and disable across SCRs (upstream strict-order)', () => {
@@ -86,6 +96,9 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
     expect(await metric('skyhook_status', { skyhook_name: 'd', status: 'disabled' })).toBe(1);
     expect(await metric('skyhook_node_status_count', { skyhook_name: 'zzz', status: 'complete' })).toBe(1);
     expect(await metric('skyhook_node_status_count', { skyhook_name: 'zzz', status: 'blocked' })).toBe(1);
+    const tainted = { skyhook_name: 'zzz', reason: 'TaintNotTolerable' };
+    expect(await metricEventually('skyhook_node_waiting_count', tainted, (v) => v === 1)).toBe(1);
+    expect(await metric('skyhook_node_waiting_since_timestamp_seconds', tainted)).toBeLessThanOrEqual(Date.now() / 1000);
 
     // 2. Unblocked: demo-1 starts priority 1 while demo-0 still runs priority 2.
     await kubectlOk(h, ['taint', 'node', 'demo-1', 'test-block-']);
@@ -98,6 +111,7 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
     expect(firstZzzOnDemo1?.seenAt).toBeLessThan(Math.max(...aOnDemo0.map((job) => job.doneAt ?? Infinity)));
     expect(jobsOf((job) => ['b', 'c', 'd', 'e'].includes(job.skyhook))).toEqual([]);
     await waitForSkyhook(h, 'c', (scr) => scr.status?.status === 'waiting');
+    expect(await metricEventually('skyhook_node_waiting_count', { skyhook_name: 'zzz', reason: 'TaintNotTolerable' }, (v) => v === undefined)).toBeUndefined();
     expect(await metric('skyhook_status', { skyhook_name: 'c', status: 'waiting' })).toBe(1);
 
     // 4. Resume b: b, c and e complete on both nodes, d stays disabled and never runs.
@@ -111,6 +125,12 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
     expect((await waitForSkyhook(h, 'd', (scr) => scr.status?.status === 'disabled')).status?.status).toBe('disabled');
     expect(await metric('skyhook_status', { skyhook_name: 'd', status: 'disabled' })).toBe(1);
     expect(jobsOf((job) => job.skyhook === 'd')).toEqual([]);
+    // One stage duration per node and stage of e (the fast package has no interrupt).
+    const stages = await h.manager()!.runtime.metrics.registry.getSingleMetric('skyhook_stage_duration_seconds')!.get();
+    const finished = stages.values.filter((v) => (v as { metricName?: string }).metricName === 'skyhook_stage_duration_seconds_count' && v.labels['skyhook_name'] === 'e');
+    const perStage = (entries: [string, number][]): Record<string, number> => entries.reduce<Record<string, number>>((acc, [stage, n]) => ({ ...acc, [stage]: (acc[stage] ?? 0) + n }), {});
+    expect(perStage(finished.map((v) => [`${v.labels['stage']} ${v.labels['result']}`, v.value]))).toEqual(perStage(jobsOf((job) => job.skyhook === 'e').map((job) => [`${job.stage} succeeded`, 1])));
+    expect(finished.length).toBeGreaterThan(0);
 
     // Per node, one SCR at a time in priority-then-name order: each SCR's Jobs all finish before the next SCR's first Job.
     for (const node of ['demo-0', 'demo-1']) {

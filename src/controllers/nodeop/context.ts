@@ -17,6 +17,7 @@ import { rebootPodName } from '../../templates/object-names.js';
 import { buildRebootPod } from '../../templates/reboot-pod.js';
 import type { NodeOpSettings } from '../../templates/nodeop-settings.js';
 import type { DrainTasks } from './drain-tasks.js';
+import type { StageMetrics } from './stage-metrics.js';
 
 export interface NodeOpCaches {
   jobs: Informer<V1Job>;
@@ -37,6 +38,8 @@ export interface NodeOpContext {
   enqueue(key: string): void;
   /** The operator's own pod (`namespace/name`), which a drain must not evict; undefined outside a pod. */
   ownPod?: string;
+  /** Stage durations of Skyhook NodeOps; absent in tests that do not look at them. */
+  stageMetrics?: StageMetrics;
 }
 
 /** One NodeOp as a reconcile sees it. */

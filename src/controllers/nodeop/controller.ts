@@ -17,6 +17,7 @@ import type { ControllerFactory, Stoppable } from '../registry.js';
 import { cachedJob, cachedNode, cachedNodeOpPod } from '../cached-objects.js';
 import { selectorMatches } from '../skyhook/node-eligibility.js';
 import { DrainTasks } from './drain-tasks.js';
+import { StageMetrics } from './stage-metrics.js';
 import { bootIdOf, isNodeReady } from './node-steps.js';
 import { NodeOpReconciler } from './reconciler.js';
 
@@ -73,6 +74,7 @@ export async function startNodeOpController(runtime: OperatorRuntime, options: N
     settings,
     clock: options.clock ?? systemClock,
     drains,
+    stageMetrics: new StageMetrics(runtime.metrics.registry),
     enqueue: (key) => controller?.queue.add(key),
     ...(podNamespace && podName ? { ownPod: `${podNamespace}/${podName}` } : {}),
   });

@@ -91,6 +91,7 @@ export class NodeOpReconciler {
       phase: aggregatePhase(targets, statuses),
       conditions: nodeOpConditions(targets, statuses, pacing, nodeOp.status?.conditions ?? [], new Date(now).toISOString()),
     });
+    this.ctx.stageMetrics?.observe(nodeOp, before, statuses, this.ctx.clock.now());
 
     if (deferred) return { requeueAfterMs: 0 };
     if (pacing.inFlight > 0) recheckAt = Math.min(recheckAt, now + SAFETY_RECHECK_MS);

@@ -6,7 +6,7 @@
  * written with the next ones). Deletion clears what the SCR left on nodes, deletes its NodeOps and
  * ConfigMaps, then releases the finalizer.
  */
-import { API_GROUP, API_VERSION, KINDS, SKYHOOK_ANNOTATIONS, SKYHOOK_FINALIZER } from '../../api/names.js';
+import { API_GROUP, API_VERSION, KINDS, nodeAnnotations, SKYHOOK_ANNOTATIONS, SKYHOOK_FINALIZER } from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import { errorDetails, isConflict, isNotFound, mergePatchCustomObject } from '../../kube/client.js';
 import type { ReconcileResult } from '../../kube/queue.js';
@@ -62,7 +62,7 @@ export class SkyhookReconciler {
   };
 
   private forget(key: string): void {
-    this.metrics.remove(key);
+    this.metrics.forget(key);
     this.statusPacing.forget(key);
   }
 
@@ -107,7 +107,7 @@ export class SkyhookReconciler {
     await this.deleteStaleConfigMaps(skyhook);
     await deleteStaleNodeMetadata(io, skyhook);
     const policy = skyhook.spec.deploymentPolicy ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy) : undefined;
-    this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy);
+    this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy, this.waitReasons(key), now);
     return statusWrite.requeueAfterMs === undefined ? undefined : { requeueAfterMs: statusWrite.requeueAfterMs };
   }
 
@@ -125,6 +125,17 @@ export class SkyhookReconciler {
       deploymentPolicies: caches.deploymentPolicies.list(),
       only,
     };
+  }
+
+  /** The wait reason of each node the SCR holds, from its `waiting_<scr>` annotation (`<Reason>: <detail>`). */
+  private waitReasons(name: string): Map<string, string> {
+    const key = nodeAnnotations.waiting(name);
+    const reasons = new Map<string, string>();
+    for (const node of this.io.caches.nodes.list()) {
+      const value = node.metadata?.annotations?.[key];
+      if (value) reasons.set(node.metadata?.name ?? '', value.split(':', 1)[0] ?? value);
+    }
+    return reasons;
   }
 
   /** Nodes with their pods when some SCR has a podNonInterruptLabels barrier (nobody else reads them). */
@@ -157,7 +168,7 @@ export class SkyhookReconciler {
     const name = skyhook.metadata.name ?? '';
     const finalizers = skyhook.metadata.finalizers ?? [];
     if (!finalizers.includes(SKYHOOK_FINALIZER)) return;
-    this.metrics.remove(name);
+    this.metrics.forget(name);
     const namespace = io.settings.namespace;
     for (const op of io.caches.nodeOps.list(namespace)) {
       if (op.spec.skyhookStage?.skyhook !== name || op.metadata.deletionTimestamp) continue;

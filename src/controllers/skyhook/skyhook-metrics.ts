@@ -1,7 +1,9 @@
 /**
  * Upstream Skyhook's Prometheus gauges (reference/skyhook.md §9), same names and labels, so its
  * dashboards and alerts work unchanged. Each report resets one SCR's series and sets them again;
- * a deleted SCR's series are removed.
+ * a deleted SCR's series are removed. Ours besides: the nodes held per wait reason (the
+ * `waiting_<scr>` annotations) and since when the longest of them has waited, as a timestamp so
+ * that an alert on `time() - …` keeps counting while nothing happens and nothing is reconciled.
  */
 import { Gauge, type Registry } from 'prom-client';
 import { SKYHOOK_STATUSES, type Skyhook, type SkyhookStatus } from '../../api/skyhook.js';
@@ -30,6 +32,10 @@ export class SkyhookMetrics {
   private readonly packageStage: Gauge<'skyhook_name' | 'package_name' | 'package_version' | 'stage'>;
   private readonly packageRestarts: Gauge<'skyhook_name' | 'package_name' | 'package_version'>;
   private readonly rollout: Record<string, Gauge<RolloutLabel>>;
+  private readonly waiting: Gauge<'skyhook_name' | 'reason'>;
+  private readonly waitingSince: Gauge<'skyhook_name' | 'reason'>;
+  /** When this process first saw each node of an SCR held for its current reason (SCR → node → wait). */
+  private readonly waitStarts = new Map<string, Map<string, { reason: string; sinceMs: number }>>();
   /** The series set per SCR, so they can be removed (prom-client removes exact label sets only). */
   private readonly series = new Map<string, { gauge: Gauge<string>; labels: Record<string, string> }[]>();
 
@@ -52,10 +58,20 @@ export class SkyhookMetrics {
       failures: rollout('skyhook_rollout_consecutive_failures', 'Consecutive failed batches'),
       shouldStop: rollout('skyhook_rollout_should_stop', '1 when the rollout stopped on failures'),
     };
+    this.waiting = new Gauge({ name: 'skyhook_node_waiting_count', help: 'Nodes of the Skyhook held, per wait reason', labelNames: ['skyhook_name', 'reason'], registers });
+    this.waitingSince = new Gauge({
+      name: 'skyhook_node_waiting_since_timestamp_seconds',
+      help: 'Unix time since which the longest-held node of the Skyhook waits for the reason (as first seen by this operator process)',
+      labelNames: ['skyhook_name', 'reason'],
+      registers,
+    });
   }
 
-  /** `policy`: the DeploymentPolicy the SCR names, when it exists (else the legacy budget's labels). */
-  report(skyhook: Skyhook, status: SkyhookStatus, policy?: DeploymentPolicy): void {
+  /**
+   * `policy`: the DeploymentPolicy the SCR names, when it exists (else the legacy budget's labels);
+   * `waits`: the wait reason of each held node (node name → reason); `nowMs`: the time of this report.
+   */
+  report(skyhook: Skyhook, status: SkyhookStatus, policy?: DeploymentPolicy, waits: ReadonlyMap<string, string> = new Map(), nowMs = Date.now()): void {
     const name = skyhook.metadata.name ?? '';
     this.remove(name);
     const tracked: { gauge: Gauge<string>; labels: Record<string, string> }[] = [];
@@ -81,6 +97,10 @@ export class SkyhookMetrics {
         add(this.packageRestarts, pkg, entry.restarts ?? 0);
       }
     }
+    for (const [reason, { count, sinceMs }] of this.waitsByReason(name, waits, nowMs)) {
+      set(this.waiting, { skyhook_name: name, reason }, count);
+      set(this.waitingSince, { skyhook_name: name, reason }, sinceMs / 1000);
+    }
     // One series set per compartment, from the status the planner wrote (legacy: `__default__`, policy "legacy", fixed).
     for (const [compartment, counts] of Object.entries(status.compartmentStatuses ?? {})) {
       const labels = { skyhook_name: name, policy_name: policy?.metadata.name ?? LEGACY_POLICY, compartment_name: compartment, strategy: strategyOf(policy, compartment) };
@@ -100,5 +120,27 @@ export class SkyhookMetrics {
   remove(name: string): void {
     for (const { gauge, labels } of this.series.get(name) ?? []) gauge.remove(labels);
     this.series.delete(name);
+  }
+
+  /** Forgets the SCR's wait start times too: it was deleted. */
+  forget(name: string): void {
+    this.remove(name);
+    this.waitStarts.delete(name);
+  }
+
+  /** Held nodes per reason and the earliest start among them; a node keeps its start while its reason stays. */
+  private waitsByReason(name: string, waits: ReadonlyMap<string, string>, nowMs: number): Map<string, { count: number; sinceMs: number }> {
+    const before = this.waitStarts.get(name) ?? new Map<string, { reason: string; sinceMs: number }>();
+    const starts = new Map<string, { reason: string; sinceMs: number }>();
+    const byReason = new Map<string, { count: number; sinceMs: number }>();
+    for (const [node, reason] of waits) {
+      const previous = before.get(node);
+      const sinceMs = previous?.reason === reason ? previous.sinceMs : nowMs;
+      starts.set(node, { reason, sinceMs });
+      const entry = byReason.get(reason);
+      byReason.set(reason, { count: (entry?.count ?? 0) + 1, sinceMs: Math.min(entry?.sinceMs ?? sinceMs, sinceMs) });
+    }
+    this.waitStarts.set(name, starts);
+    return byReason;
   }
 }
