@@ -27,11 +27,15 @@ async function kubectl(c: ChaosCluster, args: string[]): Promise<string> {
 }
 
 const selector = (job: StageJob): string => `${CHILD_LABELS.name}=${SKYHOOK},${CHILD_LABELS.node}=${job.node},${CHILD_LABELS.stage}=${job.stage}`;
-const seenNode = (c: ChaosCluster, node: string, holds: (s: NodeSnapshot) => boolean): Promise<void> =>
-  until(`the watch to see the fault on ${node}`, () => {
-    const s = c.record.latest().get(node);
-    return s !== undefined && holds(s);
-  }, 30_000);
+/**
+ * Waits until the watch has seen the fault on the node. It looks through the whole recording, not
+ * only the latest state: the operator may undo a fault (re-cordon, restore the node state) within
+ * milliseconds, before a poll of the latest state could see it.
+ */
+const seenNode = (c: ChaosCluster, node: string, holds: (s: NodeSnapshot) => boolean): Promise<void> => {
+  const from = c.record.history.length;
+  return until(`the watch to see the fault on ${node}`, () => c.record.history.slice(from).some((s) => s.node === node && holds(s)), 30_000);
+};
 
 const FAULTS: { kind: string; stage: string; inject: HandFault }[] = [
   { kind: 'delete-job', stage: 'apply', inject: async (c, job) => {
@@ -48,18 +52,21 @@ const FAULTS: { kind: string; stage: string; inject: HandFault }[] = [
     return { endedAt: Date.now() };
   } },
   { kind: 'uncordon', stage: 'config', inject: async (c, job) => {
+    const seen = seenNode(c, job.node, (s) => !s.unschedulable);
     await kubectl(c, ['uncordon', job.node]);
-    await seenNode(c, job.node, (s) => !s.unschedulable);
+    await seen;
     return { endedAt: Date.now() };
   } },
   { kind: 'corrupt-node-state', stage: 'config', inject: async (c, job) => {
+    const seen = seenNode(c, job.node, (s) => s.nodeState === CORRUPT_STATE);
     await kubectl(c, ['annotate', 'node', job.node, '--overwrite', `${nodeAnnotations.nodeState(SKYHOOK)}=${CORRUPT_STATE}`]);
-    await seenNode(c, job.node, (s) => s.nodeState === CORRUPT_STATE);
+    await seen;
     return { endedAt: Date.now() };
   } },
   { kind: 'delete-node', stage: 'apply', inject: async (c, job) => {
+    const seen = seenNode(c, job.node, (s) => s.deleted);
     await kubectl(c, ['delete', 'node', job.node, '--wait=false']);
-    await seenNode(c, job.node, (s) => s.deleted);
+    await seen;
     const endedAt = Date.now();
     // Recovered once the Skyhook no longer counts the node.
     const dropped = await waitForSkyhook({ cp: c.cp }, SKYHOOK, (scr) => (scr.status?.completeNodes ?? '').endsWith(`/${c.size.nodes - 1}`), 60_000).then(() => Date.now(), () => undefined);
