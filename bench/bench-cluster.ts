@@ -24,7 +24,10 @@ export function say(message: string): void {
 }
 
 /** Runs `body` with a control plane and the operator process, and stops both whatever happens. */
-export async function withBenchCluster<T>(options: ControlPlaneOptions, body: (cluster: BenchCluster) => Promise<T>): Promise<T> {
+export async function withBenchCluster<T>(
+  options: ControlPlaneOptions,
+  body: (cluster: BenchCluster) => Promise<T>,
+): Promise<T> {
   // BENCH_KEEP_RUN_DIR=1 keeps the audit log and every log, to look into a figure afterwards.
   const keepRunDir = process.env['BENCH_KEEP_RUN_DIR'] === '1';
   const cp = await startControlPlane({ ...options, keepRunDir, onProgress: (m) => say(`control plane: ${m}`) });
@@ -44,12 +47,21 @@ export async function withBenchCluster<T>(options: ControlPlaneOptions, body: (c
 
 /** A package whose every stage Job takes about 2 × `phase` (init phase, then main phase; see kwok-stages.ts). */
 export function simulatedPackage(phase: string): Package {
-  return { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript', env: [{ name: SIM_ENV.duration, value: phase }] };
+  return {
+    version: '1.0.0',
+    image: 'ghcr.io/nvidia/skyhook-packages/shellscript',
+    env: [{ name: SIM_ENV.duration, value: phase }],
+  };
 }
 
 /** Creates the Skyhooks in one kubectl call (its own User-Agent, so its writes are not counted as the operator's). */
-export async function createSkyhooks(cp: ControlPlane, skyhooks: Omit<Skyhook, 'apiVersion' | 'kind'>[]): Promise<void> {
+export async function createSkyhooks(
+  cp: ControlPlane,
+  skyhooks: Omit<Skyhook, 'apiVersion' | 'kind'>[],
+): Promise<void> {
   const items = skyhooks.map((s) => ({ apiVersion: GROUP_VERSION, kind: 'Skyhook', ...s }));
-  const created = await cp.kubectl(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
+  const created = await cp.kubectl(['create', '-f', '-'], {
+    input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+  });
   if (created.code !== 0) throw new Error(`creating the Skyhooks failed: ${created.stderr}`);
 }

@@ -35,7 +35,9 @@ function positiveEnv(name: string, fallback: number): number {
 /** The largest value of each gauge over the samples. */
 function peaks(samples: MemoryStats[]): Partial<MemoryStats> {
   const max = (key: keyof MemoryStats): number => Math.max(...samples.map((s) => s[key]).filter(Number.isFinite));
-  return samples.length === 0 ? {} : { heapUsedMb: max('heapUsedMb'), heapTotalMb: max('heapTotalMb'), externalMb: max('externalMb') };
+  return samples.length === 0
+    ? {}
+    : { heapUsedMb: max('heapUsedMb'), heapTotalMb: max('heapTotalMb'), externalMb: max('externalMb') };
 }
 
 interface Counted {
@@ -49,16 +51,30 @@ export async function memory(): Promise<Record<string, unknown>> {
     const idleRssMb = operator.peakRssMb();
     const idle = await operator.memoryStats();
     const heapSamples: MemoryStats[] = [];
-    const heapSampler = setInterval(() => void operator.memoryStats().then((m) => heapSamples.push(m), () => undefined), HEAP_SAMPLE_MS);
+    const heapSampler = setInterval(
+      () =>
+        void operator.memoryStats().then(
+          (m) => heapSamples.push(m),
+          () => undefined,
+        ),
+      HEAP_SAMPLE_MS,
+    );
     const samples: [number, number][] = [];
     let completeNodes = 0;
     const started = Date.now();
     try {
       const names = Array.from({ length: SKYHOOKS }, (_, i) => `bench-memory-${i}`);
-      await createSkyhooks(cp, names.map((name) => ({
-        metadata: { name },
-        spec: { nodeSelectors: { matchLabels: { type: 'kwok' } }, interruptionBudget: { count: BUDGET }, packages: { pkg: simulatedPackage(PHASE) } },
-      })));
+      await createSkyhooks(
+        cp,
+        names.map((name) => ({
+          metadata: { name },
+          spec: {
+            nodeSelectors: { matchLabels: { type: 'kwok' } },
+            interruptionBudget: { count: BUDGET },
+            packages: { pkg: simulatedPackage(PHASE) },
+          },
+        })),
+      );
       for (;;) {
         await new Promise((r) => setTimeout(r, SAMPLE_MS));
         const scrs = (await getJson<{ items: Skyhook[] }>(cp.kubeConfig, SKYHOOKS_PATH)).items;
@@ -66,7 +82,9 @@ export async function memory(): Promise<Record<string, unknown>> {
         const elapsed = Date.now() - started;
         samples.push([Math.round(elapsed / 1000), operator.peakRssMb()]);
         const heap = heapSamples.at(-1);
-        say(`${Math.round(elapsed / 1000)} s: ${completeNodes}/${NODES * SKYHOOKS} node-SCRs complete, operator peak RSS ${operator.peakRssMb()} MB${heap ? `, heap used ${heap.heapUsedMb} of ${heap.heapTotalMb} MB` : ''}`);
+        say(
+          `${Math.round(elapsed / 1000)} s: ${completeNodes}/${NODES * SKYHOOKS} node-SCRs complete, operator peak RSS ${operator.peakRssMb()} MB${heap ? `, heap used ${heap.heapUsedMb} of ${heap.heapTotalMb} MB` : ''}`,
+        );
         if (completeNodes === NODES * SKYHOOKS || elapsed >= WINDOW_MS) break;
       }
     } finally {
@@ -74,16 +92,29 @@ export async function memory(): Promise<Record<string, unknown>> {
     }
     const peakRssMb = operator.peakRssMb();
     const atEnd = await operator.memoryStats();
-    const nodeOps = (await getJson<Counted>(cp.kubeConfig, `/apis/${API_GROUP}/${API_VERSION}/${KINDS.nodeOp.plural}`)).items.length;
+    const nodeOps = (await getJson<Counted>(cp.kubeConfig, `/apis/${API_GROUP}/${API_VERSION}/${KINDS.nodeOp.plural}`))
+      .items.length;
     const jobs = (await getJson<Counted>(cp.kubeConfig, '/apis/batch/v1/jobs')).items.length;
     return {
-      nodes: NODES, skyhooks: SKYHOOKS, budgetPerSkyhook: BUDGET, windowS: Math.round((Date.now() - started) / 1000),
-      completeNodeSkyhooks: `${completeNodes}/${NODES * SKYHOOKS}`, rolloutFinished: completeNodes === NODES * SKYHOOKS,
+      nodes: NODES,
+      skyhooks: SKYHOOKS,
+      budgetPerSkyhook: BUDGET,
+      windowS: Math.round((Date.now() - started) / 1000),
+      completeNodeSkyhooks: `${completeNodes}/${NODES * SKYHOOKS}`,
+      rolloutFinished: completeNodes === NODES * SKYHOOKS,
       cachedAtEnd: { nodeOps, jobs },
-      operatorRuntime: runtime, idleRssMb, peakRssMb, rssSamples: samples,
-      heapMb: { idle: { used: idle.heapUsedMb, total: idle.heapTotalMb }, peak: peaks(heapSamples), atEnd: { used: atEnd.heapUsedMb, total: atEnd.heapTotalMb, rss: atEnd.rssMb } },
+      operatorRuntime: runtime,
+      idleRssMb,
+      peakRssMb,
+      rssSamples: samples,
+      heapMb: {
+        idle: { used: idle.heapUsedMb, total: idle.heapTotalMb },
+        peak: peaks(heapSamples),
+        atEnd: { used: atEnd.heapUsedMb, total: atEnd.heapTotalMb, rss: atEnd.rssMb },
+      },
       operatorCpuSeconds: operator.cpuSeconds(),
-      target: `peak RSS <= ${TARGET_MB} MB at ${FULL_NODES} nodes`, met: NODES === FULL_NODES && WINDOW_MS === FULL_WINDOW_MS ? peakRssMb <= TARGET_MB : 'not judged (smaller run)',
+      target: `peak RSS <= ${TARGET_MB} MB at ${FULL_NODES} nodes`,
+      met: NODES === FULL_NODES && WINDOW_MS === FULL_WINDOW_MS ? peakRssMb <= TARGET_MB : 'not judged (smaller run)',
     };
   });
 }

@@ -68,14 +68,17 @@ function cpuSecondsOf(pid: number): number {
 /** The controller_runtime_reconcile_* series of a Prometheus text exposition, by controller. */
 export function parseReconcileStats(text: string): Record<string, ReconcileStats> {
   const stats: Record<string, ReconcileStats> = {};
-  const of = (controller: string): ReconcileStats => (stats[controller] ??= { count: 0, totalSeconds: 0, byResult: {} });
+  const of = (controller: string): ReconcileStats =>
+    (stats[controller] ??= { count: 0, totalSeconds: 0, byResult: {} });
   for (const line of text.split('\n')) {
-    const match = /^(controller_runtime_reconcile_(?:time_seconds_sum|time_seconds_count|total))\{([^}]*)\} (\S+)$/.exec(line);
+    const match =
+      /^(controller_runtime_reconcile_(?:time_seconds_sum|time_seconds_count|total))\{([^}]*)\} (\S+)$/.exec(line);
     if (!match) continue;
     const labels = Object.fromEntries([...match[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
     const entry = of(labels['controller'] ?? '?');
     const value = Number(match[3]);
-    if (match[1] === 'controller_runtime_reconcile_time_seconds_sum') entry.totalSeconds = Math.round(value * 100) / 100;
+    if (match[1] === 'controller_runtime_reconcile_time_seconds_sum')
+      entry.totalSeconds = Math.round(value * 100) / 100;
     else if (match[1] === 'controller_runtime_reconcile_time_seconds_count') entry.count = value;
     else entry.byResult[labels['result'] ?? '?'] = value;
   }
@@ -97,7 +100,9 @@ export function parseMemoryStats(text: string): MemoryStats {
 }
 
 function statusFieldKb(pid: number, field: string): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1] ?? NaN);
 }
 
@@ -106,13 +111,19 @@ function warnIfBuildStale(): void {
   const built = join(REPO_ROOT, 'dist/cli/main.js');
   if (!existsSync(built)) throw new Error('dist/ is missing: run `npm run build` first');
   const src = join(REPO_ROOT, 'src');
-  const newest = Math.max(0, ...readdirSync(src, { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(src, f)).mtimeMs));
-  if (newest > statSync(built).mtimeMs) console.error('bench: src/ is newer than dist/; run `npm run build` for figures of the current code');
+  const newest = Math.max(
+    0,
+    ...readdirSync(src, { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(src, f)).mtimeMs),
+  );
+  if (newest > statSync(built).mtimeMs)
+    console.error('bench: src/ is newer than dist/; run `npm run build` for figures of the current code');
 }
 
 /** This process's environment without what tunes a runtime (the operator gets the manifest's instead). */
 function inheritedEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS' && !name.startsWith('MALLOC_')));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS' && !name.startsWith('MALLOC_')),
+  );
 }
 
 /**
@@ -120,12 +131,31 @@ function inheritedEnv(): NodeJS.ProcessEnv {
  * Deployment (NODE_OPTIONS, MALLOC_ARENA_MAX …: operator-runtime.ts; `runtimeEnv` replaces it);
  * resolves once its controllers run.
  */
-export async function startOperatorProcess(runDir: string, kubeconfigPath: string, options: OperatorProcessOptions = {}): Promise<OperatorProcess> {
+export async function startOperatorProcess(
+  runDir: string,
+  kubeconfigPath: string,
+  options: OperatorProcessOptions = {},
+): Promise<OperatorProcess> {
   warnIfBuildStale();
-  const component: Component = startComponent(runDir, options.name ?? 'operator', process.execPath, [
-    join(REPO_ROOT, 'bin/skyhook.js'), 'operator', '--kubeconfig', kubeconfigPath, `--leader-elect=${options.leaderElect === true}`,
-    '--health-port', '127.0.0.1:0', '--metrics-port', '127.0.0.1:0', '--log-level', 'info',
-  ], { ...inheritedEnv(), ...(options.runtimeEnv ?? operatorRuntime().env) });
+  const component: Component = startComponent(
+    runDir,
+    options.name ?? 'operator',
+    process.execPath,
+    [
+      join(REPO_ROOT, 'bin/skyhook.js'),
+      'operator',
+      '--kubeconfig',
+      kubeconfigPath,
+      `--leader-elect=${options.leaderElect === true}`,
+      '--health-port',
+      '127.0.0.1:0',
+      '--metrics-port',
+      '127.0.0.1:0',
+      '--log-level',
+      'info',
+    ],
+    { ...inheritedEnv(), ...(options.runtimeEnv ?? operatorRuntime().env) },
+  );
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(existsSync(component.logFile) && readFileSync(component.logFile, 'utf8').includes('"operator started"'))) {
     if (component.child.exitCode !== null || Date.now() > deadline) {
@@ -134,7 +164,10 @@ export async function startOperatorProcess(runDir: string, kubeconfigPath: strin
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const startedLine = readFileSync(component.logFile, 'utf8').split('\n').find((l) => l.includes('"operator started"')) ?? '{}';
+  const startedLine =
+    readFileSync(component.logFile, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"operator started"')) ?? '{}';
   const { metricsPort, identity } = JSON.parse(startedLine) as { metricsPort?: number; identity?: string };
   const metricsText = async (): Promise<string> => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   let lastPeakKb = 0;

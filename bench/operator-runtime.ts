@@ -39,7 +39,17 @@ interface ContainerSpec {
 export function quantityToMb(quantity: string): number {
   const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(quantity.trim());
   if (!match) throw new Error(`not a memory quantity: '${quantity}'`);
-  const factors: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+  const factors: Record<string, number> = {
+    '': 1,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+  };
   return (Number(match[1]) * factors[match[2] ?? '']!) / 2 ** 20;
 }
 
@@ -52,7 +62,10 @@ export function nodeOptionMb(nodeOptions: string, flag: string): number | undefi
 /** The operator container of the Deployment in `manifestText`. */
 function operatorContainer(manifestText: string): ContainerSpec {
   for (const doc of parseAllDocuments(manifestText)) {
-    const object = doc.toJS() as { kind?: string; spec?: { template?: { spec?: { containers?: ContainerSpec[] } } } } | null;
+    const object = doc.toJS() as {
+      kind?: string;
+      spec?: { template?: { spec?: { containers?: ContainerSpec[] } } };
+    } | null;
     if (object?.kind !== 'Deployment') continue;
     const container = object.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER);
     if (container) return container;

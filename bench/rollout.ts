@@ -41,63 +41,101 @@ function nextNodeGaps(byNode: Map<string, StageJob[]>, budget: number): number[]
 
 export async function rollout(options: RolloutOptions = {}): Promise<Record<string, unknown>> {
   const { nodes: NODES = 100, budget: BUDGET = 10 } = options;
-  return withBenchCluster({ nodes: NODES, podDurationMs: PHASE_MS, auditLog: true }, async ({ cp, operator, runtime }) => {
-    const auditLog = cp.auditLogPath!;
-    const jobs = await recordStageJobs({ cp });
-    const writesFrom = auditLogEnd(auditLog);
-    const started = Date.now();
-    say(`rolling out to ${NODES} nodes, budget ${BUDGET}`);
-    const progress = setInterval(() => say(`${[...jobs.jobs.values()].filter((j) => j.succeeded).length}/${NODES * STAGES} stage Jobs done, ${((Date.now() - started) / 1000).toFixed(0)} s`), 15_000);
-    try {
-      await createSkyhooks(cp, [{
-        metadata: { name: NAME },
-        spec: { nodeSelectors: { matchLabels: { type: 'kwok' } }, interruptionBudget: { count: BUDGET }, packages: { pkg: simulatedPackage(`${PHASE_MS}ms`) } },
-      }]);
-      await waitForSkyhook({ cp }, NAME, (scr) => scr.status?.status === 'complete', ROLLOUT_TIMEOUT_MS);
-    } finally {
-      clearInterval(progress);
-    }
-    const wallMs = Date.now() - started;
-    await new Promise((r) => setTimeout(r, SETTLE_MS));
-    await jobs.stop();
-    const writes = countWrites(auditLog, writesFrom, CLIENT_NODE_USER_AGENT);
-    // Where the time went, for finding the cause of a miss.
-    const operatorUse = { runtime, cpuSeconds: operator.cpuSeconds(), peakRssMb: operator.peakRssMb(), reconciles: await operator.reconcileStats() };
+  return withBenchCluster(
+    { nodes: NODES, podDurationMs: PHASE_MS, auditLog: true },
+    async ({ cp, operator, runtime }) => {
+      const auditLog = cp.auditLogPath!;
+      const jobs = await recordStageJobs({ cp });
+      const writesFrom = auditLogEnd(auditLog);
+      const started = Date.now();
+      say(`rolling out to ${NODES} nodes, budget ${BUDGET}`);
+      const progress = setInterval(
+        () =>
+          say(
+            `${[...jobs.jobs.values()].filter((j) => j.succeeded).length}/${NODES * STAGES} stage Jobs done, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+          ),
+        15_000,
+      );
+      try {
+        await createSkyhooks(cp, [
+          {
+            metadata: { name: NAME },
+            spec: {
+              nodeSelectors: { matchLabels: { type: 'kwok' } },
+              interruptionBudget: { count: BUDGET },
+              packages: { pkg: simulatedPackage(`${PHASE_MS}ms`) },
+            },
+          },
+        ]);
+        await waitForSkyhook({ cp }, NAME, (scr) => scr.status?.status === 'complete', ROLLOUT_TIMEOUT_MS);
+      } finally {
+        clearInterval(progress);
+      }
+      const wallMs = Date.now() - started;
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      await jobs.stop();
+      const writes = countWrites(auditLog, writesFrom, CLIENT_NODE_USER_AGENT);
+      // Where the time went, for finding the cause of a miss.
+      const operatorUse = {
+        runtime,
+        cpuSeconds: operator.cpuSeconds(),
+        peakRssMb: operator.peakRssMb(),
+        reconciles: await operator.reconcileStats(),
+      };
 
-    const byNode = new Map<string, StageJob[]>();
-    for (const job of [...jobs.jobs.values()].sort((a, b) => a.seenAt - b.seenAt)) byNode.set(job.node, [...(byNode.get(job.node) ?? []), job]);
-    const nodeStages = [...byNode.values()].reduce((sum, list) => sum + list.length, 0);
-    const jobDuration = summarize([...jobs.jobs.values()].map((j) => (j.doneAt ?? NaN) - j.seenAt).filter(Number.isFinite));
-    const batches = Math.ceil(NODES / BUDGET);
-    const idealMs = batches * STAGES * STAGE_MS;
-    const idealMeasuredMs = batches * STAGES * jobDuration.p50;
-    const sameNode = summarize(nextStageGaps(byNode));
-    const nextNode = summarize(nextNodeGaps(byNode, BUDGET));
-    const perNodeStage = writes.total / nodeStages;
-    const eventWrites = Object.entries(writes.byRequest).filter(([request]) => request.endsWith(' events')).reduce((sum, [, n]) => sum + n, 0);
-    return {
-      nodes: NODES, budget: BUDGET, stages: STAGES, stageJobs: nodeStages,
-      wallTime: {
-        wallMs, stageMs: STAGE_MS, idealMs, ratio: round(wallMs / idealMs),
-        measuredStageMs: jobDuration.p50, idealMeasuredMs, ratioMeasured: round(wallMs / idealMeasuredMs),
-        target: `wall <= ${TARGETS.wallRatio} x ideal`,
-        met: wallMs <= TARGETS.wallRatio * idealMs,
-        metWithMeasuredStage: wallMs <= TARGETS.wallRatio * idealMeasuredMs,
-      },
-      eventDriven: {
-        nextStageAfterJobDoneMs: sameNode, nextNodeAfterNodeDoneMs: nextNode, stageJobDurationMs: jobDuration,
-        target: `next step <= ${TARGETS.nextStepMs} ms after a Job completes`,
-        met: Math.max(sameNode.max, nextNode.max) <= TARGETS.nextStepMs,
-      },
-      apiWrites: {
-        total: writes.total, refused: writes.refused, perNodeStage: round(perNodeStage),
-        perNodeStageWithoutEvents: round((writes.total - eventWrites) / nodeStages), byRequest: writes.byRequest,
-        target: `<= ${TARGETS.writesPerNodeStage} per node-stage`,
-        met: perNodeStage <= TARGETS.writesPerNodeStage,
-      },
-      operator: operatorUse,
-    };
-  });
+      const byNode = new Map<string, StageJob[]>();
+      for (const job of [...jobs.jobs.values()].sort((a, b) => a.seenAt - b.seenAt))
+        byNode.set(job.node, [...(byNode.get(job.node) ?? []), job]);
+      const nodeStages = [...byNode.values()].reduce((sum, list) => sum + list.length, 0);
+      const jobDuration = summarize(
+        [...jobs.jobs.values()].map((j) => (j.doneAt ?? NaN) - j.seenAt).filter(Number.isFinite),
+      );
+      const batches = Math.ceil(NODES / BUDGET);
+      const idealMs = batches * STAGES * STAGE_MS;
+      const idealMeasuredMs = batches * STAGES * jobDuration.p50;
+      const sameNode = summarize(nextStageGaps(byNode));
+      const nextNode = summarize(nextNodeGaps(byNode, BUDGET));
+      const perNodeStage = writes.total / nodeStages;
+      const eventWrites = Object.entries(writes.byRequest)
+        .filter(([request]) => request.endsWith(' events'))
+        .reduce((sum, [, n]) => sum + n, 0);
+      return {
+        nodes: NODES,
+        budget: BUDGET,
+        stages: STAGES,
+        stageJobs: nodeStages,
+        wallTime: {
+          wallMs,
+          stageMs: STAGE_MS,
+          idealMs,
+          ratio: round(wallMs / idealMs),
+          measuredStageMs: jobDuration.p50,
+          idealMeasuredMs,
+          ratioMeasured: round(wallMs / idealMeasuredMs),
+          target: `wall <= ${TARGETS.wallRatio} x ideal`,
+          met: wallMs <= TARGETS.wallRatio * idealMs,
+          metWithMeasuredStage: wallMs <= TARGETS.wallRatio * idealMeasuredMs,
+        },
+        eventDriven: {
+          nextStageAfterJobDoneMs: sameNode,
+          nextNodeAfterNodeDoneMs: nextNode,
+          stageJobDurationMs: jobDuration,
+          target: `next step <= ${TARGETS.nextStepMs} ms after a Job completes`,
+          met: Math.max(sameNode.max, nextNode.max) <= TARGETS.nextStepMs,
+        },
+        apiWrites: {
+          total: writes.total,
+          refused: writes.refused,
+          perNodeStage: round(perNodeStage),
+          perNodeStageWithoutEvents: round((writes.total - eventWrites) / nodeStages),
+          byRequest: writes.byRequest,
+          target: `<= ${TARGETS.writesPerNodeStage} per node-stage`,
+          met: perNodeStage <= TARGETS.writesPerNodeStage,
+        },
+        operator: operatorUse,
+      };
+    },
+  );
 }
 
 function round(x: number): number {

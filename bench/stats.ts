@@ -13,5 +13,10 @@ function percentile(sorted: number[], p: number): number {
 /** Whole milliseconds; NaN for an empty list (printed as null in JSON, which says "not measured"). */
 export function summarize(values: number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
-  return { count: sorted.length, p50: Math.round(percentile(sorted, 50)), p95: Math.round(percentile(sorted, 95)), max: Math.round(sorted.at(-1) ?? NaN) };
+  return {
+    count: sorted.length,
+    p50: Math.round(percentile(sorted, 50)),
+    p95: Math.round(percentile(sorted, 95)),
+    max: Math.round(sorted.at(-1) ?? NaN),
+  };
 }

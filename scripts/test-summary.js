@@ -13,7 +13,8 @@ const passed = result.numPassedTests ?? 0;
 const failed = (result.numFailedTests ?? 0) + (result.numRuntimeErrorTestSuites ?? 0);
 const skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0);
 for (const suite of result.testResults ?? []) {
-  if (suite.status !== 'passed') console.log(`FAILED suite: ${suite.name}${suite.message ? `\n${suite.message.slice(0, 4000)}` : ''}`);
+  if (suite.status !== 'passed')
+    console.log(`FAILED suite: ${suite.name}${suite.message ? `\n${suite.message.slice(0, 4000)}` : ''}`);
 }
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 || passed === 0 || skipped > 0 ? 1 : 0);

@@ -47,7 +47,12 @@ export interface ChaosCluster {
 
 export async function withChaosCluster<T>(size: ChaosSize, body: (cluster: ChaosCluster) => Promise<T>): Promise<T> {
   const keepRunDir = process.env['BENCH_KEEP_RUN_DIR'] === '1';
-  const cp = await startControlPlane({ nodes: size.nodes, podDurationMs: size.phaseMs, keepRunDir, onProgress: (m) => say(`control plane: ${m}`) });
+  const cp = await startControlPlane({
+    nodes: size.nodes,
+    podDurationMs: size.phaseMs,
+    keepRunDir,
+    onProgress: (m) => say(`control plane: ${m}`),
+  });
   if (keepRunDir) say(`run directory kept: ${cp.runDir}`);
   const operators: OperatorProcess[] = [];
   let host: SimulatedHost | undefined;
@@ -58,28 +63,43 @@ export async function withChaosCluster<T>(size: ChaosSize, body: (cluster: Chaos
     record = await recordCluster({ cp }, SKYHOOK);
     const recorded = record;
     const cluster: ChaosCluster = {
-      cp, record, host, size,
+      cp,
+      record,
+      host,
+      size,
       startOperator: async (options = {}) => {
         const operator = await startOperatorProcess(cp.runDir, options.kubeconfigPath ?? cp.kubeconfigPath, {
-          name: `operator-${operators.length + 1}`, leaderElect: options.leaderElect ?? false,
+          name: `operator-${operators.length + 1}`,
+          leaderElect: options.leaderElect ?? false,
         });
         operators.push(operator);
         return operator;
       },
-      startRollout: () => createSkyhooks(cp, [{
-        metadata: { name: SKYHOOK },
-        spec: {
-          nodeSelectors: { matchLabels: { type: 'kwok' } }, interruptionBudget: { count: size.budget },
-          packages: { pkg: { ...simulatedPackage(`${size.phaseMs}ms`), interrupt: { type: 'reboot' } } },
-        },
-      }]),
-      progress: () => [...recorded.jobs.jobs.values()].filter((j) => j.skyhook === SKYHOOK && j.succeeded).length / (size.nodes * STAGES.length),
+      startRollout: () =>
+        createSkyhooks(cp, [
+          {
+            metadata: { name: SKYHOOK },
+            spec: {
+              nodeSelectors: { matchLabels: { type: 'kwok' } },
+              interruptionBudget: { count: size.budget },
+              packages: { pkg: { ...simulatedPackage(`${size.phaseMs}ms`), interrupt: { type: 'reboot' } } },
+            },
+          },
+        ]),
+      progress: () =>
+        [...recorded.jobs.jobs.values()].filter((j) => j.skyhook === SKYHOOK && j.succeeded).length /
+        (size.nodes * STAGES.length),
       waitComplete: async () => {
         // The wait's watch fails while the API server restarts: wait again until the deadline.
         const deadline = Date.now() + size.timeoutMs;
         for (;;) {
           try {
-            return await waitForSkyhook({ cp }, SKYHOOK, (scr) => scr.status?.status === 'complete', Math.max(1000, deadline - Date.now()));
+            return await waitForSkyhook(
+              { cp },
+              SKYHOOK,
+              (scr) => scr.status?.status === 'complete',
+              Math.max(1000, deadline - Date.now()),
+            );
           } catch (e) {
             if (Date.now() >= deadline) throw e;
             await new Promise((r) => setTimeout(r, 1000));

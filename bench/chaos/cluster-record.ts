@@ -6,7 +6,15 @@
  * two changes is not missed.
  */
 import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
-import { CHILD_LABELS, KINDS, NODE_ANNOTATION_PREFIXES, nodeAnnotations, nodeLabels, GROUP_VERSION, NODEOP_NAMES } from '../../src/api/names.js';
+import {
+  CHILD_LABELS,
+  KINDS,
+  NODE_ANNOTATION_PREFIXES,
+  nodeAnnotations,
+  nodeLabels,
+  GROUP_VERSION,
+  NODEOP_NAMES,
+} from '../../src/api/names.js';
 import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
@@ -65,25 +73,36 @@ export function snapshotOf(node: V1Node, skyhook: string, deleted = false): Node
     nodeState: annotations[nodeAnnotations.nodeState(skyhook)],
     status: node.metadata?.labels?.[nodeLabels.status(skyhook)],
     bootId: node.status?.nodeInfo?.bootID,
-    cordonMarks: Object.keys(annotations).filter((key) => OPERATOR_MARKS.some((mark) => key.startsWith(mark))).sort(),
+    cordonMarks: Object.keys(annotations)
+      .filter((key) => OPERATOR_MARKS.some((mark) => key.startsWith(mark)))
+      .sort(),
   };
 }
 
 /** Disrupted: cordoned, or taken by the rollout (in progress, or erroring, as upstream counts it). */
-export const isDisrupted = (s: NodeSnapshot): boolean => !s.deleted && (s.unschedulable || s.status === 'in_progress' || s.status === 'erroring');
+export const isDisrupted = (s: NodeSnapshot): boolean =>
+  !s.deleted && (s.unschedulable || s.status === 'in_progress' || s.status === 'erroring');
 
-const sameState = (a: NodeSnapshot, b: NodeSnapshot): boolean => JSON.stringify({ ...a, at: 0 }) === JSON.stringify({ ...b, at: 0 });
+const sameState = (a: NodeSnapshot, b: NodeSnapshot): boolean =>
+  JSON.stringify({ ...a, at: 0 }) === JSON.stringify({ ...b, at: 0 });
 
 export async function recordCluster(h: ClusterHandle, skyhook: string): Promise<ClusterRecord> {
   const kc = h.cp.kubeConfig;
-  const nodes = new Informer<V1Node>(apiListWatch(kc, '/api/v1/nodes'), { resource: 'chaos-nodes', logger: silentLogger() });
-  const ops = new Informer<KubernetesObject>(apiListWatch(kc, `/apis/${GROUP_VERSION}/namespaces/${NAMESPACE}/${KINDS.nodeOp.plural}`), { resource: 'chaos-nodeops', logger: silentLogger() });
+  const nodes = new Informer<V1Node>(apiListWatch(kc, '/api/v1/nodes'), {
+    resource: 'chaos-nodes',
+    logger: silentLogger(),
+  });
+  const ops = new Informer<KubernetesObject>(
+    apiListWatch(kc, `/apis/${GROUP_VERSION}/namespaces/${NAMESPACE}/${KINDS.nodeOp.plural}`),
+    { resource: 'chaos-nodeops', logger: silentLogger() },
+  );
   const history: NodeSnapshot[] = [];
   const latest = new Map<string, NodeSnapshot>();
   const disrupted = new Set<string>();
   let max = 0;
   let most = { at: 0, nodes: [] as string[] };
-  const how = (s: NodeSnapshot): string => `${s.node}(${[s.unschedulable ? 'cordoned' : '', s.status ?? ''].filter(Boolean).join(',')})`;
+  const how = (s: NodeSnapshot): string =>
+    `${s.node}(${[s.unschedulable ? 'cordoned' : '', s.status ?? ''].filter(Boolean).join(',')})`;
   const seen = (node: V1Node, deleted = false): void => {
     const snapshot = snapshotOf(node, skyhook, deleted);
     const previous = latest.get(snapshot.node);
@@ -102,7 +121,14 @@ export async function recordCluster(h: ClusterHandle, skyhook: string): Promise<
     const uid = op.metadata?.uid ?? '';
     if (opUids.has(uid) || labels[CHILD_LABELS.name] !== skyhook) return;
     opUids.add(uid);
-    nodeOps.push({ kind: 'NodeOp', uid, node: labels[CHILD_LABELS.node] ?? '', package: labels[CHILD_LABELS.package] ?? '', stage: labels[CHILD_LABELS.stage] ?? '', at: Date.now() });
+    nodeOps.push({
+      kind: 'NodeOp',
+      uid,
+      node: labels[CHILD_LABELS.node] ?? '',
+      package: labels[CHILD_LABELS.package] ?? '',
+      stage: labels[CHILD_LABELS.stage] ?? '',
+      at: Date.now(),
+    });
   };
   nodes.on({ add: (n) => seen(n), update: (n) => seen(n), delete: (n) => seen(n, true) });
   ops.on({ add: opSeen, update: opSeen });
@@ -114,10 +140,22 @@ export async function recordCluster(h: ClusterHandle, skyhook: string): Promise<
     history,
     jobs,
     nodeOps,
-    stageStarts: () => [
-      ...nodeOps,
-      ...[...jobs.jobs.values()].filter((j) => j.skyhook === skyhook).map((j): StageStart => ({ kind: 'Job', uid: j.uid, node: j.node, package: j.package, stage: j.stage, at: j.seenAt })),
-    ].sort((a, b) => a.at - b.at),
+    stageStarts: () =>
+      [
+        ...nodeOps,
+        ...[...jobs.jobs.values()]
+          .filter((j) => j.skyhook === skyhook)
+          .map(
+            (j): StageStart => ({
+              kind: 'Job',
+              uid: j.uid,
+              node: j.node,
+              package: j.package,
+              stage: j.stage,
+              at: j.seenAt,
+            }),
+          ),
+      ].sort((a, b) => a.at - b.at),
     latest: () => latest,
     maxDisrupted: () => max,
     mostDisrupted: () => most,

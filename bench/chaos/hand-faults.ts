@@ -22,11 +22,13 @@ type HandFault = (c: ChaosCluster, job: StageJob) => Promise<Omit<Fault, 'kind' 
 
 async function kubectl(c: ChaosCluster, args: string[]): Promise<string> {
   const result = await c.cp.kubectl(args);
-  if (result.code !== 0 || /No resources found/.test(result.stdout + result.stderr)) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr || result.stdout}`);
+  if (result.code !== 0 || /No resources found/.test(result.stdout + result.stderr))
+    throw new Error(`kubectl ${args.join(' ')}: ${result.stderr || result.stdout}`);
   return result.stdout;
 }
 
-const selector = (job: StageJob): string => `${CHILD_LABELS.name}=${SKYHOOK},${CHILD_LABELS.node}=${job.node},${CHILD_LABELS.stage}=${job.stage}`;
+const selector = (job: StageJob): string =>
+  `${CHILD_LABELS.name}=${SKYHOOK},${CHILD_LABELS.node}=${job.node},${CHILD_LABELS.stage}=${job.stage}`;
 /**
  * Waits until the watch has seen the fault on the node. It looks through the whole recording, not
  * only the latest state: the operator may undo a fault (re-cordon, restore the node state) within
@@ -34,44 +36,96 @@ const selector = (job: StageJob): string => `${CHILD_LABELS.name}=${SKYHOOK},${C
  */
 const seenNode = (c: ChaosCluster, node: string, holds: (s: NodeSnapshot) => boolean): Promise<void> => {
   const from = c.record.history.length;
-  return until(`the watch to see the fault on ${node}`, () => c.record.history.slice(from).some((s) => s.node === node && holds(s)), 30_000);
+  return until(
+    `the watch to see the fault on ${node}`,
+    () => c.record.history.slice(from).some((s) => s.node === node && holds(s)),
+    30_000,
+  );
 };
 
 const FAULTS: { kind: string; stage: string; inject: HandFault }[] = [
-  { kind: 'delete-job', stage: 'apply', inject: async (c, job) => {
-    await kubectl(c, ['delete', 'job', '-n', NAMESPACE, job.name, '--wait=false']);
-    // The NodeOp fails its node (its Job is gone), and the stage is retried as a failed one is: a new NodeOp and Job.
-    return { endedAt: Date.now(), interrupted: stageKey(job), restarts: ['NodeOp', 'Job'] };
-  } },
-  { kind: 'delete-nodeop', stage: 'config', inject: async (c, job) => {
-    await kubectl(c, ['delete', 'nodeops', '-n', NAMESPACE, '-l', selector(job), '--wait=false']);
-    return { endedAt: Date.now(), interrupted: stageKey(job), restarts: ['NodeOp', 'Job'] };
-  } },
-  { kind: 'delete-reboot-pod', stage: 'interrupt', inject: async (c, job) => {
-    await kubectl(c, ['delete', 'pods', '-n', NAMESPACE, '-l', `${NODEOP_NAMES.rebootLabel}=true`, '--field-selector', `spec.nodeName=${job.node}`, '--wait=false']);
-    return { endedAt: Date.now() };
-  } },
-  { kind: 'uncordon', stage: 'config', inject: async (c, job) => {
-    const seen = seenNode(c, job.node, (s) => !s.unschedulable);
-    await kubectl(c, ['uncordon', job.node]);
-    await seen;
-    return { endedAt: Date.now() };
-  } },
-  { kind: 'corrupt-node-state', stage: 'config', inject: async (c, job) => {
-    const seen = seenNode(c, job.node, (s) => s.nodeState === CORRUPT_STATE);
-    await kubectl(c, ['annotate', 'node', job.node, '--overwrite', `${nodeAnnotations.nodeState(SKYHOOK)}=${CORRUPT_STATE}`]);
-    await seen;
-    return { endedAt: Date.now() };
-  } },
-  { kind: 'delete-node', stage: 'apply', inject: async (c, job) => {
-    const seen = seenNode(c, job.node, (s) => s.deleted);
-    await kubectl(c, ['delete', 'node', job.node, '--wait=false']);
-    await seen;
-    const endedAt = Date.now();
-    // Recovered once the Skyhook no longer counts the node.
-    const dropped = await waitForSkyhook({ cp: c.cp }, SKYHOOK, (scr) => (scr.status?.completeNodes ?? '').endsWith(`/${c.size.nodes - 1}`), 60_000).then(() => Date.now(), () => undefined);
-    return { endedAt, ...(dropped ? { recoveredAt: dropped } : {}) };
-  } },
+  {
+    kind: 'delete-job',
+    stage: 'apply',
+    inject: async (c, job) => {
+      await kubectl(c, ['delete', 'job', '-n', NAMESPACE, job.name, '--wait=false']);
+      // The NodeOp fails its node (its Job is gone), and the stage is retried as a failed one is: a new NodeOp and Job.
+      return { endedAt: Date.now(), interrupted: stageKey(job), restarts: ['NodeOp', 'Job'] };
+    },
+  },
+  {
+    kind: 'delete-nodeop',
+    stage: 'config',
+    inject: async (c, job) => {
+      await kubectl(c, ['delete', 'nodeops', '-n', NAMESPACE, '-l', selector(job), '--wait=false']);
+      return { endedAt: Date.now(), interrupted: stageKey(job), restarts: ['NodeOp', 'Job'] };
+    },
+  },
+  {
+    kind: 'delete-reboot-pod',
+    stage: 'interrupt',
+    inject: async (c, job) => {
+      await kubectl(c, [
+        'delete',
+        'pods',
+        '-n',
+        NAMESPACE,
+        '-l',
+        `${NODEOP_NAMES.rebootLabel}=true`,
+        '--field-selector',
+        `spec.nodeName=${job.node}`,
+        '--wait=false',
+      ]);
+      return { endedAt: Date.now() };
+    },
+  },
+  {
+    kind: 'uncordon',
+    stage: 'config',
+    inject: async (c, job) => {
+      const seen = seenNode(c, job.node, (s) => !s.unschedulable);
+      await kubectl(c, ['uncordon', job.node]);
+      await seen;
+      return { endedAt: Date.now() };
+    },
+  },
+  {
+    kind: 'corrupt-node-state',
+    stage: 'config',
+    inject: async (c, job) => {
+      const seen = seenNode(c, job.node, (s) => s.nodeState === CORRUPT_STATE);
+      await kubectl(c, [
+        'annotate',
+        'node',
+        job.node,
+        '--overwrite',
+        `${nodeAnnotations.nodeState(SKYHOOK)}=${CORRUPT_STATE}`,
+      ]);
+      await seen;
+      return { endedAt: Date.now() };
+    },
+  },
+  {
+    kind: 'delete-node',
+    stage: 'apply',
+    inject: async (c, job) => {
+      const seen = seenNode(c, job.node, (s) => s.deleted);
+      await kubectl(c, ['delete', 'node', job.node, '--wait=false']);
+      await seen;
+      const endedAt = Date.now();
+      // Recovered once the Skyhook no longer counts the node.
+      const dropped = await waitForSkyhook(
+        { cp: c.cp },
+        SKYHOOK,
+        (scr) => (scr.status?.completeNodes ?? '').endsWith(`/${c.size.nodes - 1}`),
+        60_000,
+      ).then(
+        () => Date.now(),
+        () => undefined,
+      );
+      return { endedAt, ...(dropped ? { recoveredAt: dropped } : {}) };
+    },
+  },
 ];
 
 export async function handFaults(c: ChaosCluster): Promise<ScenarioRun> {
@@ -83,20 +137,45 @@ export async function handFaults(c: ChaosCluster): Promise<ScenarioRun> {
   for (const [i, fault] of FAULTS.entries()) {
     await until(`${(i + 1) * 10}% of the rollout`, () => c.progress() >= (i + 1) * 0.1, c.size.timeoutMs);
     let job: StageJob | undefined;
-    await until(`a running ${fault.stage} Job for ${fault.kind}`, () => {
-      job = [...c.record.jobs.jobs.values()].find((j) => j.skyhook === SKYHOOK && j.stage === fault.stage && !j.succeeded && !j.failed && !used.has(j.node) && Date.now() - j.seenAt > STARTED_MS);
-      return job !== undefined;
-    }, PICK_TIMEOUT_MS);
+    await until(
+      `a running ${fault.stage} Job for ${fault.kind}`,
+      () => {
+        job = [...c.record.jobs.jobs.values()].find(
+          (j) =>
+            j.skyhook === SKYHOOK &&
+            j.stage === fault.stage &&
+            !j.succeeded &&
+            !j.failed &&
+            !used.has(j.node) &&
+            Date.now() - j.seenAt > STARTED_MS,
+        );
+        return job !== undefined;
+      },
+      PICK_TIMEOUT_MS,
+    );
     const picked = job!;
     used.add(picked.node);
     const at = Date.now();
     const result = await fault.inject(c, picked);
     // A stage that finished before the deletion landed was not destroyed: it must not run again.
-    const finishedFirst = c.record.jobs.jobs.get(picked.uid)?.succeeded === true && (c.record.jobs.jobs.get(picked.uid)?.doneAt ?? Infinity) <= at;
+    const finishedFirst =
+      c.record.jobs.jobs.get(picked.uid)?.succeeded === true &&
+      (c.record.jobs.jobs.get(picked.uid)?.doneAt ?? Infinity) <= at;
     const { interrupted, restarts, ...rest } = result;
-    faults.push({ kind: fault.kind, node: picked.node, at, ...rest, ...(interrupted && !finishedFirst ? { interrupted, restarts } : {}) });
+    faults.push({
+      kind: fault.kind,
+      node: picked.node,
+      at,
+      ...rest,
+      ...(interrupted && !finishedFirst ? { interrupted, restarts } : {}),
+    });
     if (fault.kind === 'delete-node') deletedNode = picked.node;
   }
   const expectedNodes = Array.from({ length: c.size.nodes }, (_, i) => `node-${i}`).filter((n) => n !== deletedNode);
-  return { faults, planned: FAULTS.length, expectedNodes, notes: { faultNodes: Object.fromEntries(faults.map((f) => [f.kind, f.node])) } };
+  return {
+    faults,
+    planned: FAULTS.length,
+    expectedNodes,
+    notes: { faultNodes: Object.fromEntries(faults.map((f) => [f.kind, f.node])) },
+  };
 }

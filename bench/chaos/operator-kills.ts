@@ -29,6 +29,10 @@ export function operatorKills(kills: number) {
       killedAfterMs.push(gap);
     }
     const restartMs = faults.map((f) => f.endedAt - f.at);
-    return { faults, planned: kills, notes: { killedAfterRunningMs: killedAfterMs, restartMsMax: Math.max(...restartMs) } };
+    return {
+      faults,
+      planned: kills,
+      notes: { killedAfterRunningMs: killedAfterMs, restartMsMax: Math.max(...restartMs) },
+    };
   };
 }

@@ -22,9 +22,12 @@ export async function partition(c: ChaosCluster): Promise<ScenarioRun> {
   const coordination = c.cp.kubeConfig.makeApiClient(CoordinationV1Api);
   let holder = '';
   const watchLease = setInterval(() => {
-    coordination.listNamespacedLease({ namespace: NAMESPACE }).then((list) => {
-      holder = list.items[0]?.spec?.holderIdentity ?? '';
-    }, () => undefined);
+    coordination.listNamespacedLease({ namespace: NAMESPACE }).then(
+      (list) => {
+        holder = list.items[0]?.spec?.holderIdentity ?? '';
+      },
+      () => undefined,
+    );
   }, 200);
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(c.cp.server).port) });
   try {
@@ -40,25 +43,42 @@ export async function partition(c: ChaosCluster): Promise<ScenarioRun> {
     void first.exited.then(() => (firstExitedAt = Date.now()));
     proxy.cut();
     const violations: string[] = [];
-    await until('the second replica to take the Lease', () => holder === second.identity, CUT_MS).catch(() => violations.push(`the second replica did not take the Lease within the ${CUT_MS / 1000} s cut (holder: ${holder})`));
+    await until('the second replica to take the Lease', () => holder === second.identity, CUT_MS).catch(() =>
+      violations.push(
+        `the second replica did not take the Lease within the ${CUT_MS / 1000} s cut (holder: ${holder})`,
+      ),
+    );
     const takeoverAt = Date.now();
     await new Promise((r) => setTimeout(r, Math.max(0, cutAt + CUT_MS - Date.now())));
     proxy.heal();
     const healedAt = Date.now();
-    const firstExit = await Promise.race([first.exited, new Promise<string>((r) => setTimeout(() => r('still running'), Math.max(0, cutAt + EXIT_WITHIN_MS - Date.now())))]);
+    const firstExit = await Promise.race([
+      first.exited,
+      new Promise<string>((r) =>
+        setTimeout(() => r('still running'), Math.max(0, cutAt + EXIT_WITHIN_MS - Date.now())),
+      ),
+    ]);
     const firstExitAfterCutMs = (firstExitedAt ?? NaN) - cutAt;
-    if (firstExit === 'still running') violations.push(`the cut-off leader was still running ${EXIT_WITHIN_MS / 1000} s after the cut`);
+    if (firstExit === 'still running')
+      violations.push(`the cut-off leader was still running ${EXIT_WITHIN_MS / 1000} s after the cut`);
     else if (firstExit === '0') violations.push('the cut-off leader exited 0; losing the Lease must exit non-zero');
     // Its Deployment starts it again: through the healed proxy it must find the Lease taken and wait.
     const restarted = await c.startOperator({ kubeconfigPath: proxied, leaderElect: true });
     await c.waitComplete().catch(() => undefined); // the runner reports an incomplete rollout
     if (holder !== second.identity) violations.push(`the Lease ended with ${holder}, not the replica that took over`);
-    if (readFileSync(restarted.logFile, 'utf8').includes(ACQUIRED)) violations.push('the restarted first replica acquired the Lease while the other one led');
+    if (readFileSync(restarted.logFile, 'utf8').includes(ACQUIRED))
+      violations.push('the restarted first replica acquired the Lease while the other one led');
     return {
       faults: [{ kind: 'partition', at: cutAt, endedAt: cutAt, from: takeoverAt }],
       planned: 1,
       violations,
-      notes: { cutMs: healedAt - cutAt, takeoverMs: takeoverAt - cutAt, firstExit, firstExitAfterCutMs, proxiedConnections: proxy.connections() },
+      notes: {
+        cutMs: healedAt - cutAt,
+        takeoverMs: takeoverAt - cutAt,
+        firstExit,
+        firstExitAfterCutMs,
+        proxiedConnections: proxy.connections(),
+      },
     };
   } finally {
     clearInterval(watchLease);

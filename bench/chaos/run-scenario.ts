@@ -42,7 +42,13 @@ export async function runScenario(name: string, scenario: Scenario, size: ChaosS
   return withChaosCluster(size, async (cluster) => {
     say(`${name}: ${size.nodes} nodes, budget ${size.budget}`);
     const started = Date.now();
-    const progress = setInterval(() => say(`${name}: ${(cluster.progress() * 100).toFixed(0)}% of stage Jobs done, ${((Date.now() - started) / 1000).toFixed(0)} s`), 15_000);
+    const progress = setInterval(
+      () =>
+        say(
+          `${name}: ${(cluster.progress() * 100).toFixed(0)}% of stage Jobs done, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        ),
+      15_000,
+    );
     let run: ScenarioRun;
     let done: Awaited<ReturnType<ChaosCluster['waitComplete']>> | undefined;
     const violations: string[] = [];
@@ -58,21 +64,33 @@ export async function runScenario(name: string, scenario: Scenario, size: ChaosS
     const rolloutMs = Date.now() - started;
     const { record, host } = cluster;
     const expected = run.expectedNodes ?? Array.from({ length: size.nodes }, (_, i) => `node-${i}`);
-    const clean = (n: string): boolean => leftovers(record.latest().get(n)!).length === 0 && !mirroredTaintLeft(record.latest().get(n)!);
+    const clean = (n: string): boolean =>
+      leftovers(record.latest().get(n)!).length === 0 && !mirroredTaintLeft(record.latest().get(n)!);
     await until('the nodes to be left clean', () => expected.every(clean), SETTLE_MS).catch(() => undefined);
     const verdict = judge(record, run.faults, size.budget);
-    if (done && done.status?.completeNodes !== `${expected.length}/${expected.length}`) violations.push(`completeNodes ${done.status?.completeNodes}, expected ${expected.length}/${expected.length}`);
-    if (run.faults.length < run.planned) violations.push(`only ${run.faults.length} of ${run.planned} faults were injected before the rollout ended`);
-    const reboots = expected.map((node) => host.interrupts.filter((i) => i.node === node && i.rebootsNode && !i.failed).length);
+    if (done && done.status?.completeNodes !== `${expected.length}/${expected.length}`)
+      violations.push(`completeNodes ${done.status?.completeNodes}, expected ${expected.length}/${expected.length}`);
+    if (run.faults.length < run.planned)
+      violations.push(`only ${run.faults.length} of ${run.planned} faults were injected before the rollout ended`);
+    const reboots = expected.map(
+      (node) => host.interrupts.filter((i) => i.node === node && i.rebootsNode && !i.failed).length,
+    );
     const notOnce = expected.map((node, i) => `${node} ×${reboots[i]}`).filter((_, i) => reboots[i] !== 1);
     if (notOnce.length) violations.push(`nodes rebooted other than once: ${notOnce.join(', ')}`);
     const all = [...violations, ...(run.violations ?? []), ...verdict.violations];
     // Fifty kills make a long list: each fault's own figure only when there are few.
     const { recoveries, ...figures } = verdict;
     return {
-      scenario: name, nodes: size.nodes, ...figures, ...(recoveries.length <= 10 ? { recoveries } : {}), violations: all,
-      faultsPlanned: run.planned, faultsSurvived: all.length === 0 ? run.faults.length : 0,
-      completed: done !== undefined, completeNodes: done?.status?.completeNodes, rolloutMs,
+      scenario: name,
+      nodes: size.nodes,
+      ...figures,
+      ...(recoveries.length <= 10 ? { recoveries } : {}),
+      violations: all,
+      faultsPlanned: run.planned,
+      faultsSurvived: all.length === 0 ? run.faults.length : 0,
+      completed: done !== undefined,
+      completeNodes: done?.status?.completeNodes,
+      rolloutMs,
       rebootsPerNode: { min: Math.min(...reboots), max: Math.max(...reboots) },
       notes: { skyhook: SKYHOOK, phaseMs: size.phaseMs, faultKinds: countKinds(run.faults), ...run.notes },
       ok: all.length === 0,

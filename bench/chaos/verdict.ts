@@ -47,7 +47,8 @@ export interface Verdict {
   violations: string[];
 }
 
-export const stageKey = (s: Pick<StageStart, 'node' | 'package' | 'stage'>): string => `${s.node}/${s.package}/${s.stage}`;
+export const stageKey = (s: Pick<StageStart, 'node' | 'package' | 'stage'>): string =>
+  `${s.node}/${s.package}/${s.stage}`;
 
 /** What the operator owns on a node that must be gone once the rollout is over: its cordon, its taints, its cordon bookkeeping. */
 export function leftovers(s: NodeSnapshot): string[] {
@@ -62,21 +63,32 @@ export function leftovers(s: NodeSnapshot): string[] {
  * is reported apart; after API server restarts it was seen to lag (README, Chaos).
  */
 export const MIRRORED_CORDON_TAINT = 'node.kubernetes.io/unschedulable:NoSchedule';
-export const mirroredTaintLeft = (s: NodeSnapshot): boolean => !s.deleted && !s.unschedulable && s.taints.includes(MIRRORED_CORDON_TAINT);
+export const mirroredTaintLeft = (s: NodeSnapshot): boolean =>
+  !s.deleted && !s.unschedulable && s.taints.includes(MIRRORED_CORDON_TAINT);
 
 /** A change the operator makes (state, status, cordon), as opposed to reboots or heartbeats. */
-const operatorFields = (s: NodeSnapshot): string => JSON.stringify([s.nodeState, s.status, s.unschedulable, s.cordonMarks]);
+const operatorFields = (s: NodeSnapshot): string =>
+  JSON.stringify([s.nodeState, s.status, s.unschedulable, s.cordonMarks]);
 
 /** When the operator acted after `after`: a stage started, or a node's state or cordon changed (on `node` only, if given). */
 export function firstActionAfter(record: ClusterRecord, after: number, node?: string): number | undefined {
-  const starts = record.stageStarts().filter((s) => s.at > after && (node === undefined || s.node === node)).map((s) => s.at);
+  const starts = record
+    .stageStarts()
+    .filter((s) => s.at > after && (node === undefined || s.node === node))
+    .map((s) => s.at);
   const previous = new Map<string, string>();
   const changes: number[] = [];
   for (const snapshot of record.history) {
     const fields = operatorFields(snapshot);
     const before = previous.get(snapshot.node);
     previous.set(snapshot.node, fields);
-    if (snapshot.at > after && before !== undefined && before !== fields && (node === undefined || snapshot.node === node)) changes.push(snapshot.at);
+    if (
+      snapshot.at > after &&
+      before !== undefined &&
+      before !== fields &&
+      (node === undefined || snapshot.node === node)
+    )
+      changes.push(snapshot.at);
   }
   const all = [...starts, ...changes];
   return all.length ? Math.min(...all) : undefined;
@@ -95,32 +107,49 @@ export function judge(record: ClusterRecord, faults: Fault[], budget: number): V
     // A Job after a succeeded one re-runs a finished stage, whatever caused it.
     if (jobs.slice(0, -1).some((j) => jobsByUid.get(j.uid)?.succeeded)) stagesRunTwice.push(key);
     const destroyedBy = faults.filter((f) => f.interrupted === key);
-    const allowed = (kind: StageStart['kind']): number => 1 + destroyedBy.filter((f) => f.restarts?.includes(kind)).length;
+    const allowed = (kind: StageStart['kind']): number =>
+      1 + destroyedBy.filter((f) => f.restarts?.includes(kind)).length;
     const nodeOps = starts.length - jobs.length;
-    if (jobs.length > allowed('Job') || nodeOps > allowed('NodeOp')) unexplainedStarts.push(`${key} (${nodeOps} NodeOps, ${jobs.length} Jobs)`);
+    if (jobs.length > allowed('Job') || nodeOps > allowed('NodeOp'))
+      unexplainedStarts.push(`${key} (${nodeOps} NodeOps, ${jobs.length} Jobs)`);
     else if (destroyedBy.length > 0 && jobs.length > 1) rerunsAfterDeletion.push(key);
   }
   // How each suspicious stage's starts went, relative to its first: kind, when, and when its Job succeeded.
   const timeline = (key: string): string => {
     const starts = byKey.get(key) ?? [];
     const t0 = starts[0]?.at ?? 0;
-    const hits = faults.filter((f) => f.node !== undefined && f.node === starts[0]?.node).map((f) => ` ${f.kind}@+${f.at - t0}`);
+    const hits = faults
+      .filter((f) => f.node !== undefined && f.node === starts[0]?.node)
+      .map((f) => ` ${f.kind}@+${f.at - t0}`);
     return `${key}: ${starts.map((s) => `${s.kind}@+${s.at - t0}${jobsByUid.get(s.uid)?.succeeded ? ` ok@+${(jobsByUid.get(s.uid)?.doneAt ?? NaN) - t0}` : ''}`).join(' ')}${hits.join('')}`;
   };
   if (stagesRunTwice.length) violations.push(`completed stages ran again: ${stagesRunTwice.map(timeline).join('; ')}`);
-  if (unexplainedStarts.length) violations.push(`stages started more often than the faults explain: ${unexplainedStarts.join(', ')}`);
+  if (unexplainedStarts.length)
+    violations.push(`stages started more often than the faults explain: ${unexplainedStarts.join(', ')}`);
   const maxDisrupted = record.maxDisrupted();
-  if (maxDisrupted > budget) violations.push(`${maxDisrupted} nodes disrupted at once, budget ${budget}: ${record.mostDisrupted().nodes.join(' ')}`);
+  if (maxDisrupted > budget)
+    violations.push(
+      `${maxDisrupted} nodes disrupted at once, budget ${budget}: ${record.mostDisrupted().nodes.join(' ')}`,
+    );
   const left = [...record.latest().values()].flatMap((s) => leftovers(s).map((what) => `${s.node}: ${what}`));
   if (left.length) violations.push(`left behind: ${left.join(', ')}`);
   const recoveries = faults.map((f) => {
     const at = f.recoveredAt ?? firstActionAfter(record, f.from ?? f.endedAt, f.node);
-    if (at === undefined) violations.push(`no operator action after the ${f.kind} fault${f.node ? ` on ${f.node}` : ''}`);
+    if (at === undefined)
+      violations.push(`no operator action after the ${f.kind} fault${f.node ? ` on ${f.node}` : ''}`);
     return { kind: f.kind, ms: (at ?? NaN) - f.endedAt };
   });
   return {
-    stageStarts: record.stageStarts().length, stagesRunTwice, unexplainedStarts, rerunsAfterDeletion,
-    maxDisrupted, budget, leftCordonedOrTainted: left,
-    mirroredTaintLeft: [...record.latest().values()].filter(mirroredTaintLeft).map((s) => s.node), recoveryMs: summarize(recoveries.map((r) => r.ms).filter(Number.isFinite)), recoveries, violations,
+    stageStarts: record.stageStarts().length,
+    stagesRunTwice,
+    unexplainedStarts,
+    rerunsAfterDeletion,
+    maxDisrupted,
+    budget,
+    leftCordonedOrTainted: left,
+    mirroredTaintLeft: [...record.latest().values()].filter(mirroredTaintLeft).map((s) => s.node),
+    recoveryMs: summarize(recoveries.map((r) => r.ms).filter(Number.isFinite)),
+    recoveries,
+    violations,
   };
 }

@@ -21,7 +21,11 @@ export const processSinks: Sinks = {
   stderr: (text) => void process.stderr.write(text),
 };
 
-export async function runAgent(argv: readonly string[], env: Env = process.env, io: Sinks = processSinks): Promise<number> {
+export async function runAgent(
+  argv: readonly string[],
+  env: Env = process.env,
+  io: Sinks = processSinks,
+): Promise<number> {
   // The agent is stopped with SIGTERM (a pod deletion, a reboot): finish the running step, start no other.
   let sigterm = false;
   const onSigterm = (): void => {
@@ -38,7 +42,12 @@ export async function runAgent(argv: readonly string[], env: Env = process.env, 
   }
 }
 
-async function runOrThrow(argv: readonly string[], env: Env, io: Sinks, stopRequested: () => boolean): Promise<boolean> {
+async function runOrThrow(
+  argv: readonly string[],
+  env: Env,
+  io: Sinks,
+  stopRequested: () => boolean,
+): Promise<boolean> {
   const invocation = parseAgentArgs(argv);
   const settings = readSettings(env);
   if (settings.copyResolv) copyResolvConf(invocation.rootMount);

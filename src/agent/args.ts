@@ -16,7 +16,9 @@ export function parseAgentArgs(args: readonly string[]): AgentInvocation {
     case 2:
       return { mode: a, rootMount: LEGACY_ROOT_MOUNT, copyDir: b };
     case 3:
-      return a === 'interrupt' ? { mode: a, rootMount: LEGACY_ROOT_MOUNT, copyDir: b, interruptData: c } : { mode: a, rootMount: b, copyDir: c };
+      return a === 'interrupt'
+        ? { mode: a, rootMount: LEGACY_ROOT_MOUNT, copyDir: b, interruptData: c }
+        : { mode: a, rootMount: b, copyDir: c };
     case 4:
       return { mode: a, rootMount: b, copyDir: c, interruptData: d };
     default:

@@ -16,7 +16,9 @@ export function agentUsage(): string {
     `Modes: ${ALL_MODES.join(', ')}`,
     '',
     'Environment (default):',
-    ...AGENT_ENV_DOC.map(([name, value, meaning]) => `  ${name.padEnd(width)}  (${value === '' ? 'empty' : value}) ${meaning}`),
+    ...AGENT_ENV_DOC.map(
+      ([name, value, meaning]) => `  ${name.padEnd(width)}  (${value === '' ? 'empty' : value}) ${meaning}`,
+    ),
   ].join('\n');
 }
 

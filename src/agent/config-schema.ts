@@ -15,28 +15,37 @@ export const STEP_NAME_PATTERN = '^[a-zA-Z0-9_\\-.]+$';
 export const StepSchema = Type.Object({
   name: Type.String({ pattern: STEP_NAME_PATTERN }),
   path: Type.String({ description: 'script path relative to skyhook_dir' }),
-  arguments: Type.Array(Type.String(), { minItems: 0, description: '"env:NAME" is replaced by the environment variable NAME' }),
+  arguments: Type.Array(Type.String(), {
+    minItems: 0,
+    description: '"env:NAME" is replaced by the environment variable NAME',
+  }),
   returncodes: Type.Array(Type.Integer(), { minItems: 1, description: 'exit codes that mean success' }),
   on_host: Type.Boolean({ description: 'accepted but has no effect: every step runs chrooted on the host' }),
   env: Type.Optional(Type.Record(Type.String(), Type.String())),
-  idempotence: Type.Boolean({ description: 'true: the step manages its own idempotence and always runs; false: the agent skips it once it has succeeded' }),
-  upgrade_step: Type.Boolean({ description: 'true: gets <previous> <current> versions as arguments; only in upgrade modes' }),
+  idempotence: Type.Boolean({
+    description:
+      'true: the step manages its own idempotence and always runs; false: the agent skips it once it has succeeded',
+  }),
+  upgrade_step: Type.Boolean({
+    description: 'true: gets <previous> <current> versions as arguments; only in upgrade modes',
+  }),
 });
 export type StepConfig = Static<typeof StepSchema>;
 
 /** Mode lists refer to the one step definition instead of repeating it ten times. */
 const StepList = Type.Unsafe<StepConfig[]>({ type: 'array', items: { $ref: '#/$defs/step' } });
 
-const ModesSchema = Type.Object(
-  Object.fromEntries(STEP_MODES.map((mode) => [mode, Type.Optional(StepList)])),
-);
+const ModesSchema = Type.Object(Object.fromEntries(STEP_MODES.map((mode) => [mode, Type.Optional(StepList)])));
 
 export const PackageConfigSchema = Type.Object(
   {
     schema_version: Type.String(),
     package_name: Type.String(),
     package_version: Type.String({ pattern: SEMVER_PATTERN }),
-    expected_config_files: Type.Array(Type.String(), { minItems: 0, description: 'file names required in SKYHOOK_DIR/configmaps' }),
+    expected_config_files: Type.Array(Type.String(), {
+      minItems: 0,
+      description: 'file names required in SKYHOOK_DIR/configmaps',
+    }),
     modes: ModesSchema,
   },
   {

@@ -28,7 +28,14 @@ export function parseHistory(text: string | undefined): HistoryRead {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) return { kind: 'corrupt' };
     const record = data as Record<string, unknown>;
     if (!Array.isArray(record['history'])) return { kind: 'corrupt' };
-    return { kind: 'ok', data: { ...record, 'current-version': String(record['current-version'] ?? ''), history: record['history'] as HistoryEntry[] } };
+    return {
+      kind: 'ok',
+      data: {
+        ...record,
+        'current-version': String(record['current-version'] ?? ''),
+        history: record['history'] as HistoryEntry[],
+      },
+    };
   } catch {
     return { kind: 'corrupt' };
   }

@@ -33,14 +33,25 @@ export interface Sinks {
 const ENTER_AND_EXEC = 'cd -- "$1" || exit 1; shift; exec "$@"';
 const ENTER_CHMOD_AND_EXEC = 'cd -- "$1" || exit 1; shift; chmod ugo+x -- "$1" || exit 1; exec "$@"';
 
-export function hostArgv(req: Pick<HostCommand, 'chrootCommand' | 'rootMount' | 'cwd' | 'command' | 'makeExecutable'>): string[] {
-  const launcher = ['/bin/sh', '-c', req.makeExecutable ? ENTER_CHMOD_AND_EXEC : ENTER_AND_EXEC, 'skyhook-agent', req.cwd, ...req.command];
+export function hostArgv(
+  req: Pick<HostCommand, 'chrootCommand' | 'rootMount' | 'cwd' | 'command' | 'makeExecutable'>,
+): string[] {
+  const launcher = [
+    '/bin/sh',
+    '-c',
+    req.makeExecutable ? ENTER_CHMOD_AND_EXEC : ENTER_AND_EXEC,
+    'skyhook-agent',
+    req.cwd,
+    ...req.command,
+  ];
   return req.rootMount === 'local' ? launcher : [req.chrootCommand, req.rootMount, ...launcher];
 }
 
 /** Resolves to the exit code, or minus the signal number when the command was killed (as Python reports it). */
 export function runOnHost(req: HostCommand, sinks: Sinks): Promise<number> {
-  const logFds = req.logs ? { stdout: openSync(req.logs.stdout, 'w'), stderr: openSync(req.logs.stderr, 'w') } : undefined;
+  const logFds = req.logs
+    ? { stdout: openSync(req.logs.stdout, 'w'), stderr: openSync(req.logs.stderr, 'w') }
+    : undefined;
   const writeOut = (text: string): void => {
     sinks.stdout(text);
     if (logFds) writeSync(logFds.stdout, text);

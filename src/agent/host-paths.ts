@@ -26,12 +26,15 @@ export const flagsDir = (l: HostLayout): string => `${mountPrefix(l)}${l.stateDi
 export const startFlagPath = (l: HostLayout): string => `${flagsDir(l)}/START`;
 export const checkResultsPath = (l: HostLayout): string => `${flagsDir(l)}/check_results`;
 export const allCheckedPath = (l: HostLayout, mode: string): string => `${flagsDir(l)}/${mode}_ALL_CHECKED`;
-export const packageFlagsDir = (l: HostLayout, pkg: string, version: string): string => `${flagsDir(l)}/${pkg}/${version}`;
+export const packageFlagsDir = (l: HostLayout, pkg: string, version: string): string =>
+  `${flagsDir(l)}/${pkg}/${version}`;
 export const historyPath = (l: HostLayout, pkg: string): string => `${mountPrefix(l)}${l.stateDir}/history/${pkg}.json`;
-export const interruptFlagDir = (l: HostLayout, resourceId: string): string => `${mountPrefix(l)}${l.stateDir}/interrupts/flags/${resourceId}`;
+export const interruptFlagDir = (l: HostLayout, resourceId: string): string =>
+  `${mountPrefix(l)}${l.stateDir}/interrupts/flags/${resourceId}`;
 export const interruptFlagPath = (l: HostLayout, resourceId: string, interruptId: string): string =>
   `${interruptFlagDir(l, resourceId)}/${interruptId}.complete`;
-export const packageLogDir = (l: HostLayout, pkg: string, version: string): string => `${mountPrefix(l)}${l.logDir}/${pkg}/${version}`;
+export const packageLogDir = (l: HostLayout, pkg: string, version: string): string =>
+  `${mountPrefix(l)}${l.logDir}/${pkg}/${version}`;
 
 /**
  * A log file: `<log dir>/<pkg>/<ver>/<name>-<timestamp>.log`. Step logs are named `/<step path>`

@@ -36,7 +36,13 @@ export async function runInterrupt(ctx: RunContext, interruptData: string | unde
     // Written first: a reboot may never let us write it afterwards.
     writeFileMakingDirs(flag, pyEpochSeconds(new Date()));
 
-    const logPath = logFilePath(ctx.layout, resource.packageName, resource.packageVersion, interruptLogName(id), logTimestamp(new Date()));
+    const logPath = logFilePath(
+      ctx.layout,
+      resource.packageName,
+      resource.packageVersion,
+      interruptLogName(id),
+      logTimestamp(new Date()),
+    );
     mkdirSync(dirname(logPath), { recursive: true });
     const returnCode = await runOnHost(
       {

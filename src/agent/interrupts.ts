@@ -4,7 +4,13 @@
  */
 import type { InterruptCommands } from './settings.js';
 
-export const INTERRUPT_TYPES = ['node_restart', 'service_restart', 'restart_all_services', 'no_op', 'script_interrupt'] as const;
+export const INTERRUPT_TYPES = [
+  'node_restart',
+  'service_restart',
+  'restart_all_services',
+  'no_op',
+  'script_interrupt',
+] as const;
 export type InterruptType = (typeof INTERRUPT_TYPES)[number];
 
 export interface InterruptPlan {
@@ -22,7 +28,8 @@ export function decodeInterrupt(base64: string | undefined, commands: InterruptC
   } catch {
     throw new Error(usage);
   }
-  if (typeof data !== 'object' || data === null || typeof (data as { type?: unknown }).type !== 'string') throw new Error(usage);
+  if (typeof data !== 'object' || data === null || typeof (data as { type?: unknown }).type !== 'string')
+    throw new Error(usage);
   const { type, ...kwargs } = data as { type: string } & Record<string, unknown>;
   if (!(INTERRUPT_TYPES as readonly string[]).includes(type)) {
     throw new Error(`Unknown interrupt ${type} must be one of: ${INTERRUPT_TYPES.join(', ')}`);
@@ -30,7 +37,11 @@ export function decodeInterrupt(base64: string | undefined, commands: InterruptC
   return { type: type as InterruptType, commands: commandsFor(type as InterruptType, kwargs, commands) };
 }
 
-export function commandsFor(type: InterruptType, kwargs: Record<string, unknown>, commands: InterruptCommands): string[][] {
+export function commandsFor(
+  type: InterruptType,
+  kwargs: Record<string, unknown>,
+  commands: InterruptCommands,
+): string[][] {
   switch (type) {
     case 'node_restart':
       return [commands.reboot];

@@ -11,7 +11,11 @@ export interface LogFileEntry {
  * `entries` are the files of the step's log directory, `stepBaseName` the step script's file name.
  * The `.log.err` companions are not counted and not deleted, as upstream does.
  */
-export function logsToReap(entries: readonly LogFileEntry[], stepBaseName: string, keep = LOGS_KEPT_PER_STEP): string[] {
+export function logsToReap(
+  entries: readonly LogFileEntry[],
+  stepBaseName: string,
+  keep = LOGS_KEPT_PER_STEP,
+): string[] {
   const prefix = `${stepBaseName}-`;
   const timestamped = /^\d{4}-\d{2}-\d{2}-\d{6}\.log$/;
   return entries

@@ -6,7 +6,15 @@
 import { existsSync } from 'node:fs';
 import type { PackageConfig, StepConfig } from './config-schema.js';
 import { UNINSTALLED, installedVersion } from './history.js';
-import { markAllChecked, markStarted, readHistory, recordHistory, removeFiles, writeCheckResults, writeFileMakingDirs } from './host-state.js';
+import {
+  markAllChecked,
+  markStarted,
+  readHistory,
+  recordHistory,
+  removeFiles,
+  writeCheckResults,
+  writeFileMakingDirs,
+} from './host-state.js';
 import { isCheckMode, isUpgradeMode, recordsHistory, STEP_MODES, type StepMode } from './modes.js';
 import type { RunContext } from './run-context.js';
 import { decideStepFlag, stepFlagContent, stepFlagPath } from './step-flags.js';
@@ -74,5 +82,9 @@ function upgradeExtras(ctx: RunContext, config: PackageConfig, step: StepConfig)
 }
 
 function allStepFlags(ctx: RunContext, config: PackageConfig): string[] {
-  return STEP_MODES.flatMap((mode) => (config.modes[mode] ?? []).map((step) => stepFlagPath(ctx.layout, config.package_name, config.package_version, step)));
+  return STEP_MODES.flatMap((mode) =>
+    (config.modes[mode] ?? []).map((step) =>
+      stepFlagPath(ctx.layout, config.package_name, config.package_version, step),
+    ),
+  );
 }

@@ -3,7 +3,13 @@
  * CLI arguments and flag file names, so they must not change.
  */
 export const ACTION_MODES = ['uninstall', 'upgrade', 'apply', 'config', 'post-interrupt'] as const;
-export const CHECK_MODES = ['uninstall-check', 'upgrade-check', 'apply-check', 'config-check', 'post-interrupt-check'] as const;
+export const CHECK_MODES = [
+  'uninstall-check',
+  'upgrade-check',
+  'apply-check',
+  'config-check',
+  'post-interrupt-check',
+] as const;
 
 export type ActionMode = (typeof ACTION_MODES)[number];
 export type CheckMode = (typeof CHECK_MODES)[number];
@@ -14,8 +20,17 @@ export type Mode = StepMode | 'interrupt';
 
 /** Upstream's enum order, used when listing the modes in messages. */
 export const ALL_MODES: readonly Mode[] = [
-  'uninstall', 'uninstall-check', 'upgrade', 'upgrade-check', 'apply', 'apply-check',
-  'config', 'config-check', 'interrupt', 'post-interrupt', 'post-interrupt-check',
+  'uninstall',
+  'uninstall-check',
+  'upgrade',
+  'upgrade-check',
+  'apply',
+  'apply-check',
+  'config',
+  'config-check',
+  'interrupt',
+  'post-interrupt',
+  'post-interrupt-check',
 ];
 
 export function isMode(value: string): value is Mode {

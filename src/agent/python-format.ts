@@ -57,14 +57,19 @@ export function pyEpochSeconds(date: Date): string {
 export function pyJsonDumps(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${asciiJson(k)}: ${pyJsonDumps(v)}`).join(', ')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${asciiJson(k)}: ${pyJsonDumps(v)}`)
+      .join(', ')}}`;
   }
   if (typeof value === 'string') return asciiJson(value);
   return JSON.stringify(value) ?? 'null';
 }
 
 function asciiJson(text: string): string {
-  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(text).replace(
+    /[\u007f-\uffff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** `str.center(width, fill)`, including where Python puts the odd padding character. */

@@ -30,8 +30,16 @@ export interface AgentSettings {
 
 /** Every variable the agent reads, with its default and meaning (printed by `skyhook agent --help`). */
 export const AGENT_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue: string, meaning: string]> = [
-  ['SKYHOOK_RESOURCE_ID', '', '<skyhook>-<uid>-<generation>_<package>_<version>; names the interrupt flag dir (required by interrupt mode)'],
-  ['SKYHOOK_DATA_DIR', '/skyhook-package', 'legacy mode: package copied from here when <rootMount>/<copyDir> is absent'],
+  [
+    'SKYHOOK_RESOURCE_ID',
+    '',
+    '<skyhook>-<uid>-<generation>_<package>_<version>; names the interrupt flag dir (required by interrupt mode)',
+  ],
+  [
+    'SKYHOOK_DATA_DIR',
+    '/skyhook-package',
+    'legacy mode: package copied from here when <rootMount>/<copyDir> is absent',
+  ],
   ['SKYHOOK_ROOT_DIR', '/etc/skyhook', 'host dir of flags, history and interrupt flags'],
   ['SKYHOOK_LOG_DIR', '/var/log/skyhook', 'host dir of step and interrupt logs'],
   ['SKYHOOK_AGENT_WRITE_LOGS', 'true', 'false: no step log files (interrupt logs are still written)'],
@@ -41,14 +49,28 @@ export const AGENT_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue: 
   ['SKYHOOK_AGENT_CHROOT', 'chroot', 'chroot(8) command used to enter the root mount'],
   ['SKYHOOK_AGENT_STEP_DELAY_MS', '1000', 'pause before each step (keeps per-second log names distinct)'],
   ['SKYHOOK_AGENT_REBOOT_COMMAND', 'reboot', 'node_restart command, run in the chroot'],
-  ['SKYHOOK_AGENT_DAEMON_RELOAD_COMMAND', 'systemctl daemon-reload', 'first service_restart command, run in the chroot'],
-  ['SKYHOOK_AGENT_SERVICE_RESTART_COMMAND', 'systemctl restart', 'service_restart command, run once per service with its name appended'],
-  ['SKYHOOK_AGENT_RESTART_ALL_SERVICES_COMMAND', 'service procps force-reload', 'restart_all_services command, run in the chroot'],
+  [
+    'SKYHOOK_AGENT_DAEMON_RELOAD_COMMAND',
+    'systemctl daemon-reload',
+    'first service_restart command, run in the chroot',
+  ],
+  [
+    'SKYHOOK_AGENT_SERVICE_RESTART_COMMAND',
+    'systemctl restart',
+    'service_restart command, run once per service with its name appended',
+  ],
+  [
+    'SKYHOOK_AGENT_RESTART_ALL_SERVICES_COMMAND',
+    'service procps force-reload',
+    'restart_all_services command, run in the chroot',
+  ],
 ];
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(AGENT_ENV_DOC.map(([name, value]) => [name, value]));
+const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
+  AGENT_ENV_DOC.map(([name, value]) => [name, value]),
+);
 
 function read(env: Env, name: string): string {
   return env[name] ?? DEFAULTS[name] ?? '';
@@ -60,12 +82,15 @@ function readFlag(env: Env, name: string): boolean {
 }
 
 function readCommand(env: Env, name: string): string[] {
-  return read(env, name).split(/\s+/).filter((word) => word !== '');
+  return read(env, name)
+    .split(/\s+/)
+    .filter((word) => word !== '');
 }
 
 function readNumber(env: Env, name: string): number {
   const value = Number(read(env, name));
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got '${read(env, name)}'`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`${name} must be a non-negative number, got '${read(env, name)}'`);
   return value;
 }
 

@@ -32,7 +32,11 @@ export function withSystemPath(path: string | undefined): string {
  * and SKYHOOK_RESOURCE_ID), the step's `env` (plus CURRENT_VERSION/PREVIOUS_VERSION in upgrade
  * modes), then SKYHOOK_DIR and STEP_ROOT.
  */
-export function stepEnvironment(agentEnv: Env, stepEnv: Readonly<Record<string, string>>, copyDir: string): Record<string, string> {
+export function stepEnvironment(
+  agentEnv: Env,
+  stepEnv: Readonly<Record<string, string>>,
+  copyDir: string,
+): Record<string, string> {
   return { ...hostEnvironment(agentEnv), ...stepEnv, STEP_ROOT: stepRoot(copyDir), SKYHOOK_DIR: copyDir };
 }
 

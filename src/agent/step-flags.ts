@@ -15,7 +15,12 @@ export function stepFlagMarker(step: Pick<StepConfig, 'arguments' | 'returncodes
   return Buffer.from(`${pyReprList(step.arguments)}_${pyReprList(step.returncodes)}`, 'utf8').toString('base64');
 }
 
-export function stepFlagPath(layout: HostLayout, pkg: string, version: string, step: Pick<StepConfig, 'path' | 'arguments' | 'returncodes'>): string {
+export function stepFlagPath(
+  layout: HostLayout,
+  pkg: string,
+  version: string,
+  step: Pick<StepConfig, 'path' | 'arguments' | 'returncodes'>,
+): string {
   return `${packageFlagsDir(layout, pkg, version)}/${step.path}_${stepFlagMarker(step)}`;
 }
 
@@ -30,14 +35,28 @@ export type FlagDecision = { skip: true; message: string } | { skip: false; mess
  * flags (not config, uninstall, upgrade) and the step leaves idempotence to the agent
  * (`idempotence: false`). The messages are upstream's.
  */
-export function decideStepFlag(args: { flagExists: boolean; flagPath: string; stepPath: string; alwaysRunStep: boolean; mode: StepMode; stepManagesItself: boolean }): FlagDecision {
+export function decideStepFlag(args: {
+  flagExists: boolean;
+  flagPath: string;
+  stepPath: string;
+  alwaysRunStep: boolean;
+  mode: StepMode;
+  stepManagesItself: boolean;
+}): FlagDecision {
   if (!args.flagExists) return { skip: false };
   if (args.alwaysRunStep) {
-    return { skip: false, message: `WARNING: ${args.flagPath} exists for ${args.stepPath} but OVERLAY_ALWAYS_RUN_STEP flag is set so running anyway.` };
+    return {
+      skip: false,
+      message: `WARNING: ${args.flagPath} exists for ${args.stepPath} but OVERLAY_ALWAYS_RUN_STEP flag is set so running anyway.`,
+    };
   }
   if (ignoresStepFlags(args.mode)) {
-    return { skip: false, message: "Flag exists but CONFIG, UNINSTALL, and UPGRADE mode don't support idempotence so running step anyway." };
+    return {
+      skip: false,
+      message: "Flag exists but CONFIG, UNINSTALL, and UPGRADE mode don't support idempotence so running step anyway.",
+    };
   }
-  if (args.stepManagesItself) return { skip: false, message: 'Flag exists but idempotence is Idempotence.Disabled so running step.' };
+  if (args.stepManagesItself)
+    return { skip: false, message: 'Flag exists but idempotence is Idempotence.Disabled so running step.' };
   return { skip: true, message: `Skipping ${args.stepPath} because ${args.flagPath} exists.` };
 }

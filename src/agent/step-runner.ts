@@ -19,7 +19,12 @@ export interface StepExtras {
 export const NO_EXTRAS: StepExtras = { arguments: [], env: {} };
 
 /** Resolves to true when the step's exit code is one of its `returncodes`. */
-export async function runStep(ctx: RunContext, config: PackageConfig, step: StepConfig, extras: StepExtras): Promise<boolean> {
+export async function runStep(
+  ctx: RunContext,
+  config: PackageConfig,
+  step: StepConfig,
+  extras: StepExtras,
+): Promise<boolean> {
   const substituted = substituteEnvArguments(step, ctx.env);
   if (!substituted.ok) {
     substituted.errors.forEach((message) => ctx.print(message));
@@ -30,7 +35,13 @@ export async function runStep(ctx: RunContext, config: PackageConfig, step: Step
   // Log names have one-second resolution; the pause keeps two runs of a step from sharing one.
   await sleep(ctx.settings.stepDelayMs);
   const logPath = ctx.settings.writeLogs
-    ? logFilePath(ctx.layout, config.package_name, config.package_version, stepLogName(step.path), logTimestamp(new Date()))
+    ? logFilePath(
+        ctx.layout,
+        config.package_name,
+        config.package_version,
+        stepLogName(step.path),
+        logTimestamp(new Date()),
+      )
     : undefined;
   if (logPath) mkdirSync(dirname(logPath), { recursive: true });
 

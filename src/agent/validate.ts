@@ -33,11 +33,15 @@ function execBitErrors(packageDir: string, inspection: PackageInspection): strin
       const path = join(stepDir, step.path);
       if (reported.has(path) || statSync(path, { throwIfNoEntry: false }) === undefined) return;
       reported.add(path);
-      if (!isExecutable(path)) errors.push(`$.modes[${JSON.stringify(mode)}][${index}].path: step script '${step.path}' is not executable (chmod +x)`);
+      if (!isExecutable(path))
+        errors.push(
+          `$.modes[${JSON.stringify(mode)}][${index}].path: step script '${step.path}' is not executable (chmod +x)`,
+        );
     });
   }
   for (const path of shellScripts(packageDir)) {
-    if (!reported.has(path) && !isExecutable(path)) errors.push(`${relative(packageDir, path)}: shell script is not executable (chmod +x)`);
+    if (!reported.has(path) && !isExecutable(path))
+      errors.push(`${relative(packageDir, path)}: shell script is not executable (chmod +x)`);
   }
   return errors;
 }
@@ -54,7 +58,11 @@ export function formatValidationReport(report: ValidationReport): { ok: boolean;
   const warnings = report.warnings.map((w) => `warning: ${w}`).join('\n');
   if (report.errors.length === 0 && report.config) {
     const steps = STEP_MODES.reduce((n, mode) => n + (report.config?.modes[mode]?.length ?? 0), 0);
-    return { ok: true, text: `OK: ${report.configPath}: ${report.config.package_name} ${report.config.package_version}, ${steps} steps`, warnings };
+    return {
+      ok: true,
+      text: `OK: ${report.configPath}: ${report.config.package_name} ${report.config.package_version}, ${steps} steps`,
+      warnings,
+    };
   }
   const header = `INVALID: ${report.configPath}: ${report.errors.length} problem(s)`;
   return { ok: false, text: [header, ...report.errors.map((e) => `  ${e}`)].join('\n'), warnings };

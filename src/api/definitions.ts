@@ -4,4 +4,8 @@ import { NODEOP_DEFINITION } from './nodeop.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { SKYHOOK_DEFINITION } from './skyhook.js';
 
-export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [SKYHOOK_DEFINITION, DEPLOYMENT_POLICY_DEFINITION, NODEOP_DEFINITION];
+export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
+  SKYHOOK_DEFINITION,
+  DEPLOYMENT_POLICY_DEFINITION,
+  NODEOP_DEFINITION,
+];

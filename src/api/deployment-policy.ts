@@ -7,7 +7,7 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
 import { ConditionList, LabelSelector } from './k8s-schemas.js';
-import { DEFAULT_COMPARTMENT, GROUP_VERSION, KINDS } from './names.js';
+import { DEFAULT_COMPARTMENT, type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { celRules, Nullable } from './schema-helpers.js';
 
@@ -29,13 +29,28 @@ export type Budget = Static<typeof Budget>;
 const batchParameters = {
   initialBatch: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Size of the first batch.' })),
   batchThreshold: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'Percent of a batch that must succeed for it to count as successful.' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 100,
+      description: 'Percent of a batch that must succeed for it to count as successful.',
+    }),
   ),
   failureThreshold: Type.Optional(
-    Nullable(Type.Integer({ minimum: 1, description: 'Consecutive failed batches that stop the rollout; unset = never stop.' })),
+    Nullable(
+      Type.Integer({
+        minimum: 1,
+        description: 'Consecutive failed batches that stop the rollout; unset = never stop.',
+      }),
+    ),
   ),
   safetyLimit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Progress percent below which failures shrink batches and may stop the rollout.' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 50,
+      description: 'Progress percent below which failures shrink batches and may stop the rollout.',
+    }),
   ),
 };
 
@@ -43,7 +58,10 @@ export const Strategy = Type.Object(
   {
     fixed: Type.Optional(Type.Object(batchParameters)),
     linear: Type.Optional(
-      Type.Object({ ...batchParameters, delta: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Growth per batch.' })) }),
+      Type.Object({
+        ...batchParameters,
+        delta: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Growth per batch.' })),
+      }),
     ),
     exponential: Type.Optional(
       Type.Object({
@@ -63,7 +81,9 @@ export const Compartment = Type.Object({
   name: Type.String({
     minLength: 1,
     maxLength: 63,
-    'x-kubernetes-validations': [{ rule: `self != '${DEFAULT_COMPARTMENT}'`, message: `compartment name ${DEFAULT_COMPARTMENT} is reserved` }],
+    'x-kubernetes-validations': [
+      { rule: `self != '${DEFAULT_COMPARTMENT}'`, message: `compartment name ${DEFAULT_COMPARTMENT} is reserved` },
+    ],
   }),
   selector: LabelSelector('Nodes in this compartment.'),
   budget: Budget,
@@ -102,7 +122,8 @@ export type DeploymentPolicyStatus = Static<typeof DeploymentPolicyStatus>;
 export const DEPLOYMENT_POLICY_DEFINITION: ResourceDefinition = {
   names: KINDS.deploymentPolicy,
   scope: 'Cluster',
-  description: 'DeploymentPolicy: rollout budgets and batch strategies per compartment of nodes, referenced by Skyhooks.',
+  description:
+    'DeploymentPolicy: rollout budgets and batch strategies per compartment of nodes, referenced by Skyhooks.',
   spec: DeploymentPolicySpec,
   status: DeploymentPolicyStatus,
   printerColumns: [],

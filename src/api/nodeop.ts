@@ -6,11 +6,25 @@
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
-import { ConditionList, EnvList, LabelSelector, LocalObjectReference, OBJECT_NAME_PATTERN, Toleration } from './k8s-schemas.js';
-import { GROUP_VERSION, KINDS } from './names.js';
+import {
+  ConditionList,
+  EnvList,
+  LabelSelector,
+  LocalObjectReference,
+  OBJECT_NAME_PATTERN,
+  Toleration,
+} from './k8s-schemas.js';
+import { type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { celRules, Duration, StringEnum, StringMap } from './schema-helpers.js';
-import { Interrupt, Package, PACKAGE_NAME_MAX_LENGTH, PACKAGE_NAME_PATTERN, PACKAGE_STAGES, PackageResources } from './skyhook.js';
+import {
+  Interrupt,
+  Package,
+  PACKAGE_NAME_MAX_LENGTH,
+  PACKAGE_NAME_PATTERN,
+  PACKAGE_STAGES,
+  PackageResources,
+} from './skyhook.js';
 
 export const NODEOP_PHASES = ['Pending', 'Running', 'Completed', 'Failed'] as const;
 export type NodeOpPhase = (typeof NODEOP_PHASES)[number];
@@ -29,9 +43,15 @@ export const DrainOptions = Type.Object({
   force: Type.Optional(Type.Boolean({ default: false, description: 'Also evict pods that no controller owns.' })),
   gracePeriodSeconds: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
   ignoreDaemonSets: Type.Optional(Type.Boolean({ default: true })),
-  deleteEmptyDirData: Type.Optional(Type.Boolean({ default: false, description: 'Also evict pods with emptyDir volumes.' })),
-  timeoutSeconds: Type.Optional(Type.Integer({ format: 'int32', minimum: 0, description: 'Drain deadline; unset or 0 = none.' })),
-  disableEviction: Type.Optional(Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' })),
+  deleteEmptyDirData: Type.Optional(
+    Type.Boolean({ default: false, description: 'Also evict pods with emptyDir volumes.' }),
+  ),
+  timeoutSeconds: Type.Optional(
+    Type.Integer({ format: 'int32', minimum: 0, description: 'Drain deadline; unset or 0 = none.' }),
+  ),
+  disableEviction: Type.Optional(
+    Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' }),
+  ),
 });
 export type DrainOptions = Static<typeof DrainOptions>;
 
@@ -64,9 +84,15 @@ export const SkyhookStage = Type.Object(
     }),
     stage: StringEnum(PACKAGE_STAGES),
     interrupt: Type.Optional(Interrupt),
-    configMap: Type.Optional(Type.String({ maxLength: 253, description: "Name of the package's ConfigMap in this namespace." })),
+    configMap: Type.Optional(
+      Type.String({ maxLength: 253, description: "Name of the package's ConfigMap in this namespace." }),
+    ),
     nodeMetadataConfigMap: Type.Optional(
-      Type.String({ maxLength: 253, description: "Name of the node's metadata ConfigMap (labels.json, annotations.json, packages.json) in this namespace." }),
+      Type.String({
+        maxLength: 253,
+        description:
+          "Name of the node's metadata ConfigMap (labels.json, annotations.json, packages.json) in this namespace.",
+      }),
     ),
   },
   celRules({
@@ -88,24 +114,40 @@ export const NodeOpSpec = Type.Object(
         description: 'Names of the nodes to run on (instead of nodeSelector).',
       }),
     ),
-    image: Type.Optional(Type.String({ maxLength: 512, description: 'Image of the Job; defaults to the operator setting.' })),
-    command: Type.Array(Type.String(), { minItems: 1, maxItems: 256, description: 'Command of the main container (no shell added).' }),
+    image: Type.Optional(
+      Type.String({ maxLength: 512, description: 'Image of the Job; defaults to the operator setting.' }),
+    ),
+    command: Type.Array(Type.String(), {
+      minItems: 1,
+      maxItems: 256,
+      description: 'Command of the main container (no shell added).',
+    }),
     initSteps: Type.Optional(
       Type.Array(InitStep, { maxItems: 16, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
     ),
     env: Type.Optional(EnvList),
     /** Requests and limits of the main container (init steps set their own). */
     resources: Type.Optional(PackageResources),
-    hostMountPath: Type.Optional(Type.String({ default: '/host', maxLength: 256, pattern: '^/', description: "Where the host's / is mounted." })),
+    hostMountPath: Type.Optional(
+      Type.String({ default: '/host', maxLength: 256, pattern: '^/', description: "Where the host's / is mounted." }),
+    ),
     imagePullSecrets: Type.Optional(Type.Array(LocalObjectReference, { maxItems: 16 })),
     tolerations: Type.Optional(Type.Array(Toleration, { maxItems: 64 })),
-    cordon: Type.Optional(Type.Boolean({ default: false, description: 'Cordon each node before its Job; uncordon after success.' })),
+    cordon: Type.Optional(
+      Type.Boolean({ default: false, description: 'Cordon each node before its Job; uncordon after success.' }),
+    ),
     uncordonOnFailure: Type.Optional(Type.Boolean({ default: false })),
     drainOptions: Type.Optional(DrainOptions),
     rebootOnSuccess: Type.Optional(Type.Boolean({ default: false })),
-    backoffLimit: Type.Optional(Type.Integer({ format: 'int32', minimum: 0, description: 'Job backoffLimit; unset = 6.' })),
-    concurrency: Type.Optional(Type.Integer({ format: 'int32', minimum: 0, default: 0, description: 'Nodes at a time; 0 = all.' })),
-    stopOnFailure: Type.Optional(Type.Boolean({ default: false, description: 'Start no more nodes once one has failed.' })),
+    backoffLimit: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 0, description: 'Job backoffLimit; unset = 6.' }),
+    ),
+    concurrency: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 0, default: 0, description: 'Nodes at a time; 0 = all.' }),
+    ),
+    stopOnFailure: Type.Optional(
+      Type.Boolean({ default: false, description: 'Start no more nodes once one has failed.' }),
+    ),
     stageTimeout: Type.Optional(Duration({ description: 'Deadline of one attempt; unset or 0 = none.' })),
     preflight: Type.Optional(Preflight),
     skyhookStage: Type.Optional(SkyhookStage),
@@ -136,8 +178,15 @@ export const NodeOpNodeStatus = Type.Object({
   message: Type.Optional(Type.String()),
   rebootStatus: Type.Optional(StringEnum(REBOOT_STATUSES)),
   restarts: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
-  startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the node was started; the drain timeout counts from here.' })),
-  bootID: Type.Optional(Type.String({ maxLength: 128, description: "The node's bootID when it was started; a reboot is done once it differs." })),
+  startedAt: Type.Optional(
+    Type.String({ format: 'date-time', description: 'When the node was started; the drain timeout counts from here.' }),
+  ),
+  bootID: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description: "The node's bootID when it was started; a reboot is done once it differs.",
+    }),
+  ),
   lastUpdated: Type.Optional(Type.String({ format: 'date-time' })),
 });
 export type NodeOpNodeStatus = Static<typeof NodeOpNodeStatus>;

@@ -11,8 +11,7 @@ const NUMBER = '(0|[1-9][0-9]*)';
 const PRERELEASE_ID = '(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)';
 const BUILD_ID = '[0-9A-Za-z-]+';
 
-export const PACKAGE_VERSION_PATTERN =
-  `^v?${NUMBER}(\\.${NUMBER}(\\.${NUMBER}(-${PRERELEASE_ID}(\\.${PRERELEASE_ID})*)?(\\+${BUILD_ID}(\\.${BUILD_ID})*)?)?)?$`;
+export const PACKAGE_VERSION_PATTERN = `^v?${NUMBER}(\\.${NUMBER}(\\.${NUMBER}(-${PRERELEASE_ID}(\\.${PRERELEASE_ID})*)?(\\+${BUILD_ID}(\\.${BUILD_ID})*)?)?)?$`;
 
 /** Versions become image tags, which are at most 128 characters. */
 export const PACKAGE_VERSION_MAX_LENGTH = 128;

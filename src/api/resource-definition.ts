@@ -15,7 +15,12 @@ export interface PrinterColumn {
 }
 
 export interface ResourceDefinition {
-  readonly names: { readonly kind: string; readonly listKind: string; readonly plural: string; readonly singular: string };
+  readonly names: {
+    readonly kind: string;
+    readonly listKind: string;
+    readonly plural: string;
+    readonly singular: string;
+  };
   readonly scope: 'Cluster' | 'Namespaced';
   readonly description: string;
   readonly spec: TSchema;
@@ -57,7 +62,9 @@ export function customResourceDefinition(def: ResourceDefinition): Record<string
           served: true,
           storage: true,
           subresources: { status: {} },
-          ...(def.printerColumns.length > 0 ? { additionalPrinterColumns: def.printerColumns.map((column) => ({ ...column })) } : {}),
+          ...(def.printerColumns.length > 0
+            ? { additionalPrinterColumns: def.printerColumns.map((column) => ({ ...column })) }
+            : {}),
           schema: { openAPIV3Schema: schema },
         },
       ],

@@ -14,7 +14,10 @@ export function StringEnum<const T extends readonly string[]>(
 }
 
 /** A map with arbitrary string keys (`additionalProperties: <schema>`, no `properties`). */
-export function StringMap<V extends TSchema>(values: V, options: Record<string, unknown> = {}): TUnsafe<Record<string, Static<V>>> {
+export function StringMap<V extends TSchema>(
+  values: V,
+  options: Record<string, unknown> = {},
+): TUnsafe<Record<string, Static<V>>> {
   return Type.Unsafe<Record<string, Static<V>>>({ type: 'object', additionalProperties: values, ...options });
 }
 

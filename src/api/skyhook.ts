@@ -7,22 +7,47 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
 import { ConditionList, EnvList, LabelSelector, Toleration } from './k8s-schemas.js';
-import { GROUP_VERSION, KINDS } from './names.js';
+import { type GROUP_VERSION, KINDS } from './names.js';
 import { PACKAGE_VERSION_MAX_LENGTH, PACKAGE_VERSION_PATTERN } from './package-version.js';
 import type { ResourceDefinition } from './resource-definition.js';
-import { type CelRule, celRules, Duration, Nullable, PositiveQuantity, StringEnum, StringMap } from './schema-helpers.js';
+import {
+  type CelRule,
+  celRules,
+  Duration,
+  Nullable,
+  PositiveQuantity,
+  StringEnum,
+  StringMap,
+} from './schema-helpers.js';
 
 export const INTERRUPT_TYPES = ['service', 'reboot', 'noop', 'restartAllServices'] as const;
 export type InterruptType = (typeof INTERRUPT_TYPES)[number];
 
-export const SKYHOOK_STATUSES = ['unknown', 'complete', 'blocked', 'waiting', 'disabled', 'paused', 'in_progress', 'erroring'] as const;
+export const SKYHOOK_STATUSES = [
+  'unknown',
+  'complete',
+  'blocked',
+  'waiting',
+  'disabled',
+  'paused',
+  'in_progress',
+  'erroring',
+] as const;
 export type SkyhookStatusValue = (typeof SKYHOOK_STATUSES)[number];
 
 export const PACKAGE_STATES = ['complete', 'in_progress', 'skipped', 'erroring', 'unknown'] as const;
 export type PackageState = (typeof PACKAGE_STATES)[number];
 
 /** `uninstall-interrupt` is newer upstream's; listed so node state written by it still validates. */
-export const PACKAGE_STAGES = ['apply', 'interrupt', 'post-interrupt', 'config', 'uninstall', 'uninstall-interrupt', 'upgrade'] as const;
+export const PACKAGE_STAGES = [
+  'apply',
+  'interrupt',
+  'post-interrupt',
+  'config',
+  'uninstall',
+  'uninstall-interrupt',
+  'upgrade',
+] as const;
 export type PackageStage = (typeof PACKAGE_STAGES)[number];
 
 export const SEQUENCING_MODES = ['node', 'all'] as const;
@@ -74,12 +99,26 @@ export const Package = Type.Object(
         description: 'Filled from the map key; if set it must equal the key.',
       }),
     ),
-    version: Type.String({ maxLength: PACKAGE_VERSION_MAX_LENGTH, pattern: PACKAGE_VERSION_PATTERN, description: 'Semantic version; also the image tag.' }),
-    image: Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$', description: 'Package image without tag: the version is the tag.' }),
+    version: Type.String({
+      maxLength: PACKAGE_VERSION_MAX_LENGTH,
+      pattern: PACKAGE_VERSION_PATTERN,
+      description: 'Semantic version; also the image tag.',
+    }),
+    image: Type.String({
+      minLength: 1,
+      maxLength: 512,
+      pattern: '^\\S+$',
+      description: 'Package image without tag: the version is the tag.',
+    }),
     containerSHA: Type.Optional(
-      Type.String({ pattern: '^sha256:[0-9a-f]{64}$', description: 'If set the image is pulled by this digest instead of by the version tag.' }),
+      Type.String({
+        pattern: '^sha256:[0-9a-f]{64}$',
+        description: 'If set the image is pulled by this digest instead of by the version tag.',
+      }),
     ),
-    agentImageOverride: Type.Optional(Type.String({ maxLength: 512, description: 'Agent image (with tag) for this package only.' })),
+    agentImageOverride: Type.Optional(
+      Type.String({ maxLength: 512, description: 'Agent image (with tag) for this package only.' }),
+    ),
     interrupt: Type.Optional(Interrupt),
     dependsOn: Type.Optional(
       StringMap(Type.String({ minLength: 1, maxLength: PACKAGE_VERSION_MAX_LENGTH }), {
@@ -93,11 +132,15 @@ export const Package = Type.Object(
         description: 'Interrupt to run when a configMap key (or a glob of keys, `*` only) changes.',
       }),
     ),
-    configMap: Type.Optional(StringMap(Type.String(), { description: 'Files given to the package under /skyhook-package/configmaps.' })),
+    configMap: Type.Optional(
+      StringMap(Type.String(), { description: 'Files given to the package under /skyhook-package/configmaps.' }),
+    ),
     env: Type.Optional(EnvList),
     resources: Type.Optional(PackageResources),
     gracefulShutdown: Type.Optional(Duration({ description: "The package pods' termination grace period." })),
-    stageTimeout: Type.Optional(Duration({ description: 'Deadline of one attempt of a stage (of the whole stage for interrupts); 0 = none.' })),
+    stageTimeout: Type.Optional(
+      Duration({ description: 'Deadline of one attempt of a stage (of the whole stage for interrupts); 0 = none.' }),
+    ),
   },
   celRules(
     {
@@ -131,12 +174,22 @@ const InterruptionBudget = Type.Object(
 );
 
 const DrainConfig = Type.Object({
-  disableEviction: Type.Optional(Nullable(Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' }))),
-  deleteEmptyDirData: Type.Optional(Nullable(Type.Boolean({ default: true, description: 'false: pods with emptyDir volumes block the drain.' }))),
-  force: Type.Optional(Nullable(Type.Boolean({ default: true, description: 'false: pods without a controller block the drain.' }))),
-  ignoreDaemonSets: Type.Optional(Nullable(Type.Boolean({ default: true, description: 'Leave DaemonSet pods running.' }))),
+  disableEviction: Type.Optional(
+    Nullable(Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' })),
+  ),
+  deleteEmptyDirData: Type.Optional(
+    Nullable(Type.Boolean({ default: true, description: 'false: pods with emptyDir volumes block the drain.' })),
+  ),
+  force: Type.Optional(
+    Nullable(Type.Boolean({ default: true, description: 'false: pods without a controller block the drain.' })),
+  ),
+  ignoreDaemonSets: Type.Optional(
+    Nullable(Type.Boolean({ default: true, description: 'Leave DaemonSet pods running.' })),
+  ),
   timeout: Type.Optional(Nullable(Duration({ description: 'Drain deadline, from drain start; unset or 0 = none.' }))),
-  gracePeriod: Type.Optional(Nullable(Duration({ description: "Grace period for evicted pods; unset = the pod's own." }))),
+  gracePeriod: Type.Optional(
+    Nullable(Duration({ description: "Grace period for evicted pods; unset = the pod's own." })),
+  ),
 });
 
 /**
@@ -155,21 +208,41 @@ function packagesRule(condition: string, problem: string): CelRule {
 export const SkyhookSpec = Type.Object(
   {
     serial: Type.Optional(Type.Boolean({ default: false, description: 'Start one package per node per pass.' })),
-    pause: Type.Optional(Type.Boolean({ default: false, description: 'Ignored (kept for old manifests); use the skyhook.nvidia.com/pause annotation.' })),
-    podNonInterruptLabels: Type.Optional(LabelSelector('Pods matching this selector on a node hold back its interrupts.')),
+    pause: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Ignored (kept for old manifests); use the skyhook.nvidia.com/pause annotation.',
+      }),
+    ),
+    podNonInterruptLabels: Type.Optional(
+      LabelSelector('Pods matching this selector on a node hold back its interrupts.'),
+    ),
     nodeSelectors: Type.Optional(LabelSelector('Nodes this Skyhook targets; empty selects all nodes.')),
-    deploymentPolicy: Type.Optional(Type.String({ maxLength: 253, description: 'Name of a DeploymentPolicy; excludes interruptionBudget.' })),
+    deploymentPolicy: Type.Optional(
+      Type.String({ maxLength: 253, description: 'Name of a DeploymentPolicy; excludes interruptionBudget.' }),
+    ),
     deploymentPolicyOptions: Type.Optional(
       Type.Object({ resetBatchStateOnCompletion: Type.Optional(Type.Boolean({ default: true })) }),
     ),
     interruptionBudget: Type.Optional(InterruptionBudget),
     packages: Type.Optional(StringMap(Package, { maxProperties: MAX_PACKAGES, description: 'Packages by name.' })),
     additionalTolerations: Type.Optional(Type.Array(Toleration, { maxItems: 64 })),
-    runtimeRequired: Type.Optional(Type.Boolean({ default: false, description: 'Nodes stay tainted until this Skyhook completes on them.' })),
-    autoTaintNewNodes: Type.Optional(Type.Boolean({ default: false, description: 'Taint new nodes (with runtimeRequired).' })),
-    runtimeRequiredCordonAfter: Type.Optional(Type.Boolean({ default: false, description: 'Cordon a node when its runtime-required taint is removed.' })),
+    runtimeRequired: Type.Optional(
+      Type.Boolean({ default: false, description: 'Nodes stay tainted until this Skyhook completes on them.' }),
+    ),
+    autoTaintNewNodes: Type.Optional(
+      Type.Boolean({ default: false, description: 'Taint new nodes (with runtimeRequired).' }),
+    ),
+    runtimeRequiredCordonAfter: Type.Optional(
+      Type.Boolean({ default: false, description: 'Cordon a node when its runtime-required taint is removed.' }),
+    ),
     priority: Type.Optional(Type.Integer({ default: 200, minimum: 1, description: 'Lower runs first; ties by name.' })),
-    sequencing: Type.Optional(StringEnum(SEQUENCING_MODES, { default: 'node', description: 'all: every node completes this Skyhook before later ones start.' })),
+    sequencing: Type.Optional(
+      StringEnum(SEQUENCING_MODES, {
+        default: 'node',
+        description: 'all: every node completes this Skyhook before later ones start.',
+      }),
+    ),
     drainConfig: Type.Optional(DrainConfig),
   },
   celRules(
@@ -256,7 +329,8 @@ export const SKYHOOK_PRINTER_COLUMNS = [
 export const SKYHOOK_DEFINITION: ResourceDefinition = {
   names: KINDS.skyhook,
   scope: 'Cluster',
-  description: 'Skyhook (SCR): packages to apply to the host OS of the selected nodes, in stages, within an interruption budget.',
+  description:
+    'Skyhook (SCR): packages to apply to the host OS of the selected nodes, in stages, within an interruption budget.',
   spec: SkyhookSpec,
   status: SkyhookStatus,
   printerColumns: SKYHOOK_PRINTER_COLUMNS,

@@ -17,8 +17,12 @@ const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export function kubeObjectProblems(spec: SkyhookSpec): string[] {
-  const problems = [...selectorProblems('nodeSelectors', spec.nodeSelectors), ...selectorProblems('podNonInterruptLabels', spec.podNonInterruptLabels)];
-  for (const [name, pkg] of Object.entries(spec.packages ?? {})) problems.push(...configMapProblems(name, pkg), ...envProblems(name, pkg), ...agentImageProblems(name, pkg));
+  const problems = [
+    ...selectorProblems('nodeSelectors', spec.nodeSelectors),
+    ...selectorProblems('podNonInterruptLabels', spec.podNonInterruptLabels),
+  ];
+  for (const [name, pkg] of Object.entries(spec.packages ?? {}))
+    problems.push(...configMapProblems(name, pkg), ...envProblems(name, pkg), ...agentImageProblems(name, pkg));
   return problems;
 }
 
@@ -33,11 +37,16 @@ function configMapProblems(name: string, pkg: Package): string[] {
   const data = pkg.configMap ?? {};
   const problems = Object.keys(data)
     .filter((key) => key.length > 253 || !CONFIGMAP_KEY.test(key) || key === '.' || key === '..')
-    .map((key) => `packages[${name}].configMap: key ${JSON.stringify(key)} is not a valid ConfigMap key (letters, digits, '-', '_' and '.' only, no '/'); rename it`);
+    .map(
+      (key) =>
+        `packages[${name}].configMap: key ${JSON.stringify(key)} is not a valid ConfigMap key (letters, digits, '-', '_' and '.' only, no '/'); rename it`,
+    );
   const bytes = configMapDataBytes(data);
   const limit = CONFIGMAP_DATA_LIMIT_BYTES - CONFIGMAP_METADATA_ROOM_BYTES;
   if (bytes > limit) {
-    problems.push(`packages[${name}].configMap: ${bytes} bytes, above the ${limit} a ConfigMap can hold (1 MiB less room for metadata); move the large files into the package image`);
+    problems.push(
+      `packages[${name}].configMap: ${bytes} bytes, above the ${limit} a ConfigMap can hold (1 MiB less room for metadata); move the large files into the package image`,
+    );
   }
   return problems;
 }
@@ -47,7 +56,10 @@ function envProblems(name: string, pkg: Package): string[] {
   return (pkg.env ?? [])
     .map((env, i) => ({ env, i }))
     .filter(({ env }) => !/^[\x20-\x7e]+$/.test(env.name) || env.name.includes('='))
-    .map(({ env, i }) => `packages[${name}].env[${i}].name: ${JSON.stringify(env.name)} is not a valid environment variable name (printable ASCII without '='); rename it`);
+    .map(
+      ({ env, i }) =>
+        `packages[${name}].env[${i}].name: ${JSON.stringify(env.name)} is not a valid environment variable name (printable ASCII without '='); rename it`,
+    );
 }
 
 /**
@@ -57,7 +69,9 @@ function envProblems(name: string, pkg: Package): string[] {
 function agentImageProblems(name: string, pkg: Package): string[] {
   const image = pkg.agentImageOverride;
   if (image === undefined || !/\s/.test(image)) return [];
-  return [`packages[${name}].agentImageOverride: ${JSON.stringify(image)} contains whitespace, which no pod accepts; remove it`];
+  return [
+    `packages[${name}].agentImageOverride: ${JSON.stringify(image)} contains whitespace, which no pod accepts; remove it`,
+  ];
 }
 
 /** A label key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
@@ -82,7 +96,8 @@ function selectorProblems(field: string, selector: LabelSelector | undefined): s
   }
   (selector?.matchExpressions ?? []).forEach((expression, i) => {
     if (!isLabelKey(expression.key)) problems.push(badKey(`matchExpressions[${i}].key`, expression.key));
-    for (const value of expression.values ?? []) if (!isLabelValue(value)) problems.push(badValue(`matchExpressions[${i}].values`, value));
+    for (const value of expression.values ?? [])
+      if (!isLabelValue(value)) problems.push(badValue(`matchExpressions[${i}].values`, value));
   });
   return problems;
 }

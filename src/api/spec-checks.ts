@@ -10,7 +10,9 @@ import { kubeObjectProblems } from './spec-checks-kube.js';
 
 export function skyhookSpecProblems(spec: SkyhookSpec): string[] {
   const packages = spec.packages ?? {};
-  const problems = dependencyCycles(packages).map((cycle) => `packages: dependsOn forms a cycle: ${cycle.join(' -> ')}`);
+  const problems = dependencyCycles(packages).map(
+    (cycle) => `packages: dependsOn forms a cycle: ${cycle.join(' -> ')}`,
+  );
   for (const [name, pkg] of Object.entries(packages)) {
     problems.push(...unmatchedGlobs(name, pkg), ...resourceProblems(name, pkg));
   }
@@ -45,7 +47,10 @@ export function dependencyCycles(packages: Record<string, Package>): string[][] 
 
 /** Upstream's globs: `*` is the only wildcard and matches any run of characters. */
 export function globMatches(glob: string, key: string): boolean {
-  const pattern = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const pattern = glob
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${pattern}$`).test(key);
 }
 
@@ -58,22 +63,46 @@ function unmatchedGlobs(name: string, pkg: Package): string[] {
 
 function resourceProblems(name: string, pkg: Package): string[] {
   const r = pkg.resources;
-  if (r?.cpuRequest === undefined || r.cpuLimit === undefined || r.memoryRequest === undefined || r.memoryLimit === undefined) return [];
+  if (
+    r?.cpuRequest === undefined ||
+    r.cpuLimit === undefined ||
+    r.memoryRequest === undefined ||
+    r.memoryLimit === undefined
+  )
+    return [];
   const problems: string[] = [];
-  if (quantityValue(r.cpuLimit) < quantityValue(r.cpuRequest)) problems.push(`packages[${name}].resources: cpuLimit is below cpuRequest`);
-  if (quantityValue(r.memoryLimit) < quantityValue(r.memoryRequest)) problems.push(`packages[${name}].resources: memoryLimit is below memoryRequest`);
+  if (quantityValue(r.cpuLimit) < quantityValue(r.cpuRequest))
+    problems.push(`packages[${name}].resources: cpuLimit is below cpuRequest`);
+  if (quantityValue(r.memoryLimit) < quantityValue(r.memoryRequest))
+    problems.push(`packages[${name}].resources: memoryLimit is below memoryRequest`);
   return problems;
 }
 
 const QUANTITY_SUFFIXES: Record<string, number> = {
-  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
 };
 
 /** A quantity's value as a number: precise enough to compare a limit with a request. */
 export function quantityValue(quantity: number | string): number {
   if (typeof quantity === 'number') return quantity;
-  const match = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|([KMGTPE]i|[numkMGTPE])?)$/.exec(quantity);
+  const match = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|([KMGTPE]i|[numkMGTPE])?)$/.exec(
+    quantity,
+  );
   if (!match) return Number.NaN;
   const [, mantissa, exponent, suffix] = match;
   return Number(mantissa! + (exponent ?? '')) * QUANTITY_SUFFIXES[suffix ?? '']!;

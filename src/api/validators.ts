@@ -35,7 +35,10 @@ const ajv = createAjv();
 
 function describe(error: ErrorObject): string {
   const path = error.instancePath === '' ? '(root)' : error.instancePath.slice(1).replaceAll('/', '.');
-  const detail = error.keyword === 'enum' ? `${error.message ?? ''}: ${JSON.stringify(error.params['allowedValues'])}` : error.message;
+  const detail =
+    error.keyword === 'enum'
+      ? `${error.message ?? ''}: ${JSON.stringify(error.params['allowedValues'])}`
+      : error.message;
   return `${path}: ${detail ?? error.keyword}`;
 }
 

@@ -56,7 +56,11 @@ export async function runClusterCli(argv: string[]): Promise<number> {
   });
   let real: SandboxRealNodes | undefined;
   try {
-    if (realNodes > 0) real = await startSandboxRealNodes(cp, realNodes, { logger: createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) }), say: log });
+    if (realNodes > 0)
+      real = await startSandboxRealNodes(cp, realNodes, {
+        logger: createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) }),
+        say: log,
+      });
   } catch (error) {
     await cp.stop();
     throw error;
@@ -65,12 +69,19 @@ export async function runClusterCli(argv: string[]): Promise<number> {
   const host = await startSimulatedHost(cp.kubeConfig);
   console.log(`export KUBECONFIG=${cp.kubeconfigPath}`);
   for (const line of real?.describe() ?? []) log(line);
-  if (real) log(`operator images for real nodes: AGENT_IMAGE=${real.images.agentImage} SENTINEL_IMAGE=${real.images.sentinelImage}`);
+  if (real)
+    log(
+      `operator images for real nodes: AGENT_IMAGE=${real.images.agentImage} SENTINEL_IMAGE=${real.images.sentinelImage}`,
+    );
   log(`logs: ${cp.runDir}/logs; press Ctrl-C to stop`);
   await new Promise<void>((resolveStop) => {
     const stop = (): void => {
       log('stopping');
-      void host.stop().then(() => real?.fleet.stop({ keepDirs: values['keep-logs'] })).then(() => cp.stop()).then(resolveStop);
+      void host
+        .stop()
+        .then(() => real?.fleet.stop({ keepDirs: values['keep-logs'] }))
+        .then(() => cp.stop())
+        .then(resolveStop);
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -31,7 +31,10 @@ export async function runImagesCli(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const logger = createLogger({ name: 'images', ...(values.json ? { destination: pino.destination({ dest: 2, sync: true }) } : {}) });
+  const logger = createLogger({
+    name: 'images',
+    ...(values.json ? { destination: pino.destination({ dest: 2, sync: true }) } : {}),
+  });
   try {
     const set = await ensureImages({ ...(values['cache-dir'] ? { cacheDir: values['cache-dir'] } : {}), logger });
     if (values.json) {
@@ -39,7 +42,10 @@ export async function runImagesCli(argv: string[]): Promise<number> {
       return 0;
     }
     console.log(`images (key ${set.key}) in ${set.dir}:`);
-    for (const image of set.images) console.log(`  ${image.ref.padEnd(52)} ${image.archive.padEnd(26)} ${(image.bytes / 1e6).toFixed(1).padStart(7)} MB`);
+    for (const image of set.images)
+      console.log(
+        `  ${image.ref.padEnd(52)} ${image.archive.padEnd(26)} ${(image.bytes / 1e6).toFixed(1).padStart(7)} MB`,
+      );
     console.log(`import on a node: for f in ${set.dir}/*.tar; do ctr -n k8s.io images import "$f"; done`);
     return 0;
   } catch (error) {

@@ -10,7 +10,8 @@ const commands: Record<string, Command> = {
     run: async (argv) => (await import('../agent/cli.js')).runAgentCli(argv),
   },
   sandbox: {
-    summary: 'run the whole system locally (control plane, simulated nodes, operator, a demo Skyhook) with live progress',
+    summary:
+      'run the whole system locally (control plane, simulated nodes, operator, a demo Skyhook) with live progress',
     run: async (argv) => (await import('./sandbox.js')).runSandboxCli(argv),
   },
   cluster: {
@@ -26,7 +27,8 @@ const commands: Record<string, Command> = {
     run: async (argv) => (await import('./operator.js')).runOperatorCli(argv),
   },
   plan: {
-    summary: 'show what applying a Skyhook would do on this cluster (nodes, stages, batches, blockers); changes nothing',
+    summary:
+      'show what applying a Skyhook would do on this cluster (nodes, stages, batches, blockers); changes nothing',
     run: async (argv) => (await import('./plan.js')).runPlanCli(argv),
   },
   // The kubectl plugin's commands (also `kubectl skyhook <command>`).
@@ -50,7 +52,14 @@ function pluginCommand(name: string, summary: string): Record<string, Command> {
 export function usage(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return ['Usage: skyhook <command> [options]', '', 'Commands:', ...lines, '', 'Run `skyhook <command> --help` for the options of one command.'].join('\n');
+  return [
+    'Usage: skyhook <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Run `skyhook <command> --help` for the options of one command.',
+  ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -34,7 +34,8 @@ Options:
 export function parseBindAddress(value: string, flag: string): BindAddress {
   const match = /^(?:(.*):)?(\d+)$/.exec(value.trim());
   const port = Number(match?.[2]);
-  if (!match || port > 65535) throw new Error(`${flag} must be a port or host:port, e.g. 8080 or :8080, not '${value}'`);
+  if (!match || port > 65535)
+    throw new Error(`${flag} must be a port or host:port, e.g. 8080 or :8080, not '${value}'`);
   return match[1] ? { host: match[1], port } : { port };
 }
 
@@ -84,10 +85,12 @@ export async function runOperatorCli(argv: string[]): Promise<number> {
     return 0;
   }
   const logger = createLogger({ level: parsed.level, name: 'skyhook-operator' });
-  const crash = (kind: string) => (e: unknown): void => {
-    logger.fatal({ err: e instanceof Error ? e.stack : String(e) }, `${kind}; exiting`);
-    process.exit(1);
-  };
+  const crash =
+    (kind: string) =>
+    (e: unknown): void => {
+      logger.fatal({ err: e instanceof Error ? e.stack : String(e) }, `${kind}; exiting`);
+      process.exit(1);
+    };
   process.on('unhandledRejection', crash('unhandled promise rejection'));
   process.on('uncaughtException', crash('uncaught exception'));
 
@@ -106,7 +109,16 @@ export async function runOperatorCli(argv: string[]): Promise<number> {
       metrics: parsed.metrics,
       controllers,
     });
-    logger.info({ identity, healthPort: manager.healthPort, metricsPort: manager.metricsPort, leaderElect: parsed.leaderElect, controllers: controllers.map((c) => c.name) }, 'operator started');
+    logger.info(
+      {
+        identity,
+        healthPort: manager.healthPort,
+        metricsPort: manager.metricsPort,
+        leaderElect: parsed.leaderElect,
+        controllers: controllers.map((c) => c.name),
+      },
+      'operator started',
+    );
   } catch (e) {
     logger.fatal({ err: errorMessage(e) }, 'operator could not start');
     return 1;

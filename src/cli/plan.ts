@@ -43,9 +43,16 @@ class PlanUsageError extends Error {}
 /** The one Skyhook in the file, validated and defaulted as the API server would. */
 export function readSkyhookDocument(text: string, file: string): Skyhook {
   const documents = parseAllDocuments(text);
-  for (const document of documents) if (document.errors.length > 0) throw new Error(`${file}: not valid YAML: ${document.errors[0]!.message}`);
-  const skyhooks = documents.map((document) => document.toJS() as unknown).filter((doc): doc is Record<string, unknown> => typeof doc === 'object' && doc !== null && (doc as { kind?: unknown }).kind === KINDS.skyhook.kind);
-  if (skyhooks.length !== 1) throw new Error(`${file}: expected exactly one document of kind ${KINDS.skyhook.kind}, found ${skyhooks.length}`);
+  for (const document of documents)
+    if (document.errors.length > 0) throw new Error(`${file}: not valid YAML: ${document.errors[0]!.message}`);
+  const skyhooks = documents
+    .map((document) => document.toJS() as unknown)
+    .filter(
+      (doc): doc is Record<string, unknown> =>
+        typeof doc === 'object' && doc !== null && (doc as { kind?: unknown }).kind === KINDS.skyhook.kind,
+    );
+  if (skyhooks.length !== 1)
+    throw new Error(`${file}: expected exactly one document of kind ${KINDS.skyhook.kind}, found ${skyhooks.length}`);
   const result = validateSkyhook(skyhooks[0]);
   if (!result.ok) throw new Error(`${file}: the Skyhook is not valid:\n  ${result.errors.join('\n  ')}`);
   if (!result.value.metadata?.name) throw new Error(`${file}: metadata.name is required`);
@@ -71,25 +78,39 @@ export interface ClusterSnapshot {
 async function readCluster(clients: KubeClients, namespace: string, candidate: Skyhook): Promise<ClusterSnapshot> {
   const { core, custom } = clients;
   const list = <T>(plural: string, ns?: string): Promise<T[]> =>
-    (retryWhileBusy(() => ns === undefined
-      ? custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural })
-      : custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural, namespace: ns })) as Promise<{ items: T[] }>)
-      .then((result) => result.items, (error: unknown) => {
+    (
+      retryWhileBusy(() =>
+        ns === undefined
+          ? custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural })
+          : custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural, namespace: ns }),
+      ) as Promise<{ items: T[] }>
+    ).then(
+      (result) => result.items,
+      (error: unknown) => {
         // A CRD not installed (no NodeOps before the operator is): none of those objects exist.
         if (isNotFound(error)) return [];
         throw error;
-      });
+      },
+    );
   const [skyhookList, policies, nodeList, nodeOps, configMapList, podList] = await Promise.all([
     list<Skyhook>(KINDS.skyhook.plural),
     list<DeploymentPolicy>(KINDS.deploymentPolicy.plural),
     retryWhileBusy(() => core.listNode()),
     list<NodeOp>(KINDS.nodeOp.plural, namespace),
     retryWhileBusy(() => core.listNamespacedConfigMap({ namespace })),
-    retryWhileBusy(() => core.listPodForAllNamespaces({ fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' })),
+    retryWhileBusy(() =>
+      core.listPodForAllNamespaces({ fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }),
+    ),
   ]);
   const name = candidate.metadata.name ?? '';
-  const planned = asApplied(candidate, skyhookList.find((scr) => scr.metadata.name === name));
-  const skyhooks = [...skyhookList.filter((scr) => scr.metadata.name !== name && !scr.metadata.deletionTimestamp), planned];
+  const planned = asApplied(
+    candidate,
+    skyhookList.find((scr) => scr.metadata.name === name),
+  );
+  const skyhooks = [
+    ...skyhookList.filter((scr) => scr.metadata.name !== name && !scr.metadata.deletionTimestamp),
+    planned,
+  ];
   const podsByNode = new Map<string, PodView[]>();
   for (const pod of podList.items) {
     const node = pod.spec?.nodeName;
@@ -99,8 +120,14 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
     skyhook: planned,
     input: {
       now: Date.now(),
-      skyhooks: skyhooks.map((scr) => ({ skyhook: scr, packageConfigMaps: packageConfigMapData(configMapsOf(configMapList.items, scr.metadata.name ?? '')) })),
-      nodes: nodeList.items.map((node) => ({ ...nodeViewOf(node), pods: podsByNode.get(node.metadata?.name ?? '') ?? [] })),
+      skyhooks: skyhooks.map((scr) => ({
+        skyhook: scr,
+        packageConfigMaps: packageConfigMapData(configMapsOf(configMapList.items, scr.metadata.name ?? '')),
+      })),
+      nodes: nodeList.items.map((node) => ({
+        ...nodeViewOf(node),
+        pods: podsByNode.get(node.metadata?.name ?? '') ?? [],
+      })),
       stageOps: stageOpSummaries(nodeOps, skyhooks, namespace),
       deploymentPolicies: policies,
     },
@@ -108,7 +135,12 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
 }
 
 function podView(pod: V1Pod): PodView {
-  const view: PodView = { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', labels: pod.metadata?.labels ?? {}, phase: pod.status?.phase ?? 'Pending' };
+  const view: PodView = {
+    namespace: pod.metadata?.namespace ?? '',
+    name: pod.metadata?.name ?? '',
+    labels: pod.metadata?.labels ?? {},
+    phase: pod.status?.phase ?? 'Pending',
+  };
   const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller)?.kind;
   if (owner) view.ownerKind = owner;
   if (pod.metadata?.deletionTimestamp) view.terminating = true;
@@ -118,7 +150,11 @@ function podView(pod: V1Pod): PodView {
 /** The plan of the snapshot's SCR (pure). */
 export function planSkyhook(snapshot: ClusterSnapshot): PlanReport {
   const simulation = simulateRollout(snapshot.input, snapshot.skyhook.metadata.name ?? '');
-  return buildPlanReport(snapshot.skyhook, snapshot.input.nodes.map((node) => node.name), simulation);
+  return buildPlanReport(
+    snapshot.skyhook,
+    snapshot.input.nodes.map((node) => node.name),
+    simulation,
+  );
 }
 
 function options(argv: string[]) {
@@ -135,11 +171,14 @@ function options(argv: string[]) {
       },
     });
     if (positionals.length > 0) throw new PlanUsageError(`unexpected argument '${positionals[0]}'`);
-    if (!['text', 'table', 'json', 'yaml'].includes(values.output)) throw new PlanUsageError(`--output must be text, json or yaml, not '${values.output}'`);
+    if (!['text', 'table', 'json', 'yaml'].includes(values.output))
+      throw new PlanUsageError(`--output must be text, json or yaml, not '${values.output}'`);
     if (!values.help && !values.filename) throw new PlanUsageError('-f FILE is required: the Skyhook to plan');
     return values;
   } catch (error) {
-    throw error instanceof PlanUsageError ? error : new PlanUsageError(error instanceof Error ? error.message : String(error));
+    throw error instanceof PlanUsageError
+      ? error
+      : new PlanUsageError(error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -160,7 +199,13 @@ export async function runPlanCli(argv: string[]): Promise<number> {
     const candidate = readSkyhookDocument(readFileSync(file, 'utf8'), file);
     const snapshot = await readCluster(makeClients(loadKubeConfig(values.kubeconfig)), values.namespace, candidate);
     const report = planSkyhook(snapshot);
-    console.log(values.output === 'json' ? JSON.stringify(report, null, 2) : values.output === 'yaml' ? stringify(report).trimEnd() : renderPlan(report));
+    console.log(
+      values.output === 'json'
+        ? JSON.stringify(report, null, 2)
+        : values.output === 'yaml'
+          ? stringify(report).trimEnd()
+          : renderPlan(report),
+    );
     return 0;
   } catch (error) {
     console.error(`skyhook plan: ${errorMessage(error)}`);

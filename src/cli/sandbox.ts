@@ -50,8 +50,18 @@ function skyhooksIn(file: string): Skyhook[] {
 }
 
 function progressOf(skyhook: Skyhook): ProgressSkyhook {
-  const packages = Object.fromEntries(Object.entries(skyhook.spec?.packages ?? {}).map(([name, pkg]) => [name, { version: pkg.version, interrupts: hasInterrupt(pkg, undefined) }]));
-  return { name: skyhook.metadata?.name ?? '', status: skyhook.status?.status, completeNodes: skyhook.status?.completeNodes, packages };
+  const packages = Object.fromEntries(
+    Object.entries(skyhook.spec?.packages ?? {}).map(([name, pkg]) => [
+      name,
+      { version: pkg.version, interrupts: hasInterrupt(pkg, undefined) },
+    ]),
+  );
+  return {
+    name: skyhook.metadata?.name ?? '',
+    status: skyhook.status?.status,
+    completeNodes: skyhook.status?.completeNodes,
+    packages,
+  };
 }
 
 /** Where to look on the real nodes: their root filesystems (the hosts the packages changed) and the stage logs. */
@@ -83,19 +93,31 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
   }
   const nodeCount = Number(values.nodes);
   const demoCount = Number(values['demo-nodes']);
-  if (!Number.isInteger(nodeCount) || nodeCount < 1) throw new Error(`--nodes must be a whole number >= 1, not '${values.nodes}'`);
-  if (!Number.isInteger(demoCount) || demoCount < 0 || demoCount > nodeCount) throw new Error(`--demo-nodes must be between 0 and --nodes (${nodeCount}), not '${values['demo-nodes']}'`);
+  if (!Number.isInteger(nodeCount) || nodeCount < 1)
+    throw new Error(`--nodes must be a whole number >= 1, not '${values.nodes}'`);
+  if (!Number.isInteger(demoCount) || demoCount < 0 || demoCount > nodeCount)
+    throw new Error(`--demo-nodes must be between 0 and --nodes (${nodeCount}), not '${values['demo-nodes']}'`);
   const realCount = Number(values['real-nodes']);
-  if (!Number.isInteger(realCount) || realCount < 0) throw new Error(`--real-nodes must be a whole number >= 0, not '${values['real-nodes']}'`);
+  if (!Number.isInteger(realCount) || realCount < 0)
+    throw new Error(`--real-nodes must be a whole number >= 0, not '${values['real-nodes']}'`);
   const file = resolve(values.file);
   const skyhooks = skyhooksIn(file);
-  if (skyhooks.length === 0) throw new Error(`${file} holds no ${GROUP_VERSION} Skyhook: pass a Skyhook manifest with -f`);
+  if (skyhooks.length === 0)
+    throw new Error(`${file} holds no ${GROUP_VERSION} Skyhook: pass a Skyhook manifest with -f`);
 
   const tty = Boolean(process.stdout.isTTY);
   const say = (message: string): void => console.log(tty ? message : `[sandbox] ${message}`);
   const started = Date.now();
-  const nodes: SimulatedNode[] = Array.from({ length: nodeCount }, (_, i) => ({ name: `node-${i}`, ...(i < demoCount ? { labels: { [TEST_NODE_LABEL]: 'demo' } } : {}) }));
-  const cp = await startControlPlane({ nodes, podDurationMs: parseDurationMs(values['pod-duration']), keepRunDir: values['keep-logs'], onProgress: (m) => say(`control plane: ${m}`) });
+  const nodes: SimulatedNode[] = Array.from({ length: nodeCount }, (_, i) => ({
+    name: `node-${i}`,
+    ...(i < demoCount ? { labels: { [TEST_NODE_LABEL]: 'demo' } } : {}),
+  }));
+  const cp = await startControlPlane({
+    nodes,
+    podDurationMs: parseDurationMs(values['pod-duration']),
+    keepRunDir: values['keep-logs'],
+    onProgress: (m) => say(`control plane: ${m}`),
+  });
   const cleanups: (() => Promise<unknown>)[] = [() => cp.stop()];
   const stopAll = async (): Promise<void> => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -106,8 +128,14 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
     await cp.kubectl(['create', 'namespace', 'skyhook']);
     const operatorLog = join(cp.runDir, 'logs', 'operator.log');
-    const logger = createLogger({ level: 'info', destination: pino.destination({ dest: operatorLog, sync: true, mkdir: true }) });
-    const real = realCount > 0 ? await startSandboxRealNodes(cp, realCount, { labels: { [TEST_NODE_LABEL]: 'demo' }, logger, say }) : undefined;
+    const logger = createLogger({
+      level: 'info',
+      destination: pino.destination({ dest: operatorLog, sync: true, mkdir: true }),
+    });
+    const real =
+      realCount > 0
+        ? await startSandboxRealNodes(cp, realCount, { labels: { [TEST_NODE_LABEL]: 'demo' }, logger, say })
+        : undefined;
     if (real) {
       cleanups.push(() => real.fleet.stop({ keepDirs: values['keep-logs'] }));
       // Stage Jobs on real nodes run the images the nodes hold (an explicit environment wins).
@@ -116,8 +144,15 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
       for (const line of real.describe()) say(line);
     }
     const manager = await startManager({
-      kc: cp.kubeConfig, logger, namespace: 'skyhook', identity: `${hostname()}-sandbox`, leaderElect: false, leaseName: 'skyhook-sandbox',
-      health: { host: '127.0.0.1', port: 0 }, metrics: { host: '127.0.0.1', port: 0 }, controllers,
+      kc: cp.kubeConfig,
+      logger,
+      namespace: 'skyhook',
+      identity: `${hostname()}-sandbox`,
+      leaderElect: false,
+      leaseName: 'skyhook-sandbox',
+      health: { host: '127.0.0.1', port: 0 },
+      metrics: { host: '127.0.0.1', port: 0 },
+      controllers,
     });
     cleanups.push(() => manager.shutdown());
     const host = await startSimulatedHost(cp.kubeConfig, { logger: silentLogger() });
@@ -126,8 +161,14 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
     const applied = await cp.kubectl(['apply', '--server-side', '-f', file]);
     if (applied.code !== 0) throw new Error(`applying ${file} failed: ${applied.stderr}`);
 
-    const nodeInformer = new Informer<V1Node>(apiListWatch(cp.kubeConfig, '/api/v1/nodes'), { resource: 'sandbox-nodes', logger: silentLogger() });
-    const skyhookInformer = new Informer<Skyhook>(apiListWatch(cp.kubeConfig, customResourcePath('skyhook.nvidia.com', 'v1alpha1', KINDS.skyhook.plural)), { resource: 'sandbox-skyhooks', logger: silentLogger() });
+    const nodeInformer = new Informer<V1Node>(apiListWatch(cp.kubeConfig, '/api/v1/nodes'), {
+      resource: 'sandbox-nodes',
+      logger: silentLogger(),
+    });
+    const skyhookInformer = new Informer<Skyhook>(
+      apiListWatch(cp.kubeConfig, customResourcePath('skyhook.nvidia.com', 'v1alpha1', KINDS.skyhook.plural)),
+      { resource: 'sandbox-skyhooks', logger: silentLogger() },
+    );
     nodeInformer.start();
     skyhookInformer.start();
     cleanups.push(async () => Promise.all([nodeInformer.stop(), skyhookInformer.stop()]));
@@ -140,16 +181,29 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
       for (const wanted of skyhooks) {
         const skyhook = skyhookInformer.get(wanted.metadata?.name ?? '') ?? wanted;
         const progress = progressOf(skyhook);
-        const selected = nodeInformer.list().filter((n) => selectorMatches(skyhook.spec?.nodeSelectors, n.metadata?.labels ?? {}));
-        const nodeLines = selected.map((n) => nodeLine({ name: n.metadata?.name ?? '', annotations: n.metadata?.annotations ?? {} }, progress));
+        const selected = nodeInformer
+          .list()
+          .filter((n) => selectorMatches(skyhook.spec?.nodeSelectors, n.metadata?.labels ?? {}));
+        const nodeLines = selected.map((n) =>
+          nodeLine({ name: n.metadata?.name ?? '', annotations: n.metadata?.annotations ?? {} }, progress),
+        );
         lines.push(overallLine(progress, nodeLines, Date.now() - started), ...nodeLines.map((l) => `  ${l.text}`));
       }
       if (tty) {
         process.stdout.write(`${drawn ? `\x1b[${drawn}A` : ''}${lines.map((l) => `\x1b[2K${l}`).join('\n')}\n`);
         drawn = lines.length;
       } else {
-        const next = new Map(lines.map((l) => [l.replace(/\s+[\d.]+ s$/, '').trim().split(/\s+/)[0] ?? l, l]));
-        for (const [key, line] of next) if (lastPlain.get(key)?.replace(/\s+[\d.]+ s$/, '') !== line.replace(/\s+[\d.]+ s$/, '')) say(line.trim());
+        const next = new Map(
+          lines.map((l) => [
+            l
+              .replace(/\s+[\d.]+ s$/, '')
+              .trim()
+              .split(/\s+/)[0] ?? l,
+            l,
+          ]),
+        );
+        for (const [key, line] of next)
+          if (lastPlain.get(key)?.replace(/\s+[\d.]+ s$/, '') !== line.replace(/\s+[\d.]+ s$/, '')) say(line.trim());
         lastPlain = next;
       }
       const done = skyhooks.every((s) => skyhookInformer.get(s.metadata?.name ?? '')?.status?.status === 'complete');
@@ -157,7 +211,9 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
         // The rollout is over: the last picture stays, the rest is kubectl's.
         announced = true;
         clearInterval(timer);
-        say(`${skyhooks.map((s) => s.metadata?.name).join(', ')} complete on every selected node in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        say(
+          `${skyhooks.map((s) => s.metadata?.name).join(', ')} complete on every selected node in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
         say(`explore with kubectl:\nexport KUBECONFIG=${cp.kubeconfigPath}`);
         for (const line of real ? realNodeHints(real) : []) say(line);
         say('still running; press Ctrl-C to stop');

@@ -41,11 +41,14 @@ export function cachedNode(node: V1Node): V1Node {
     kind: node.kind,
     metadata: metadataOf(node.metadata),
     spec: node.spec,
-    status: status === undefined ? undefined : defined({
-      conditions: status.conditions,
-      // The other nodeInfo fields are required by the type, not by any reader.
-      nodeInfo: bootID === undefined ? undefined : ({ bootID } as V1NodeSystemInfo),
-    }),
+    status:
+      status === undefined
+        ? undefined
+        : defined({
+            conditions: status.conditions,
+            // The other nodeInfo fields are required by the type, not by any reader.
+            nodeInfo: bootID === undefined ? undefined : ({ bootID } as V1NodeSystemInfo),
+          }),
   });
 }
 
@@ -77,16 +80,19 @@ export function cachedBarrierPod(pod: V1Pod): V1Pod {
   return defined({
     apiVersion: pod.apiVersion,
     kind: pod.kind,
-    metadata: metadata === undefined ? undefined : defined({
-      name: metadata.name,
-      namespace: metadata.namespace,
-      uid: metadata.uid,
-      resourceVersion: metadata.resourceVersion,
-      creationTimestamp: metadata.creationTimestamp,
-      deletionTimestamp: metadata.deletionTimestamp,
-      labels: metadata.labels,
-      ownerReferences: metadata.ownerReferences,
-    }),
+    metadata:
+      metadata === undefined
+        ? undefined
+        : defined({
+            name: metadata.name,
+            namespace: metadata.namespace,
+            uid: metadata.uid,
+            resourceVersion: metadata.resourceVersion,
+            creationTimestamp: metadata.creationTimestamp,
+            deletionTimestamp: metadata.deletionTimestamp,
+            labels: metadata.labels,
+            ownerReferences: metadata.ownerReferences,
+          }),
     spec: pod.spec === undefined ? undefined : defined({ nodeName: pod.spec.nodeName, containers: [] }),
     status: pod.status === undefined ? undefined : defined({ phase: pod.status.phase }),
   });

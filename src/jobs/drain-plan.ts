@@ -25,7 +25,8 @@ export function podRef(pod: V1Pod): string {
 }
 
 const isFinished = (pod: V1Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
-const isMirror = (pod: V1Pod): boolean => pod.metadata?.annotations?.[KUBERNETES_NAMES.mirrorPodAnnotation] !== undefined;
+const isMirror = (pod: V1Pod): boolean =>
+  pod.metadata?.annotations?.[KUBERNETES_NAMES.mirrorPodAnnotation] !== undefined;
 const controllerOf = (pod: V1Pod) => pod.metadata?.ownerReferences?.find((ref) => ref.controller);
 const hasEmptyDir = (pod: V1Pod): boolean => (pod.spec?.volumes ?? []).some((v) => v.emptyDir !== undefined);
 

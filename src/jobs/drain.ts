@@ -39,7 +39,9 @@ export type DrainResult =
 function evictionRefusal(e: unknown): string {
   const body = (e as { body?: unknown }).body;
   try {
-    const status = (typeof body === 'string' ? JSON.parse(body) : body) as { details?: { causes?: { message?: string }[] } };
+    const status = (typeof body === 'string' ? JSON.parse(body) : body) as {
+      details?: { causes?: { message?: string }[] };
+    };
     const causes = status.details?.causes?.map((c) => c.message).filter(Boolean) ?? [];
     if (causes.length > 0) return causes.join('; ');
   } catch {
@@ -60,11 +62,21 @@ async function evict(core: CoreV1Api, pod: V1Pod, options: DrainOptions): Promis
   await core.createNamespacedPodEviction({
     name,
     namespace,
-    body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace }, ...(deleteOptions ? { deleteOptions } : {}) },
+    body: {
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name, namespace },
+      ...(deleteOptions ? { deleteOptions } : {}),
+    },
   });
 }
 
-export async function evictPods(ctx: DrainContext, node: string, options: DrainOptions, startedAtMs: number): Promise<DrainResult> {
+export async function evictPods(
+  ctx: DrainContext,
+  node: string,
+  options: DrainOptions,
+  startedAtMs: number,
+): Promise<DrainResult> {
   const clock = ctx.clock ?? systemClock;
   const pollMs = ctx.pollMs ?? 1000;
   const maxBackoffMs = ctx.maxBackoffMs ?? 10_000;
@@ -81,7 +93,11 @@ export async function evictPods(ctx: DrainContext, node: string, options: DrainO
     const plan = planDrain(pods, options, ctx.exempt);
     if (plan.refused.length > 0) {
       const remaining = plan.refused.map((r) => podRef(r.pod));
-      return { outcome: 'refused', remaining, message: `drain of node ${node} refused: ${plan.refused.map((r) => `${podRef(r.pod)} is ${r.why}`).join('; ')}` };
+      return {
+        outcome: 'refused',
+        remaining,
+        message: `drain of node ${node} refused: ${plan.refused.map((r) => `${podRef(r.pod)} is ${r.why}`).join('; ')}`,
+      };
     }
     if (plan.evict.length === 0) return { outcome: 'drained', evicted };
 
@@ -106,10 +122,19 @@ export async function evictPods(ctx: DrainContext, node: string, options: DrainO
       const remaining = plan.evict.map(podRef);
       const detail = plan.evict.map((pod) => {
         const ref = podRef(pod);
-        const reason = blocked.get(ref) ?? (pod.metadata?.deletionTimestamp || accepted.has(pod.metadata?.uid ?? '') ? 'terminating' : 'not evicted yet');
+        const reason =
+          blocked.get(ref) ??
+          (pod.metadata?.deletionTimestamp || accepted.has(pod.metadata?.uid ?? '')
+            ? 'terminating'
+            : 'not evicted yet');
         return `${ref} (${reason})`;
       });
-      if (ctx.signal?.aborted) return { outcome: 'aborted', remaining, message: `drain of node ${node} stopped; still there: ${detail.join(', ')}` };
+      if (ctx.signal?.aborted)
+        return {
+          outcome: 'aborted',
+          remaining,
+          message: `drain of node ${node} stopped; still there: ${detail.join(', ')}`,
+        };
       return {
         outcome: 'timed-out',
         remaining,
@@ -118,7 +143,8 @@ export async function evictPods(ctx: DrainContext, node: string, options: DrainO
     }
     // Refused evictions back off (a PDB frees up slowly); otherwise poll for the evicted pods to go.
     backoffMs = blocked.size > 0 ? Math.min(backoffMs * 2, maxBackoffMs) : pollMs;
-    if (blocked.size > 0) log.info({ blocked: Object.fromEntries(blocked), retryInMs: backoffMs }, 'evictions refused; retrying');
+    if (blocked.size > 0)
+      log.info({ blocked: Object.fromEntries(blocked), retryInMs: backoffMs }, 'evictions refused; retrying');
     await sleep(clock, Math.max(0, Math.min(backoffMs, deadline - now)));
   }
 }

@@ -27,18 +27,20 @@ export const STUCK_WAITING_REASONS: ReadonlySet<string> = new Set([
   'RunContainerError',
 ]);
 
-const IMAGE_HINT = 'check that the image exists at that tag or digest (the package\'s image and version or containerSHA, or agentImageOverride) and that imagePullSecrets grant access';
+const IMAGE_HINT =
+  "check that the image exists at that tag or digest (the package's image and version or containerSHA, or agentImageOverride) and that imagePullSecrets grant access";
 
 /** What to do about each stuck reason, said after the kubelet's own words. */
 export const STUCK_HINTS: Readonly<Record<string, string>> = {
   ImagePullBackOff: IMAGE_HINT,
   ErrImagePull: IMAGE_HINT,
-  InvalidImageName: 'fix the image reference (the package\'s image, or agentImageOverride)',
+  InvalidImageName: "fix the image reference (the package's image, or agentImageOverride)",
   ErrImageNeverPull: 'the image is not on the node and imagePullPolicy is Never; load it onto the node or allow pulls',
   CrashLoopBackOff: 'the container keeps exiting; read its log (kubectl logs --previous)',
-  CreateContainerConfigError: 'a Secret, ConfigMap or key the env refers to is missing; create it or fix the reference (the package\'s env)',
-  CreateContainerError: 'the container runtime could not create the container; see the node\'s events',
-  RunContainerError: 'the container runtime could not start the container; see the node\'s events',
+  CreateContainerConfigError:
+    "a Secret, ConfigMap or key the env refers to is missing; create it or fix the reference (the package's env)",
+  CreateContainerError: "the container runtime could not create the container; see the node's events",
+  RunContainerError: "the container runtime could not start the container; see the node's events",
 };
 
 function conditionTrue(job: V1Job, ...types: string[]): { reason?: string; message?: string } | undefined {
@@ -52,7 +54,9 @@ function allStatuses(pod: V1Pod): V1ContainerStatus[] {
 const time = (value: Date | string | undefined): number => (value === undefined ? 0 : new Date(value).getTime());
 
 /** The first container of `pod` (init containers first) that exited non-zero, now or before a restart. */
-export function failedTermination(pod: V1Pod): { container: string; terminated: V1ContainerStateTerminated } | undefined {
+export function failedTermination(
+  pod: V1Pod,
+): { container: string; terminated: V1ContainerStateTerminated } | undefined {
   for (const status of allStatuses(pod)) {
     const terminated = status.state?.terminated ?? status.lastState?.terminated;
     if (terminated && terminated.exitCode !== 0) return { container: status.name, terminated };
@@ -73,15 +77,22 @@ export function describeFailedContainer(pod: V1Pod): string | undefined {
 
 /** A container of an unfinished pod waiting for a stuck reason, with since when the pod has been waiting. */
 function stuckContainer(pod: V1Pod): { detail: string; sinceMs: number } | undefined {
-  if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' || pod.metadata?.deletionTimestamp) return undefined;
+  if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' || pod.metadata?.deletionTimestamp)
+    return undefined;
   const waiting = allStatuses(pod).find((s) => STUCK_WAITING_REASONS.has(s.state?.waiting?.reason ?? ''));
   if (!waiting) return undefined;
   const reason = waiting.state?.waiting?.reason ?? '';
   const message = waiting.state?.waiting?.message;
   // The pod's latest transition (e.g. its init containers finishing) is when this wait began at the latest.
-  const since = Math.max(time(pod.metadata?.creationTimestamp), ...(pod.status?.conditions ?? []).map((c) => time(c.lastTransitionTime)));
+  const since = Math.max(
+    time(pod.metadata?.creationTimestamp),
+    ...(pod.status?.conditions ?? []).map((c) => time(c.lastTransitionTime)),
+  );
   const hint = STUCK_HINTS[reason];
-  return { detail: `pod ${pod.metadata?.name ?? ''} container ${waiting.name}: ${reason}${message ? `: ${message}` : ''}${hint ? `; ${hint}` : ''}`, sinceMs: since };
+  return {
+    detail: `pod ${pod.metadata?.name ?? ''} container ${waiting.name}: ${reason}${message ? `: ${message}` : ''}${hint ? `; ${hint}` : ''}`,
+    sinceMs: since,
+  };
 }
 
 function latest(pods: V1Pod[]): V1Pod | undefined {
@@ -96,35 +107,56 @@ export function isJobFinished(job: V1Job): boolean {
 export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeoutMs: number): JobProgress {
   const name = job.metadata?.name ?? '';
   const restarts = job.status?.failed ?? 0;
-  if (conditionTrue(job, 'Complete', 'SuccessCriteriaMet')) return { state: 'succeeded', message: `Job ${name} completed successfully`, restarts };
+  if (conditionTrue(job, 'Complete', 'SuccessCriteriaMet'))
+    return { state: 'succeeded', message: `Job ${name} completed successfully`, restarts };
   const failed = conditionTrue(job, 'Failed', 'FailureTarget');
   if (failed) {
     const failedPod = latest(pods.filter((p) => p.status?.phase === 'Failed'));
     const podDetail = failedPod ? describeFailedContainer(failedPod) : undefined;
     const why = [failed.reason, failed.message].filter(Boolean).join(': ');
-    return { state: 'failed', restarts, message: `Job ${name} failed${why ? ` (${why})` : ''}${podDetail ? `; pod ${failedPod?.metadata?.name ?? ''}: ${podDetail}` : ''}` };
+    return {
+      state: 'failed',
+      restarts,
+      message: `Job ${name} failed${why ? ` (${why})` : ''}${podDetail ? `; pod ${failedPod?.metadata?.name ?? ''}: ${podDetail}` : ''}`,
+    };
   }
   if (job.spec?.suspend) return { state: 'running', restarts, message: `Job ${name} is suspended` };
   // The Job runs one pod at a time to one completion, so a succeeded pod is the Job's success; the
   // Job controller says so only after its pod-event batching (about a second later).
   const succeededPod = pods.find((p) => p.status?.phase === 'Succeeded' && !p.metadata?.deletionTimestamp);
-  if (succeededPod) return { state: 'succeeded', message: `Job ${name} completed successfully (pod ${succeededPod.metadata?.name ?? ''} succeeded)`, restarts };
+  if (succeededPod)
+    return {
+      state: 'succeeded',
+      message: `Job ${name} completed successfully (pod ${succeededPod.metadata?.name ?? ''} succeeded)`,
+      restarts,
+    };
   for (const pod of pods) {
     const stuck = stuckContainer(pod);
     if (!stuck) continue;
     const waitedMs = nowMs - stuck.sinceMs;
     if (waitedMs >= stuckTimeoutMs) {
-      return { state: 'stuck', restarts, message: `Job ${name} ${STUCK_MARK}: ${stuck.detail} (for ${Math.round(waitedMs / 1000)}s)` };
+      return {
+        state: 'stuck',
+        restarts,
+        message: `Job ${name} ${STUCK_MARK}: ${stuck.detail} (for ${Math.round(waitedMs / 1000)}s)`,
+      };
     }
     return { state: 'running', restarts, message: `Job ${name} is waiting: ${stuck.detail}` };
   }
   const active = latest(pods.filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending'));
   const phase = active?.status?.phase;
-  return { state: 'running', restarts, message: phase ? `Job ${name} is running (pod ${active?.metadata?.name ?? ''} ${phase})` : `Job ${name} is running` };
+  return {
+    state: 'running',
+    restarts,
+    message: phase ? `Job ${name} is running (pod ${active?.metadata?.name ?? ''} ${phase})` : `Job ${name} is running`,
+  };
 }
 
 /** When a stuck pod would be judged stuck (for the caller's requeue), or undefined when none is waiting. */
 export function stuckDeadline(pods: V1Pod[], stuckTimeoutMs: number): number | undefined {
-  const times = pods.map(stuckContainer).filter((s) => s !== undefined).map((s) => s.sinceMs + stuckTimeoutMs);
+  const times = pods
+    .map(stuckContainer)
+    .filter((s) => s !== undefined)
+    .map((s) => s.sinceMs + stuckTimeoutMs);
   return times.length > 0 ? Math.min(...times) : undefined;
 }

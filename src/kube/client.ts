@@ -21,7 +21,17 @@ import {
   type V1Node,
 } from '@kubernetes/client-node';
 
-export { errorDetails, errorMessage, errorReason, isAlreadyExists, isConflict, isGone, isNotFound, isTooManyRequests, statusCode } from './errors.js';
+export {
+  errorDetails,
+  errorMessage,
+  errorReason,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isNotFound,
+  isTooManyRequests,
+  statusCode,
+} from './errors.js';
 
 /** The field manager of every write the operator makes (server-side apply and managedFields). */
 export const FIELD_MANAGER = 'skyhook-operator';
@@ -40,8 +50,12 @@ export function loadKubeConfig(path?: string): KubeConfig {
   else if (fromEnv) kc.loadFromDefault();
   else if (existsSync(SERVICE_ACCOUNT_TOKEN)) kc.loadFromCluster();
   else if (existsSync(join(homedir(), '.kube', 'config'))) kc.loadFromDefault();
-  else throw new Error('no Kubernetes configuration found: pass --kubeconfig <file>, set KUBECONFIG, or run in a pod with a service account');
-  if (!kc.getCurrentCluster()) throw new Error(`the kubeconfig ${path ?? fromEnv ?? ''} has no current cluster: set current-context`);
+  else
+    throw new Error(
+      'no Kubernetes configuration found: pass --kubeconfig <file>, set KUBECONFIG, or run in a pod with a service account',
+    );
+  if (!kc.getCurrentCluster())
+    throw new Error(`the kubeconfig ${path ?? fromEnv ?? ''} has no current cluster: set current-context`);
   return kc;
 }
 
@@ -116,21 +130,31 @@ export interface CustomObjectRef {
 }
 
 /** JSON merge patch of a custom object (`null` values delete fields). Returns the object as stored. */
-export async function mergePatchCustomObject<T>(custom: CustomObjectsApi, ref: CustomObjectRef, body: object): Promise<T> {
+export async function mergePatchCustomObject<T>(
+  custom: CustomObjectsApi,
+  ref: CustomObjectRef,
+  body: object,
+): Promise<T> {
   const { group, version, plural, name, namespace } = ref;
-  const result: unknown = namespace === undefined
-    ? await custom.patchClusterCustomObject({ group, version, plural, name, body }, MERGE_PATCH)
-    : await custom.patchNamespacedCustomObject({ group, version, plural, name, namespace, body }, MERGE_PATCH);
+  const result: unknown =
+    namespace === undefined
+      ? await custom.patchClusterCustomObject({ group, version, plural, name, body }, MERGE_PATCH)
+      : await custom.patchNamespacedCustomObject({ group, version, plural, name, namespace, body }, MERGE_PATCH);
   return result as T;
 }
 
 /** JSON merge patch of a custom object's status subresource: `status` is merged into `.status`. */
-export async function mergePatchCustomObjectStatus<T>(custom: CustomObjectsApi, ref: CustomObjectRef, status: object): Promise<T> {
+export async function mergePatchCustomObjectStatus<T>(
+  custom: CustomObjectsApi,
+  ref: CustomObjectRef,
+  status: object,
+): Promise<T> {
   const { group, version, plural, name, namespace } = ref;
   const body = { status };
-  const result: unknown = namespace === undefined
-    ? await custom.patchClusterCustomObjectStatus({ group, version, plural, name, body }, MERGE_PATCH)
-    : await custom.patchNamespacedCustomObjectStatus({ group, version, plural, name, namespace, body }, MERGE_PATCH);
+  const result: unknown =
+    namespace === undefined
+      ? await custom.patchClusterCustomObjectStatus({ group, version, plural, name, body }, MERGE_PATCH)
+      : await custom.patchNamespacedCustomObjectStatus({ group, version, plural, name, namespace, body }, MERGE_PATCH);
   return result as T;
 }
 
@@ -138,14 +162,19 @@ export async function mergePatchCustomObjectStatus<T>(custom: CustomObjectsApi, 
  * Server-side apply of a custom object's status as FIELD_MANAGER (forced): the status fields this
  * manager set before and now omits are removed, which a merge patch cannot do for list entries.
  */
-export async function applyCustomObjectStatus<T>(custom: CustomObjectsApi, ref: CustomObjectRef & { kind: string }, status: object): Promise<T> {
+export async function applyCustomObjectStatus<T>(
+  custom: CustomObjectsApi,
+  ref: CustomObjectRef & { kind: string },
+  status: object,
+): Promise<T> {
   const { group, version, plural, name, namespace, kind } = ref;
   const metadata = namespace === undefined ? { name } : { name, namespace };
   const body = { apiVersion: `${group}/${version}`, kind, metadata, status };
   const common = { group, version, plural, name, body, fieldManager: FIELD_MANAGER, force: true };
-  const result: unknown = namespace === undefined
-    ? await custom.patchClusterCustomObjectStatus(common, APPLY_PATCH)
-    : await custom.patchNamespacedCustomObjectStatus({ ...common, namespace }, APPLY_PATCH);
+  const result: unknown =
+    namespace === undefined
+      ? await custom.patchClusterCustomObjectStatus(common, APPLY_PATCH)
+      : await custom.patchNamespacedCustomObjectStatus({ ...common, namespace }, APPLY_PATCH);
   return result as T;
 }
 

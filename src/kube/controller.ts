@@ -90,12 +90,17 @@ export function ownKey(object: KubernetesObject): string[] {
  * namespaced owner lives in its child's namespace; pass `ownerNamespaced: false` for cluster-scoped
  * owners (their key is the bare name).
  */
-export function ownerKeys(kind: string, options: { apiGroup?: string; ownerNamespaced?: boolean } = {}): KeyMapper<KubernetesObject> {
+export function ownerKeys(
+  kind: string,
+  options: { apiGroup?: string; ownerNamespaced?: boolean } = {},
+): KeyMapper<KubernetesObject> {
   const namespaced = options.ownerNamespaced ?? true;
   return (object) => {
     const namespace = object.metadata?.namespace;
     return (object.metadata?.ownerReferences ?? [])
-      .filter((ref) => ref.kind === kind && (options.apiGroup === undefined || groupOf(ref.apiVersion) === options.apiGroup))
+      .filter(
+        (ref) => ref.kind === kind && (options.apiGroup === undefined || groupOf(ref.apiVersion) === options.apiGroup),
+      )
       .map((ref) => (namespaced && namespace ? `${namespace}/${ref.name}` : ref.name));
   };
 }

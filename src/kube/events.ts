@@ -5,7 +5,13 @@
  * costs at most one write per window instead of one Event object per attempt.
  * Recording never throws and never blocks a reconcile; a failed write is logged and dropped.
  */
-import { PatchStrategy, setHeaderOptions, type CoreV1Api, type CoreV1Event, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type CoreV1Api,
+  type CoreV1Event,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { errorMessage, isNotFound } from './errors.js';
@@ -93,7 +99,13 @@ export class EventRecorder {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
-  private newAggregate(object: KubernetesObject, type: EventType, reason: string, message: string, now: Date): Aggregate {
+  private newAggregate(
+    object: KubernetesObject,
+    type: EventType,
+    reason: string,
+    message: string,
+    now: Date,
+  ): Aggregate {
     const meta = object.metadata ?? {};
     // Events of cluster-scoped objects (Node, Skyhook) go to `default`, as kubectl describe expects.
     const namespace = meta.namespace || 'default';
@@ -146,7 +158,10 @@ export class EventRecorder {
         },
         (e: unknown) => {
           aggregate.written = count; // dropped: retrying could flood just as badly
-          this.options.logger.warn({ reason: aggregate.event.reason, object: aggregate.event.involvedObject.name, err: errorMessage(e) }, 'could not record event');
+          this.options.logger.warn(
+            { reason: aggregate.event.reason, object: aggregate.event.involvedObject.name, err: errorMessage(e) },
+            'could not record event',
+          );
         },
       )
       .finally(() => {
@@ -170,7 +185,12 @@ export class EventRecorder {
     const objectName = aggregate.event.involvedObject.name ?? 'object';
     // client-go names events `<object>.<unix nanos in hex>`; the random low digits avoid collisions.
     const name = `${objectName}.${(BigInt(this.clock.now()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000))).toString(16)}`;
-    await this.sink.create(aggregate.namespace, { ...aggregate.event, metadata: { name, namespace: aggregate.namespace }, count, lastTimestamp });
+    await this.sink.create(aggregate.namespace, {
+      ...aggregate.event,
+      metadata: { name, namespace: aggregate.namespace },
+      count,
+      lastTimestamp,
+    });
     aggregate.name = name;
   }
 

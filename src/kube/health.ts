@@ -22,7 +22,12 @@ export interface RunningServer {
 }
 
 /** Listens on `port` (0: any free port) at `host` (default: all interfaces). */
-export function startHttpServer(port: number, host: string | undefined, handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>, logger: Logger): Promise<RunningServer> {
+export function startHttpServer(
+  port: number,
+  host: string | undefined,
+  handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+  logger: Logger,
+): Promise<RunningServer> {
   const server: Server = createServer((req, res) => {
     Promise.resolve(handle(req, res)).catch((e: unknown) => {
       logger.error({ url: req.url, err: e instanceof Error ? e.message : String(e) }, 'http handler failed');
@@ -48,15 +53,28 @@ export function startHttpServer(port: number, host: string | undefined, handle: 
 }
 
 /** `/healthz` (liveness) and `/readyz` (readiness): 200 `ok` or 503 with the probe's detail. */
-export function startHealthServer(options: { port: number; host?: string; healthz: Probe; readyz: Probe; logger: Logger }): Promise<RunningServer> {
+export function startHealthServer(options: {
+  port: number;
+  host?: string;
+  healthz: Probe;
+  readyz: Probe;
+  logger: Logger;
+}): Promise<RunningServer> {
   const probes: Record<string, Probe> = { '/healthz': options.healthz, '/readyz': options.readyz };
-  return startHttpServer(options.port, options.host, (req, res) => {
-    const probe = probes[(req.url ?? '').split('?')[0] ?? ''];
-    if (!probe) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz or /readyz\n');
-      return;
-    }
-    const result = probe();
-    res.writeHead(result.ok ? 200 : 503, { 'content-type': 'text/plain' }).end(result.ok ? 'ok\n' : `${result.detail ?? 'not ok'}\n`);
-  }, options.logger);
+  return startHttpServer(
+    options.port,
+    options.host,
+    (req, res) => {
+      const probe = probes[(req.url ?? '').split('?')[0] ?? ''];
+      if (!probe) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz or /readyz\n');
+        return;
+      }
+      const result = probe();
+      res
+        .writeHead(result.ok ? 200 : 503, { 'content-type': 'text/plain' })
+        .end(result.ok ? 'ok\n' : `${result.detail ?? 'not ok'}\n`);
+    },
+    options.logger,
+  );
 }

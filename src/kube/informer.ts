@@ -52,7 +52,11 @@ export interface WatchHandle {
 /** The two API calls an informer needs; `onEnd` is called once when the watch ends, with or without error. */
 export interface ListWatch<T> {
   list(options: ListOptions): Promise<ListPage<T>>;
-  watch(options: WatchOptions, onEvent: (type: WatchEventType, object: unknown) => void, onEnd: (err: unknown) => void): Promise<WatchHandle>;
+  watch(
+    options: WatchOptions,
+    onEvent: (type: WatchEventType, object: unknown) => void,
+    onEnd: (err: unknown) => void,
+  ): Promise<WatchHandle>;
 }
 
 export interface InformerOptions<T> extends Selectors {
@@ -168,7 +172,15 @@ export class Informer<T extends KubernetesObject> {
   waitForSync(timeoutMs: number): Promise<void> {
     if (this.isSynced) return Promise.resolve();
     return new Promise((resolveSync, reject) => {
-      const timer = this.clock.setTimeout(() => reject(new Error(`informer ${this.resource} not synced after ${timeoutMs} ms (${this.restartCount} restarts); check the API server and RBAC for list/watch`)), timeoutMs);
+      const timer = this.clock.setTimeout(
+        () =>
+          reject(
+            new Error(
+              `informer ${this.resource} not synced after ${timeoutMs} ms (${this.restartCount} restarts); check the API server and RBAC for list/watch`,
+            ),
+          ),
+        timeoutMs,
+      );
       this.syncWaiters.push(() => {
         this.clock.clearTimeout(timer);
         resolveSync();
@@ -215,7 +227,11 @@ export class Informer<T extends KubernetesObject> {
     let page: ListPage<T> | undefined;
     let token: string | undefined;
     do {
-      page = await this.source.list({ ...this.selectors(), limit: this.options.pageSize ?? 500, ...(token ? { continue: token } : {}) });
+      page = await this.source.list({
+        ...this.selectors(),
+        limit: this.options.pageSize ?? 500,
+        ...(token ? { continue: token } : {}),
+      });
       items.push(...page.items);
       token = page.metadata?.continue || undefined;
     } while (token);
@@ -224,7 +240,11 @@ export class Informer<T extends KubernetesObject> {
 
   private watch(gen: number): void {
     this.watchStartedAt = this.clock.now();
-    const options: WatchOptions = { ...this.selectors(), resourceVersion: this.resourceVersion, allowWatchBookmarks: true };
+    const options: WatchOptions = {
+      ...this.selectors(),
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
+    };
     const onEvent = (type: WatchEventType, object: unknown): void => {
       if (gen !== this.generation) return;
       if (type === 'ERROR') {
@@ -276,7 +296,8 @@ export class Informer<T extends KubernetesObject> {
       const old = this.cache.get(key);
       this.cache.set(key, current);
       if (!old) this.emit('add', current);
-      else if (resync || old.metadata?.resourceVersion !== current.metadata?.resourceVersion) this.emit('update', current, old);
+      else if (resync || old.metadata?.resourceVersion !== current.metadata?.resourceVersion)
+        this.emit('update', current, old);
     }
     for (const [key, old] of this.cache) {
       if (seen.has(key)) continue;
@@ -305,7 +326,10 @@ export class Informer<T extends KubernetesObject> {
       this.failures++;
       this.restartCount++;
       this.options.metrics?.informerRestarted(this.resource);
-      this.log.warn({ err: quietEnd ? 'watch ended at once' : errorMessage(err), code: statusCode(err), resume, delayMs }, 'watch failed; restarting');
+      this.log.warn(
+        { err: quietEnd ? 'watch ended at once' : errorMessage(err), code: statusCode(err), resume, delayMs },
+        'watch failed; restarting',
+      );
     }
     this.restartTimer = this.clock.setTimeout(() => {
       this.restartTimer = undefined;

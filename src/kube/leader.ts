@@ -48,11 +48,20 @@ function microTime(value: unknown): V1MicroTime | undefined {
 /** What identifies a lease record for "has it changed since we looked": everything but resourceVersion. */
 function recordOf(spec: V1LeaseSpec | undefined): string {
   const s = spec ?? {};
-  return JSON.stringify([s.holderIdentity ?? '', s.leaseDurationSeconds, String(s.acquireTime ?? ''), String(s.renewTime ?? ''), s.leaseTransitions]);
+  return JSON.stringify([
+    s.holderIdentity ?? '',
+    s.leaseDurationSeconds,
+    String(s.acquireTime ?? ''),
+    String(s.renewTime ?? ''),
+    s.leaseTransitions,
+  ]);
 }
 
 export class LeaderElector {
-  private readonly o: Required<Pick<LeaderElectorOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'jitterFactor'>> & LeaderElectorOptions;
+  private readonly o: Required<
+    Pick<LeaderElectorOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'jitterFactor'>
+  > &
+    LeaderElectorOptions;
   private readonly clock: Clock;
   private readonly log: Logger;
   private observedRecord = '';
@@ -67,7 +76,8 @@ export class LeaderElector {
 
   constructor(options: LeaderElectorOptions) {
     this.o = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, jitterFactor: 1.2, ...options };
-    if (this.o.renewDeadlineMs >= this.o.leaseDurationMs) throw new Error('renewDeadlineMs must be less than leaseDurationMs');
+    if (this.o.renewDeadlineMs >= this.o.leaseDurationMs)
+      throw new Error('renewDeadlineMs must be less than leaseDurationMs');
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ lease: `${options.namespace}/${options.name}`, identity: options.identity });
   }
@@ -92,7 +102,8 @@ export class LeaderElector {
 
   private async campaign(): Promise<void> {
     this.log.info('waiting to acquire the lease');
-    while (!this.stopped && !(await this.tryAcquireOrRenew())) await this.pause(jittered(this.o.retryPeriodMs, this.o.jitterFactor));
+    while (!this.stopped && !(await this.tryAcquireOrRenew()))
+      await this.pause(jittered(this.o.retryPeriodMs, this.o.jitterFactor));
     if (this.stopped) return;
     this.setLeading(true);
     this.log.info('acquired the lease; leading');
@@ -115,7 +126,8 @@ export class LeaderElector {
       const remaining = deadline - this.clock.now();
       if (remaining <= 0) return false;
       if (await this.withTimeout(this.tryAcquireOrRenew(), remaining)) return true;
-      if (deadline - this.clock.now() > 0) await this.pause(Math.min(this.o.retryPeriodMs, deadline - this.clock.now()));
+      if (deadline - this.clock.now() > 0)
+        await this.pause(Math.min(this.o.retryPeriodMs, deadline - this.clock.now()));
     }
     return true; // stopping: the caller releases
   }
@@ -133,9 +145,17 @@ export class LeaderElector {
         this.log.warn({ err: errorMessage(e) }, 'could not read the lease');
         return false;
       }
-      const spec: V1LeaseSpec = { holderIdentity: identity, leaseDurationSeconds, acquireTime: new V1MicroTime(now), renewTime: new V1MicroTime(now), leaseTransitions: 0 };
+      const spec: V1LeaseSpec = {
+        holderIdentity: identity,
+        leaseDurationSeconds,
+        acquireTime: new V1MicroTime(now),
+        renewTime: new V1MicroTime(now),
+        leaseTransitions: 0,
+      };
       try {
-        this.observe(await coordination.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec } }));
+        this.observe(
+          await coordination.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec } }),
+        );
         return true;
       } catch (createError) {
         this.log.debug({ err: errorMessage(createError) }, 'lost the race to create the lease');
@@ -160,7 +180,10 @@ export class LeaderElector {
       this.observe(await coordination.replaceNamespacedLease({ name, namespace, body: { ...current, spec: next } }));
       return true;
     } catch (e) {
-      this.log.debug({ err: errorMessage(e) }, renewing ? 'could not renew the lease' : 'lost the race to take the lease');
+      this.log.debug(
+        { err: errorMessage(e) },
+        renewing ? 'could not renew the lease' : 'lost the race to take the lease',
+      );
       return false;
     }
   }
@@ -170,9 +193,19 @@ export class LeaderElector {
     const lease = this.lease;
     if (!lease || lease.spec?.holderIdentity !== this.o.identity) return;
     const now = new V1MicroTime(this.clock.now());
-    const spec: V1LeaseSpec = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 };
+    const spec: V1LeaseSpec = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+    };
     try {
-      await this.o.coordination.replaceNamespacedLease({ name: this.o.name, namespace: this.o.namespace, body: { ...lease, spec } });
+      await this.o.coordination.replaceNamespacedLease({
+        name: this.o.name,
+        namespace: this.o.namespace,
+        body: { ...lease, spec },
+      });
       this.log.info('released the lease');
     } catch (e) {
       this.log.warn({ err: errorMessage(e) }, 'could not release the lease; the next leader waits for it to expire');

@@ -12,7 +12,9 @@ const LIST_TIMEOUT_MS = 60_000;
 
 /** Path of a custom resource list, cluster-wide or in one namespace. */
 export function customResourcePath(group: string, version: string, plural: string, namespace?: string): string {
-  return namespace ? `/apis/${group}/${version}/namespaces/${namespace}/${plural}` : `/apis/${group}/${version}/${plural}`;
+  return namespace
+    ? `/apis/${group}/${version}/namespaces/${namespace}/${plural}`
+    : `/apis/${group}/${version}/${plural}`;
 }
 
 export function apiListWatch<T extends KubernetesObject>(kc: KubeConfig, path: string): ListWatch<T> {
@@ -20,10 +22,12 @@ export function apiListWatch<T extends KubernetesObject>(kc: KubeConfig, path: s
   return {
     list: (options) => {
       const query = new URLSearchParams();
-      for (const [key, value] of Object.entries(options)) if (value !== undefined && value !== '') query.set(key, String(value));
+      for (const [key, value] of Object.entries(options))
+        if (value !== undefined && value !== '') query.set(key, String(value));
       const suffix = query.size > 0 ? `?${query.toString()}` : '';
       return getJson<ListPage<T>>(kc, `${path}${suffix}`, LIST_TIMEOUT_MS);
     },
-    watch: async (options, onEvent, onEnd) => watcher.watch(path, { ...options }, (type: string, object: unknown) => onEvent(type, object), onEnd),
+    watch: async (options, onEvent, onEnd) =>
+      watcher.watch(path, { ...options }, (type: string, object: unknown) => onEvent(type, object), onEnd),
   };
 }

@@ -15,9 +15,17 @@ export function isLogLevel(value: string): value is LogLevel {
 }
 
 /** A root logger; `destination` defaults to stdout (tests pass a stream to capture, or level silent). */
-export function createLogger(options: { level?: LogLevel; name?: string; destination?: DestinationStream } = {}): Logger {
-  const config = { level: options.level ?? 'info', ...(options.name ? { name: options.name } : {}), timestamp: pino.stdTimeFunctions.isoTime };
-  return options.destination ? pino(config, options.destination) : pino(config, pino.destination({ dest: 1, sync: true }));
+export function createLogger(
+  options: { level?: LogLevel; name?: string; destination?: DestinationStream } = {},
+): Logger {
+  const config = {
+    level: options.level ?? 'info',
+    ...(options.name ? { name: options.name } : {}),
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  return options.destination
+    ? pino(config, options.destination)
+    : pino(config, pino.destination({ dest: 1, sync: true }));
 }
 
 /** A logger that drops everything, for tests. */

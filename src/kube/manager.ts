@@ -50,7 +50,11 @@ export async function startManager(options: ManagerOptions): Promise<Manager> {
   const metrics = new RuntimeMetrics(undefined, { defaults: true });
   const clients = makeClients(kc);
   const informers = new InformerFactory((path) => apiListWatch(kc, path), { logger, metrics });
-  const events = new EventRecorder(coreEventSink(clients.core), { component: 'skyhook-operator', instance: identity, logger });
+  const events = new EventRecorder(coreEventSink(clients.core), {
+    component: 'skyhook-operator',
+    instance: identity,
+    logger,
+  });
   const runtime: OperatorRuntime = { kc, clients, informers, events, logger, metrics, namespace, identity };
 
   let shuttingDown = false;
@@ -59,16 +63,20 @@ export async function startManager(options: ManagerOptions): Promise<Manager> {
   const running: Stoppable[] = [];
 
   const servers: RunningServer[] = [];
-  servers.push(await startHealthServer({
-    ...options.health,
-    logger,
-    healthz: () => ({ ok: true }),
-    readyz: () => {
-      if (shuttingDown) return { ok: false, detail: 'shutting down' };
-      const missing = informers.unsynced();
-      return missing.length === 0 ? { ok: true } : { ok: false, detail: `informers not synced: ${missing.join(', ')}` };
-    },
-  }));
+  servers.push(
+    await startHealthServer({
+      ...options.health,
+      logger,
+      healthz: () => ({ ok: true }),
+      readyz: () => {
+        if (shuttingDown) return { ok: false, detail: 'shutting down' };
+        const missing = informers.unsynced();
+        return missing.length === 0
+          ? { ok: true }
+          : { ok: false, detail: `informers not synced: ${missing.join(', ')}` };
+      },
+    }),
+  );
   try {
     servers.push(await startMetricsServer({ ...options.metrics, registry: metrics.registry, logger }));
   } catch (e) {
@@ -93,24 +101,23 @@ export async function startManager(options: ManagerOptions): Promise<Manager> {
 
   const elector = options.leaderElect
     ? new LeaderElector({
-      coordination: clients.coordination,
-      namespace,
-      name: options.leaseName,
-      identity,
-      logger,
-      metrics,
-      onStartedLeading: () => void startControllers(),
-      onStoppedLeading: () => fail(1),
-      onNewLeader: (leader) => logger.info({ leader }, 'leader observed'),
-    })
+        coordination: clients.coordination,
+        namespace,
+        name: options.leaseName,
+        identity,
+        logger,
+        metrics,
+        onStartedLeading: () => void startControllers(),
+        onStoppedLeading: () => fail(1),
+        onNewLeader: (leader) => logger.info({ leader }, 'leader observed'),
+      })
     : undefined;
   if (elector) {
     elector.run().catch((e: unknown) => {
       logger.fatal({ err: errorMessage(e) }, 'leader election failed; exiting');
       fail(1);
     });
-  }
-  else void startControllers();
+  } else void startControllers();
 
   let shutdownDone: Promise<void> | undefined;
   const shutdown = async (): Promise<void> => {
@@ -119,7 +126,11 @@ export async function startManager(options: ManagerOptions): Promise<Manager> {
     const drains = running.map((c) => c.stop(deadline)); // each stops its queue before its first await
     await informers.stopAll();
     const drained = await Promise.all(drains);
-    if (drained.includes(false)) logger.warn({ deadlineMs: deadline }, 'reconciles still running at the shutdown deadline; the next leader redoes them');
+    if (drained.includes(false))
+      logger.warn(
+        { deadlineMs: deadline },
+        'reconciles still running at the shutdown deadline; the next leader redoes them',
+      );
     await events.flush();
     await elector?.stop();
     await Promise.all(servers.map((s) => s.close()));

@@ -29,11 +29,36 @@ export class RuntimeMetrics {
     this.registry = registry;
     const registers = [registry];
     if (options.defaults) collectDefaultMetrics({ register: registry });
-    this.depth = new Gauge({ name: 'workqueue_depth', help: 'Keys waiting in the work queue', labelNames: ['name'], registers });
-    this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Keys added to the work queue', labelNames: ['name'], registers });
-    this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Rate-limited requeues (reconcile errors)', labelNames: ['name'], registers });
-    this.reconciles = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Reconciles by result', labelNames: ['controller', 'result'], registers });
-    this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Reconciles that threw', labelNames: ['controller'], registers });
+    this.depth = new Gauge({
+      name: 'workqueue_depth',
+      help: 'Keys waiting in the work queue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.adds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Keys added to the work queue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Rate-limited requeues (reconcile errors)',
+      labelNames: ['name'],
+      registers,
+    });
+    this.reconciles = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Reconciles by result',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.reconcileErrors = new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Reconciles that threw',
+      labelNames: ['controller'],
+      registers,
+    });
     this.reconcileTime = new Histogram({
       name: 'controller_runtime_reconcile_time_seconds',
       help: 'Time per reconcile',
@@ -41,10 +66,30 @@ export class RuntimeMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
-    this.active = new Gauge({ name: 'controller_runtime_active_workers', help: 'Workers reconciling a key right now', labelNames: ['controller'], registers });
-    this.restarts = new Counter({ name: 'skyhook_informer_restarts_total', help: 'Watch restarts after errors, per informer', labelNames: ['resource'], registers });
-    this.synced = new Gauge({ name: 'skyhook_informer_synced', help: '1 once the informer completed its first list', labelNames: ['resource'], registers });
-    this.leader = new Gauge({ name: 'leader_election_master_status', help: '1 while this process holds the lease', labelNames: ['name'], registers });
+    this.active = new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Workers reconciling a key right now',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.restarts = new Counter({
+      name: 'skyhook_informer_restarts_total',
+      help: 'Watch restarts after errors, per informer',
+      labelNames: ['resource'],
+      registers,
+    });
+    this.synced = new Gauge({
+      name: 'skyhook_informer_synced',
+      help: '1 once the informer completed its first list',
+      labelNames: ['resource'],
+      registers,
+    });
+    this.leader = new Gauge({
+      name: 'leader_election_master_status',
+      help: '1 while this process holds the lease',
+      labelNames: ['name'],
+      registers,
+    });
   }
 
   queueDepth(name: string, depth: number): void {
@@ -84,14 +129,24 @@ export class RuntimeMetrics {
 }
 
 /** Serves `registry` in the Prometheus text format at `/metrics` on its own port. */
-export function startMetricsServer(options: { port: number; host?: string; registry: Registry; logger: Logger }): Promise<RunningServer> {
+export function startMetricsServer(options: {
+  port: number;
+  host?: string;
+  registry: Registry;
+  logger: Logger;
+}): Promise<RunningServer> {
   const { registry } = options;
-  return startHttpServer(options.port, options.host, async (req, res) => {
-    if ((req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics\n');
-      return;
-    }
-    const body = await registry.metrics();
-    res.writeHead(200, { 'content-type': registry.contentType }).end(body);
-  }, options.logger);
+  return startHttpServer(
+    options.port,
+    options.host,
+    async (req, res) => {
+      if ((req.url ?? '').split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics\n');
+        return;
+      }
+      const body = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    },
+    options.logger,
+  );
 }

@@ -197,7 +197,12 @@ export interface WorkerOptions {
  * finished its current key. Results: success → forget; requeueAfterMs → forget and addAfter;
  * throw → addRateLimited.
  */
-export async function runWorkers(queue: WorkQueue, count: number, reconcile: Reconcile, options: WorkerOptions): Promise<void> {
+export async function runWorkers(
+  queue: WorkQueue,
+  count: number,
+  reconcile: Reconcile,
+  options: WorkerOptions,
+): Promise<void> {
   const clock = options.clock ?? systemClock;
   const worker = async (): Promise<void> => {
     for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
@@ -216,7 +221,10 @@ export async function runWorkers(queue: WorkQueue, count: number, reconcile: Rec
       } catch (e) {
         queue.addRateLimited(key);
         result = 'error';
-        options.logger.error({ key, retries: queue.numRequeues(key), err: errorMessage(e) }, 'reconcile failed; retrying with backoff');
+        options.logger.error(
+          { key, retries: queue.numRequeues(key), err: errorMessage(e) },
+          'reconcile failed; retrying with backoff',
+        );
       } finally {
         queue.done(key);
       }

@@ -59,7 +59,8 @@ export class InformerFactory {
     const existing = this.informers.get(id);
     if (existing) {
       // A cache compacted by one caller's transform would lack what another caller reads.
-      if (this.transforms.get(id) !== transform) throw new Error(`informer ${id} is already shared with another transform`);
+      if (this.transforms.get(id) !== transform)
+        throw new Error(`informer ${id} is already shared with another transform`);
       return existing as unknown as Informer<T>;
     }
     const selectors = [labelSelector, fieldSelector].filter(Boolean).join(',');

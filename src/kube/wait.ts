@@ -2,7 +2,7 @@
  * Waiting on the API server with a watch instead of sleeps: list once, then watch from that
  * resourceVersion until the predicate holds for the object set.
  */
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { type KubeConfig, Watch } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { request as httpsRequest } from 'node:https';
 
@@ -27,12 +27,16 @@ export async function getJson<T>(kc: KubeConfig, path: string, timeoutMs?: numbe
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => {
-        if ((res.statusCode ?? 0) >= 300) reject(Object.assign(new Error(`GET ${path}: ${res.statusCode} ${body}`), { statusCode: res.statusCode, body }));
+        if ((res.statusCode ?? 0) >= 300)
+          reject(
+            Object.assign(new Error(`GET ${path}: ${res.statusCode} ${body}`), { statusCode: res.statusCode, body }),
+          );
         else resolveBody(JSON.parse(body) as T);
       });
     });
     req.on('error', reject);
-    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`GET ${path}: no answer within ${timeoutMs} ms`)));
+    if (timeoutMs !== undefined)
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`GET ${path}: no answer within ${timeoutMs} ms`)));
     req.end();
   });
 }
@@ -65,23 +69,46 @@ export async function waitForList<T extends KubernetesObject>(
       if (error) reject(error);
       else resolveWait([...objects.values()]);
     };
-    const timer = setTimeout(() => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${JSON.stringify([...objects.values()].map((o) => o.metadata?.name))}`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        finish(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${JSON.stringify([...objects.values()].map((o) => o.metadata?.name))}`,
+          ),
+        ),
+      timeoutMs,
+    );
     const start = (resourceVersion: string): void => {
       watch
-        .watch(path, { resourceVersion, allowWatchBookmarks: true }, (type, obj: T) => {
-          if (type === 'BOOKMARK' || type === 'ERROR') return;
-          if (type === 'DELETED') objects.delete(key(obj));
-          else objects.set(key(obj), obj);
-          resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
-          if (done([...objects.values()])) finish();
-        }, (err: unknown) => {
-          // Watches end on server timeouts too: reopen from where we were, unless we are done.
-          if (!finished) setTimeout(() => (err && (err as { statusCode?: number }).statusCode === 410 ? finish(new Error(`watch of ${path} expired`)) : start(resourceVersion)), 200);
-        })
-        .then((c) => {
-          controller = c;
-          if (finished) c.abort();
-        }, (err: unknown) => finish(err instanceof Error ? err : new Error(String(err))));
+        .watch(
+          path,
+          { resourceVersion, allowWatchBookmarks: true },
+          (type, obj: T) => {
+            if (type === 'BOOKMARK' || type === 'ERROR') return;
+            if (type === 'DELETED') objects.delete(key(obj));
+            else objects.set(key(obj), obj);
+            resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
+            if (done([...objects.values()])) finish();
+          },
+          (err: unknown) => {
+            // Watches end on server timeouts too: reopen from where we were, unless we are done.
+            if (!finished)
+              setTimeout(
+                () =>
+                  err && (err as { statusCode?: number }).statusCode === 410
+                    ? finish(new Error(`watch of ${path} expired`))
+                    : start(resourceVersion),
+                200,
+              );
+          },
+        )
+        .then(
+          (c) => {
+            controller = c;
+            if (finished) c.abort();
+          },
+          (err: unknown) => finish(err instanceof Error ? err : new Error(String(err))),
+        );
     };
     start(list.metadata.resourceVersion);
   });

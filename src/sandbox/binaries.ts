@@ -7,7 +7,14 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BINARY_NAMES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kwok'] as const;
+export const BINARY_NAMES = [
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubectl',
+  'kwok',
+] as const;
 export type BinaryName = (typeof BINARY_NAMES)[number];
 export type Binaries = Record<BinaryName, string>;
 
@@ -59,10 +66,14 @@ function completeSet(dir: string): Binaries | undefined {
 
 /** The kubelet of the sandbox's real nodes, built with the control plane (it is not part of an envtest set). */
 export function findKubelet(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = [env.KUBEBUILDER_ASSETS, cacheBinDir(readVersions(), env)].filter((d): d is string => Boolean(d)).map((d) => join(d, 'kubelet'));
+  const candidates = [env.KUBEBUILDER_ASSETS, cacheBinDir(readVersions(), env)]
+    .filter((d): d is string => Boolean(d))
+    .map((d) => join(d, 'kubelet'));
   const found = candidates.find(isExecutable);
   if (found) return found;
-  throw new Error(`kubelet not found (looked at ${candidates.join(', ')}). Run \`npm run cluster:build\` to build it with the control plane.`);
+  throw new Error(
+    `kubelet not found (looked at ${candidates.join(', ')}). Run \`npm run cluster:build\` to build it with the control plane.`,
+  );
 }
 
 /** Finds a complete set of binaries or throws an error that says how to get one. */

@@ -125,7 +125,9 @@ class PortClashError extends Error {}
 async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
   const started = Date.now();
   const progress = options.onProgress ?? (() => undefined);
-  const binaries = findBinaries(options.assetsDir ? { ...process.env, KUBEBUILDER_ASSETS: options.assetsDir } : process.env);
+  const binaries = findBinaries(
+    options.assetsDir ? { ...process.env, KUBEBUILDER_ASSETS: options.assetsDir } : process.env,
+  );
   const baseDir = options.baseDir ?? defaultBaseDir();
   mkdirSync(baseDir, { recursive: true });
   reapStaleRuns(baseDir);
@@ -140,7 +142,14 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
 
   try {
     const pki = await createPki(runDir);
-    const [etcdPort, peerPort, apiPort, kcmPort, schedulerPort, kwokPort] = await freePorts(6) as [number, number, number, number, number, number];
+    const [etcdPort, peerPort, apiPort, kcmPort, schedulerPort, kwokPort] = (await freePorts(6)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const server = `https://127.0.0.1:${apiPort}`;
     const kubeconfigPath = join(runDir, 'kubeconfig');
     const kubeconfigYaml = await writeKubeconfig(kubeconfigPath, server, pki);
@@ -167,11 +176,17 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     };
 
     const etcd = start('etcd', [
-      '--name=default', `--data-dir=${join(runDir, 'etcd')}`,
-      `--listen-client-urls=http://127.0.0.1:${etcdPort}`, `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
-      `--listen-peer-urls=http://127.0.0.1:${peerPort}`, `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-      `--initial-cluster=default=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync', '--quota-backend-bytes=4294967296',
-      '--auto-compaction-retention=1', '--log-level=warn',
+      '--name=default',
+      `--data-dir=${join(runDir, 'etcd')}`,
+      `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
+      `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
+      `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+      `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
+      '--unsafe-no-fsync',
+      '--quota-backend-bytes=4294967296',
+      '--auto-compaction-retention=1',
+      '--log-level=warn',
     ]);
     await healthy(etcd, `http://127.0.0.1:${etcdPort}/health`);
 
@@ -180,50 +195,92 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     if (auditLogPath) {
       const policyPath = join(runDir, 'audit-policy.yaml');
       writeFileSync(policyPath, AUDIT_POLICY);
-      auditArgs.push(`--audit-policy-file=${policyPath}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-maxsize=0');
+      auditArgs.push(
+        `--audit-policy-file=${policyPath}`,
+        `--audit-log-path=${auditLogPath}`,
+        '--audit-log-format=json',
+        '--audit-log-maxsize=0',
+      );
     }
     const apiserver = start('kube-apiserver', [
-      `--etcd-servers=http://127.0.0.1:${etcdPort}`, `--cert-dir=${join(runDir, 'apiserver-certs')}`,
-      `--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`, `--client-ca-file=${pki.caCert}`,
-      '--bind-address=127.0.0.1', `--secure-port=${apiPort}`, '--advertise-address=127.0.0.1',
-      '--endpoint-reconciler-type=none', '--service-cluster-ip-range=10.96.0.0/16',
-      '--authorization-mode=RBAC', '--allow-privileged=true',
+      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+      `--cert-dir=${join(runDir, 'apiserver-certs')}`,
+      `--tls-cert-file=${pki.servingCert}`,
+      `--tls-private-key-file=${pki.servingKey}`,
+      `--client-ca-file=${pki.caCert}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      '--advertise-address=127.0.0.1',
+      '--endpoint-reconciler-type=none',
+      '--service-cluster-ip-range=10.96.0.0/16',
+      '--authorization-mode=RBAC',
+      '--allow-privileged=true',
       // Pods may name a ServiceAccount before its controller has made the namespace's default one.
       '--disable-admission-plugins=ServiceAccount',
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${pki.serviceAccountPub}`, `--service-account-signing-key-file=${pki.serviceAccountKey}`,
-      '--kubelet-preferred-address-types=InternalIP', `--kubelet-client-certificate=${pki.adminCert}`, `--kubelet-client-key=${pki.adminKey}`,
-      ...auditArgs, `--v=${v}`,
+      `--service-account-key-file=${pki.serviceAccountPub}`,
+      `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+      '--kubelet-preferred-address-types=InternalIP',
+      `--kubelet-client-certificate=${pki.adminCert}`,
+      `--kubelet-client-key=${pki.adminKey}`,
+      ...auditArgs,
+      `--v=${v}`,
     ]);
     await healthy(apiserver, `${server}/readyz`);
-    const probes: Record<RestartableComponent, string> = { 'etcd': `http://127.0.0.1:${etcdPort}/health`, 'kube-apiserver': `${server}/readyz` };
+    const probes: Record<RestartableComponent, string> = {
+      etcd: `http://127.0.0.1:${etcdPort}/health`,
+      'kube-apiserver': `${server}/readyz`,
+    };
 
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath);
-    await waitForList(kubeConfig, '/api/v1/namespaces', (ns) => ns.some((n) => n.metadata?.name === 'default'), START_TIMEOUT_MS, 'namespace default');
+    await waitForList(
+      kubeConfig,
+      '/api/v1/namespaces',
+      (ns) => ns.some((n) => n.metadata?.name === 'default'),
+      START_TIMEOUT_MS,
+      'namespace default',
+    );
 
     const kcm = start('kube-controller-manager', [
-      `--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${kcmPort}`,
+      `--kubeconfig=${kubeconfigPath}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${kcmPort}`,
       '--controllers=job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,' +
         'pod-garbage-collector-controller,ttl-after-finished-controller,disruption-controller,' +
         'node-lifecycle-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,daemonset-controller',
-      `--root-ca-file=${pki.caCert}`, `--service-account-private-key-file=${pki.serviceAccountKey}`,
-      '--kube-api-qps=200', '--kube-api-burst=400', `--v=${v}`,
+      `--root-ca-file=${pki.caCert}`,
+      `--service-account-private-key-file=${pki.serviceAccountKey}`,
+      '--kube-api-qps=200',
+      '--kube-api-burst=400',
+      `--v=${v}`,
     ]);
     const scheduler = start('kube-scheduler', [
-      `--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${schedulerPort}`, `--v=${v}`,
+      `--kubeconfig=${kubeconfigPath}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${schedulerPort}`,
+      `--v=${v}`,
     ]);
     const kwokConfig = join(runDir, 'kwok.yaml');
     const logsFile = join(runDir, 'simulated-container.log');
     writeFileSync(logsFile, simulatedLogFile());
     writeFileSync(kwokConfig, kwokConfigYaml({ podDurationMs: options.podDurationMs ?? 1000, logsFile }));
     const kwok = start('kwok', [
-      `--kubeconfig=${kubeconfigPath}`, `--config=${kwokConfig}`,
+      `--kubeconfig=${kubeconfigPath}`,
+      `--config=${kwokConfig}`,
       // Only the simulated nodes: real nodes (sandbox/real-node/) have kubelets of their own.
-      '--manage-all-nodes=false', `--manage-nodes-with-annotation-selector=${SANDBOX_NAMES.simulatedNodeAnnotation}=fake`,
-      '--node-ip=127.0.0.1', `--node-port=${kwokPort}`, `--server-address=127.0.0.1:${kwokPort}`,
-      `--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`,
-      '--cidr=10.244.0.0/16', '--node-lease-duration-seconds=40', `--v=${v}`,
+      '--manage-all-nodes=false',
+      `--manage-nodes-with-annotation-selector=${SANDBOX_NAMES.simulatedNodeAnnotation}=fake`,
+      '--node-ip=127.0.0.1',
+      `--node-port=${kwokPort}`,
+      `--server-address=127.0.0.1:${kwokPort}`,
+      `--tls-cert-file=${pki.servingCert}`,
+      `--tls-private-key-file=${pki.servingKey}`,
+      '--cidr=10.244.0.0/16',
+      '--node-lease-duration-seconds=40',
+      `--v=${v}`,
     ]);
     await Promise.all([
       healthy(kcm, `https://127.0.0.1:${kcmPort}/healthz`, {}),
@@ -235,16 +292,39 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     const addNodes = async (nodes: SimulatedNode[]): Promise<void> => {
       if (nodes.length === 0) return;
       const limit = pLimit(NODE_CREATE_CONCURRENCY);
-      await Promise.all(nodes.map((node) => limit(() => core.createNode({ body: {
-        apiVersion: 'v1', kind: 'Node',
-        metadata: { name: node.name, labels: { 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'type': 'kwok', [SANDBOX_NAMES.nodeKindLabel]: 'simulated', ...node.labels },
-          annotations: { [SANDBOX_NAMES.simulatedNodeAnnotation]: 'fake', ...node.annotations } },
-        spec: { taints: node.taints },
-      } }))));
+      await Promise.all(
+        nodes.map((node) =>
+          limit(() =>
+            core.createNode({
+              body: {
+                apiVersion: 'v1',
+                kind: 'Node',
+                metadata: {
+                  name: node.name,
+                  labels: {
+                    'kubernetes.io/hostname': node.name,
+                    'kubernetes.io/os': 'linux',
+                    type: 'kwok',
+                    [SANDBOX_NAMES.nodeKindLabel]: 'simulated',
+                    ...node.labels,
+                  },
+                  annotations: { [SANDBOX_NAMES.simulatedNodeAnnotation]: 'fake', ...node.annotations },
+                },
+                spec: { taints: node.taints },
+              },
+            }),
+          ),
+        ),
+      );
       const names = new Set(nodes.map((n) => n.name));
       const what = names.size > 10 ? `${names.size} nodes` : `nodes ${[...names].join(', ')}`;
-      await waitForList<V1Node>(kubeConfig, '/api/v1/nodes', (all) => all.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length === names.size,
-        START_TIMEOUT_MS + names.size * READY_MS_PER_NODE, `${what} to be Ready`);
+      await waitForList<V1Node>(
+        kubeConfig,
+        '/api/v1/nodes',
+        (all) => all.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length === names.size,
+        START_TIMEOUT_MS + names.size * READY_MS_PER_NODE,
+        `${what} to be Ready`,
+      );
     };
     // A component that lost its port to another process exits after its health check passed
     // against the other one: make sure every component is still ours and running.
@@ -256,11 +336,19 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     }
     await addNodes(nodeList(options.nodes));
     const startupMs = Date.now() - started;
-    progress(`control plane ready with ${nodeList(options.nodes).length} node(s) in ${(startupMs / 1000).toFixed(1)} s`);
+    progress(
+      `control plane ready with ${nodeList(options.nodes).length} node(s) in ${(startupMs / 1000).toFixed(1)} s`,
+    );
 
     let stopped = false;
     return {
-      runDir, server, kubeconfigPath, kubeconfigYaml, kubeConfig, binaries, startupMs,
+      runDir,
+      server,
+      kubeconfigPath,
+      kubeconfigYaml,
+      kubeConfig,
+      binaries,
+      startupMs,
       ...(auditLogPath ? { auditLogPath } : {}),
       pids: components.map((c) => c.pid),
       kubectl: (args, opts) => runKubectl(binaries.kubectl, kubeconfigPath, args, opts?.input),
@@ -283,7 +371,10 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
   } catch (error) {
     await stopAll();
     const message = error instanceof Error ? error.message : String(error);
-    const wrapped = error instanceof PortClashError ? error : new Error(`control plane failed to start: ${message}\n  component logs are kept in ${join(runDir, 'logs')}`);
+    const wrapped =
+      error instanceof PortClashError
+        ? error
+        : new Error(`control plane failed to start: ${message}\n  component logs are kept in ${join(runDir, 'logs')}`);
     if (error instanceof PortClashError) rmSync(runDir, { recursive: true, force: true });
     throw wrapped;
   }
@@ -291,10 +382,19 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
 
 function runKubectl(kubectl: string, kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
   return new Promise((resolveRun) => {
-    const child = execFile(kubectl, [`--kubeconfig=${kubeconfig}`, ...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0;
-      resolveRun({ code, stdout, stderr });
-    });
+    const child = execFile(
+      kubectl,
+      [`--kubeconfig=${kubeconfig}`, ...args],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error
+          ? typeof (error as { code?: unknown }).code === 'number'
+            ? (error as { code: number }).code
+            : 1
+          : 0;
+        resolveRun({ code, stdout, stderr });
+      },
+    );
     if (input !== undefined) child.stdin?.end(input);
   });
 }

@@ -33,14 +33,21 @@ function getStatus(url: string, tls?: TlsClient): Promise<number> {
  * Polls `url` until it answers 200. Fails early, naming the log, when the component exits; fails
  * after the timeout otherwise.
  */
-export async function waitHealthy(component: Component, url: string, timeoutMs: number, tls?: TlsClient): Promise<void> {
+export async function waitHealthy(
+  component: Component,
+  url: string,
+  timeoutMs: number,
+  tls?: TlsClient,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited: string | undefined;
   void component.exited.then((code) => (exited = code));
   for (;;) {
-    if (exited !== undefined) throw new Error(`${component.name} exited (${exited}) before it became ready; see ${component.logFile}`);
+    if (exited !== undefined)
+      throw new Error(`${component.name} exited (${exited}) before it became ready; see ${component.logFile}`);
     if ((await getStatus(url, tls)) === 200) return;
-    if (Date.now() > deadline) throw new Error(`${component.name} was not ready at ${url} after ${timeoutMs} ms; see ${component.logFile}`);
+    if (Date.now() > deadline)
+      throw new Error(`${component.name} was not ready at ${url} after ${timeoutMs} ms; see ${component.logFile}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

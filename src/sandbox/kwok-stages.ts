@@ -24,7 +24,11 @@
  */
 import { stringify } from 'yaml';
 
-export const SIM_ENV = { duration: 'SKYHOOK_SIM_DURATION', exitCode: 'SKYHOOK_SIM_EXIT_CODE', failNode: 'SKYHOOK_SIM_FAIL_NODE' } as const;
+export const SIM_ENV = {
+  duration: 'SKYHOOK_SIM_DURATION',
+  exitCode: 'SKYHOOK_SIM_EXIT_CODE',
+  failNode: 'SKYHOOK_SIM_FAIL_NODE',
+} as const;
 export const UNPULLABLE_IMAGE_PATTERN = '^[^/]+[.]invalid/';
 
 type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
@@ -35,7 +39,8 @@ interface Expression {
 }
 
 const allContainers = '.spec.initContainers[]?, .spec.containers[]?';
-const envValue = (containers: string, name: string): string => `${containers} | .env[]? | select(.name == "${name}") | .value`;
+const envValue = (containers: string, name: string): string =>
+  `${containers} | .env[]? | select(.name == "${name}") | .value`;
 const unpullable = `${allContainers} | .image | select(test("${UNPULLABLE_IMAGE_PATTERN}"))`;
 
 const is = (key: string, ...values: string[]): Expression => ({ key, operator: 'In', values });
@@ -95,9 +100,13 @@ interface StageSpec {
 }
 
 function stage(spec: StageSpec): Record<string, unknown> {
-  const delay = spec.delayMs === undefined && !spec.delayFrom
-    ? undefined
-    : { durationMilliseconds: spec.delayMs ?? 0, ...(spec.delayFrom ? { durationFrom: { expressionFrom: spec.delayFrom } } : {}) };
+  const delay =
+    spec.delayMs === undefined && !spec.delayFrom
+      ? undefined
+      : {
+          durationMilliseconds: spec.delayMs ?? 0,
+          ...(spec.delayFrom ? { durationFrom: { expressionFrom: spec.delayFrom } } : {}),
+        };
   return {
     apiVersion: 'kwok.x-k8s.io/v1alpha1',
     kind: 'Stage',
@@ -143,16 +152,31 @@ containerStatuses:
 ${status('$c', waiting('PodInitializing'))}
 {{ end }}`,
     }),
-    stage({ name: 'sim-pod-start', selector: [...fresh, absent('.spec.initContainers[]?.name')], statusTemplate: runningStatus }),
+    stage({
+      name: 'sim-pod-start',
+      selector: [...fresh, absent('.spec.initContainers[]?.name')],
+      statusTemplate: runningStatus,
+    }),
     stage({
       name: 'sim-pod-init-containers-complete',
-      selector: [notDeleted, is('.status.phase', 'Pending'), exists('.status.podIP'), hasInit, noFailure('.spec.initContainers[]?')],
+      selector: [
+        notDeleted,
+        is('.status.phase', 'Pending'),
+        exists('.status.podIP'),
+        hasInit,
+        noFailure('.spec.initContainers[]?'),
+      ],
       ...duration,
       statusTemplate: runningStatus,
     }),
     stage({
       name: 'sim-pod-init-container-failed',
-      selector: [notDeleted, is('.status.phase', 'Pending'), exists('.status.podIP'), failure('.spec.initContainers[]?')],
+      selector: [
+        notDeleted,
+        is('.status.phase', 'Pending'),
+        exists('.status.podIP'),
+        failure('.spec.initContainers[]?'),
+      ],
       ...duration,
       statusTemplate: `{{ $now := Now }}
 phase: Failed
@@ -180,7 +204,12 @@ ${status('$c', waiting('PodInitializing'))}
     }),
     stage({
       name: 'sim-pod-complete',
-      selector: [notDeleted, is('.status.phase', 'Running'), is('.metadata.ownerReferences[]?.kind', 'Job'), noFailure('.spec.containers[]?')],
+      selector: [
+        notDeleted,
+        is('.status.phase', 'Running'),
+        is('.metadata.ownerReferences[]?.kind', 'Job'),
+        noFailure('.spec.containers[]?'),
+      ],
       ...duration,
       statusTemplate: `{{ $now := Now }}
 phase: Succeeded
@@ -243,7 +272,11 @@ ${status('$c', waiting('PodInitializing'))}
     stage({
       // The kubelet moves a deleted pod to a terminal phase; the Job controller then drops its finalizer.
       name: 'sim-pod-terminate',
-      selector: [exists('.metadata.deletionTimestamp'), exists('.metadata.finalizers[]?'), is('.status.phase', 'Pending', 'Running')],
+      selector: [
+        exists('.metadata.deletionTimestamp'),
+        exists('.metadata.finalizers[]?'),
+        is('.status.phase', 'Pending', 'Running'),
+      ],
       statusTemplate: `{{ $now := Now }}
 phase: Failed
 reason: Terminated
@@ -255,7 +288,11 @@ containerStatuses:
 ${status('$c', terminated('137', 'Error'))}
 {{ end }}`,
     }),
-    stage({ name: 'sim-pod-delete', selector: [exists('.metadata.deletionTimestamp'), absent('.metadata.finalizers[]?')], delete: true }),
+    stage({
+      name: 'sim-pod-delete',
+      selector: [exists('.metadata.deletionTimestamp'), absent('.metadata.finalizers[]?')],
+      delete: true,
+    }),
   ];
 }
 
@@ -274,7 +311,9 @@ export function nodeStages(): Record<string, unknown>[] {
     stage({
       name: 'sim-node-initialize',
       kind: 'Node',
-      selector: [{ key: '.status.conditions[]? | select(.type == "Ready") | .status', operator: 'NotIn', values: ['True'] }],
+      selector: [
+        { key: '.status.conditions[]? | select(.type == "Ready") | .status', operator: 'NotIn', values: ['True'] },
+      ],
       statusTemplate: `{{ $now := Now }}
 conditions:
 {{ range NodeConditions }}
@@ -315,7 +354,8 @@ phase: Running`,
 }
 
 /** What every simulated container "printed". */
-export const SIMULATED_LOG_LINE = 'simulated container on a kwok node: no real process ran, so this line is its whole log';
+export const SIMULATED_LOG_LINE =
+  'simulated container on a kwok node: no real process ran, so this line is its whole log';
 
 /** The log file in the CRI format kwok reads (`<RFC3339Nano> <stream> F <text>`). */
 export function simulatedLogFile(): string {

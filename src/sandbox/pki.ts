@@ -7,7 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createCertificateAuthority, createSigningKeyPair, issueCertificate, type CertificateAuthority, type CertificateRequest } from './x509.js';
+import {
+  createCertificateAuthority,
+  createSigningKeyPair,
+  issueCertificate,
+  type CertificateAuthority,
+  type CertificateRequest,
+} from './x509.js';
 
 export interface Pki {
   caCert: string;
@@ -31,7 +37,13 @@ const SERVING_REQUEST: CertificateRequest = {
   commonName: 'kube-apiserver',
   usages: ['server'],
   ipAddresses: ['127.0.0.1'],
-  dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+  dnsNames: [
+    'localhost',
+    'kubernetes',
+    'kubernetes.default',
+    'kubernetes.default.svc',
+    'kubernetes.default.svc.cluster.local',
+  ],
 };
 
 /** Whole file or nothing: written beside its final name, then renamed over it. */
@@ -62,10 +74,14 @@ export async function createPki(dir: string): Promise<Pki> {
     writeAtomically(join(dir, 'sa.pub'), serviceAccount.publicKeyPem, 0o644),
   ]);
   return {
-    caCert: caFiles.cert, caKey: caFiles.key,
-    servingCert: servingFiles.cert, servingKey: servingFiles.key,
-    adminCert: adminFiles.cert, adminKey: adminFiles.key,
-    serviceAccountKey: join(dir, 'sa.key'), serviceAccountPub: join(dir, 'sa.pub'),
+    caCert: caFiles.cert,
+    caKey: caFiles.key,
+    servingCert: servingFiles.cert,
+    servingKey: servingFiles.key,
+    adminCert: adminFiles.cert,
+    adminKey: adminFiles.key,
+    serviceAccountKey: join(dir, 'sa.key'),
+    serviceAccountPub: join(dir, 'sa.pub'),
   };
 }
 
@@ -89,7 +105,10 @@ export interface ClientCertificateOptions {
  * Signs one more client certificate with the control plane's CA (e.g. a real kubelet's:
  * `{ commonName: 'system:node:n1', organizations: ['system:nodes'] }`) and writes it beside the CA.
  */
-export async function signClientCertificate(pki: Pick<Pki, 'caCert' | 'caKey'>, options: ClientCertificateOptions): Promise<CertificateFiles> {
+export async function signClientCertificate(
+  pki: Pick<Pki, 'caCert' | 'caKey'>,
+  options: ClientCertificateOptions,
+): Promise<CertificateFiles> {
   const issued = await issueCertificate(await loadCa(pki), {
     commonName: options.commonName,
     usages: options.serving ? ['client', 'server'] : ['client'],

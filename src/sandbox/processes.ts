@@ -49,11 +49,22 @@ function installHandlers(): void {
 }
 
 /** `env`, when given, is the child's whole environment (default: this process's). */
-export function startComponent(runDir: string, name: string, binary: string, args: string[], env?: NodeJS.ProcessEnv): Component {
+export function startComponent(
+  runDir: string,
+  name: string,
+  binary: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Component {
   installHandlers();
   const logFile = join(runDir, 'logs', `${name}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(binary, args, { detached: true, stdio: ['ignore', fd, fd], cwd: runDir, ...(env ? { env } : {}) });
+  const child = spawn(binary, args, {
+    detached: true,
+    stdio: ['ignore', fd, fd],
+    cwd: runDir,
+    ...(env ? { env } : {}),
+  });
   closeSync(fd);
   if (child.pid === undefined) throw new Error(`could not start ${name} (${binary}); see ${logFile}`);
   const exited = new Promise<string>((resolveExit) => {

@@ -35,7 +35,8 @@ export function packageFraction(entry: NodeState[string] | undefined, interrupts
   const total = interrupts ? 4 : 2;
   const index = INSTALL_STAGES.indexOf(entry.stage);
   if (index < 0) return entry.state === 'complete' ? 1 : 0; // upgrade/uninstall: done or not
-  const done = index + (entry.state === 'complete' || entry.state === 'skipped' ? 1 : entry.state === 'in_progress' ? 0.5 : 0);
+  const done =
+    index + (entry.state === 'complete' || entry.state === 'skipped' ? 1 : entry.state === 'in_progress' ? 0.5 : 0);
   return Math.min(1, done / total);
 }
 
@@ -56,10 +57,17 @@ export function nodeLine(node: ProgressNode, skyhook: ProgressSkyhook): NodeLine
   const packages = Object.entries(skyhook.packages);
   const parts = packages.map(([name, { version, interrupts }]) => {
     const entry = state[`${name}|${version}`];
-    return { label: `${name}@${version} ${entry ? `${entry.stage}/${entry.state}` : 'pending'}`, fraction: status === 'complete' ? 1 : packageFraction(entry, interrupts) };
+    return {
+      label: `${name}@${version} ${entry ? `${entry.stage}/${entry.state}` : 'pending'}`,
+      fraction: status === 'complete' ? 1 : packageFraction(entry, interrupts),
+    };
   });
   const fraction = parts.length ? parts.reduce((sum, p) => sum + p.fraction, 0) / parts.length : 1;
-  return { node: node.name, text: `${node.name.padEnd(12)} ${status.padEnd(11)} ${bar(fraction)} ${String(Math.round(fraction * 100)).padStart(3)}%  ${parts.map((p) => p.label).join(', ')}`, fraction };
+  return {
+    node: node.name,
+    text: `${node.name.padEnd(12)} ${status.padEnd(11)} ${bar(fraction)} ${String(Math.round(fraction * 100)).padStart(3)}%  ${parts.map((p) => p.label).join(', ')}`,
+    fraction,
+  };
 }
 
 export function overallLine(skyhook: ProgressSkyhook, lines: NodeLine[], elapsedMs: number): string {

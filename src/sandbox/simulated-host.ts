@@ -60,12 +60,23 @@ export interface SimulatedHost {
 /** How soon an interrupt whose API calls failed is tried again. */
 const RETRY_MS = 1000;
 
-const terminated = (exitCode: number) => ({ terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: new Date(), finishedAt: new Date() } });
+const terminated = (exitCode: number) => ({
+  terminated: {
+    exitCode,
+    reason: exitCode === 0 ? 'Completed' : 'Error',
+    startedAt: new Date(),
+    finishedAt: new Date(),
+  },
+});
 
 export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostOptions = {}): Promise<SimulatedHost> {
   const logger = options.logger ?? silentLogger();
   const core = kc.makeApiClient(CoreV1Api);
-  const pods = new Informer<V1Pod>(apiListWatch(kc, '/api/v1/pods'), { resource: 'simulated-host-pods', labelSelector: NODEOP_NAMES.nodeOpLabel, logger });
+  const pods = new Informer<V1Pod>(apiListWatch(kc, '/api/v1/pods'), {
+    resource: 'simulated-host-pods',
+    labelSelector: NODEOP_NAMES.nodeOpLabel,
+    logger,
+  });
   const interrupts: SimulatedInterrupt[] = [];
   const handled = new Set<string>();
   /** Reboot pod uid → the bootID its reboot gave the node: a retried interrupt must not reboot twice. */
@@ -74,23 +85,60 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
   const failNodes = new Set(options.failNodes ?? []);
 
   const sentinelWritten = (job: string, node: string, namespace: string): boolean =>
-    pods.list(namespace).some((p) => p.metadata?.labels?.[KUBERNETES_NAMES.jobNameLabel] === job && p.spec?.nodeName === node && p.status?.phase === 'Succeeded');
+    pods
+      .list(namespace)
+      .some(
+        (p) =>
+          p.metadata?.labels?.[KUBERNETES_NAMES.jobNameLabel] === job &&
+          p.spec?.nodeName === node &&
+          p.status?.phase === 'Succeeded',
+      );
 
   const perform = async (pod: V1Pod): Promise<void> => {
     const name = pod.metadata?.name ?? '';
     const namespace = pod.metadata?.namespace ?? '';
     const node = pod.spec?.nodeName ?? '';
-    const plan = JSON.parse(pod.metadata?.annotations?.[NODEOP_NAMES.interruptAnnotation] ?? '{}') as { commands?: string[][]; rebootsNode?: boolean };
+    const plan = JSON.parse(pod.metadata?.annotations?.[NODEOP_NAMES.interruptAnnotation] ?? '{}') as {
+      commands?: string[][];
+      rebootsNode?: boolean;
+    };
     const record: SimulatedInterrupt = {
-      node, pod: name, namespace, job: pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation] ?? '',
-      commands: plan.commands ?? [], rebootsNode: plan.rebootsNode === true, failed: failNodes.has(node), at: Date.now(),
+      node,
+      pod: name,
+      namespace,
+      job: pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation] ?? '',
+      commands: plan.commands ?? [],
+      rebootsNode: plan.rebootsNode === true,
+      failed: failNodes.has(node),
+      at: Date.now(),
     };
     // Real nodes (a kubelet of their own) do their interrupts themselves.
     const target = await core.readNode({ name: node });
     if (target.metadata?.annotations?.[SANDBOX_NAMES.simulatedNodeAnnotation] !== 'fake') return;
     const container = pod.spec?.containers[0]?.name ?? 'reboot';
     if (record.failed) {
-      await core.patchNamespacedPodStatus({ name, namespace, body: { status: { containerStatuses: [{ name: container, image: pod.spec?.containers[0]?.image ?? '', imageID: '', ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: terminated(1) }] } } }, MERGE_PATCH);
+      await core.patchNamespacedPodStatus(
+        {
+          name,
+          namespace,
+          body: {
+            status: {
+              containerStatuses: [
+                {
+                  name: container,
+                  image: pod.spec?.containers[0]?.image ?? '',
+                  imageID: '',
+                  ready: false,
+                  restartCount: 1,
+                  state: { waiting: { reason: 'CrashLoopBackOff' } },
+                  lastState: terminated(1),
+                },
+              ],
+            },
+          },
+        },
+        MERGE_PATCH,
+      );
     } else {
       const uid = pod.metadata?.uid ?? '';
       if (record.rebootsNode && !rebooted.has(uid)) {
@@ -99,16 +147,44 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
         const after = `boot-${randomUUID()}`;
         await mergePatchNodeStatus(core, node, {
           nodeInfo: { bootID: after },
-          conditions: [{ type: 'Ready', status: 'False', reason: 'Rebooting', message: 'simulated reboot', lastHeartbeatTime: new Date(), lastTransitionTime: new Date() }],
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'False',
+              reason: 'Rebooting',
+              message: 'simulated reboot',
+              lastHeartbeatTime: new Date(),
+              lastTransitionTime: new Date(),
+            },
+          ],
         });
         rebooted.set(uid, after);
       }
       if (record.rebootsNode) record.bootIdAfter = rebooted.get(uid);
-      await core.patchNamespacedPodStatus({ name, namespace, body: { status: {
-        phase: 'Succeeded',
-        conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date() }],
-        containerStatuses: [{ name: container, image: pod.spec?.containers[0]?.image ?? '', imageID: '', ready: false, restartCount: record.rebootsNode ? 1 : 0, state: terminated(0), ...(record.rebootsNode ? { lastState: terminated(143) } : {}) }],
-      } } }, MERGE_PATCH);
+      await core.patchNamespacedPodStatus(
+        {
+          name,
+          namespace,
+          body: {
+            status: {
+              phase: 'Succeeded',
+              conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date() }],
+              containerStatuses: [
+                {
+                  name: container,
+                  image: pod.spec?.containers[0]?.image ?? '',
+                  imageID: '',
+                  ready: false,
+                  restartCount: record.rebootsNode ? 1 : 0,
+                  state: terminated(0),
+                  ...(record.rebootsNode ? { lastState: terminated(143) } : {}),
+                },
+              ],
+            },
+          },
+        },
+        MERGE_PATCH,
+      );
     }
     interrupts.push(record);
     logger.info({ ...record }, 'simulated interrupt');

@@ -51,7 +51,7 @@ function subjectName(commonName: string, organizations: string[] = []): x509.Jso
 }
 
 async function newKeyPair(): Promise<CryptoKeyPair> {
-  return await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']) as CryptoKeyPair;
+  return (await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
 }
 
 function privateKeyPem(key: CryptoKey): string {
@@ -73,7 +73,10 @@ export async function createCertificateAuthority(commonName: string): Promise<Ce
     ...validity(),
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -84,20 +87,28 @@ async function caSigningKey(ca: CertificateAuthority): Promise<CryptoKey> {
   try {
     return createPrivateKey(ca.keyPem).toCryptoKey(KEY_ALGORITHM, false, ['sign']);
   } catch (error) {
-    throw new Error(`the CA key is not an ECDSA P-256 PKCS#8 PEM key (${(error as Error).message}): make a new CA with createCertificateAuthority`);
+    throw new Error(
+      `the CA key is not an ECDSA P-256 PKCS#8 PEM key (${(error as Error).message}): make a new CA with createCertificateAuthority`,
+    );
   }
 }
 
 /** A new key pair and a certificate for it, signed by `ca`. */
-export async function issueCertificate(ca: CertificateAuthority, request: CertificateRequest): Promise<IssuedCertificate> {
-  if (request.usages.length === 0) throw new Error(`certificate ${request.commonName}: give at least one usage ('client' or 'server')`);
+export async function issueCertificate(
+  ca: CertificateAuthority,
+  request: CertificateRequest,
+): Promise<IssuedCertificate> {
+  if (request.usages.length === 0)
+    throw new Error(`certificate ${request.commonName}: give at least one usage ('client' or 'server')`);
   const caCert = new x509.X509Certificate(ca.certPem);
   const [signingKey, keys] = await Promise.all([caSigningKey(ca), newKeyPair()]);
   const sans: x509.JsonGeneralName[] = [
     ...(request.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
     ...(request.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
   ];
-  const ekus = request.usages.map((u) => (u === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth));
+  const ekus = request.usages.map((u) =>
+    u === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth,
+  );
   const cert = await x509.X509CertificateGenerator.create({
     subject: subjectName(request.commonName, request.organizations),
     // The parsed name, not a string: chains match on the issuer's exact encoded bytes.

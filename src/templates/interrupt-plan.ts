@@ -25,7 +25,10 @@ export const AGENT_INTERRUPT_TYPES: Readonly<Record<InterruptType, AgentInterrup
 
 export function planForInterrupt(interrupt: Interrupt, commands: InterruptCommands): InterruptPlan {
   const type = AGENT_INTERRUPT_TYPES[interrupt.type];
-  return { commands: commandsFor(type, { services: interrupt.services ?? [] }, commands), rebootsNode: type === 'node_restart' };
+  return {
+    commands: commandsFor(type, { services: interrupt.services ?? [] }, commands),
+    rebootsNode: type === 'node_restart',
+  };
 }
 
 /** The interrupt a NodeOp asks for after its Job, or undefined when it asks for none. */

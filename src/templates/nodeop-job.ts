@@ -5,11 +5,25 @@
  * the reboot pod waits for, so the sentinel exists only once every step has succeeded, and the Job
  * is finished before the host is interrupted (a reboot never re-runs it).
  */
-import type { V1Container, V1EnvVar, V1Job, V1ResourceRequirements, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type {
+  V1Container,
+  V1EnvVar,
+  V1Job,
+  V1ResourceRequirements,
+  V1Toleration,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
 import { KUBERNETES_NAMES } from '../api/names.js';
 import type { InitStep, NodeOp } from '../api/nodeop.js';
 import { parseDurationMs } from '../util/duration.js';
-import { nodeOpChildLabels, nodeOpOwnerReference, sentinelMount, sentinelVolume, SENTINEL_MOUNT_PATH } from './nodeop-common.js';
+import {
+  nodeOpChildLabels,
+  nodeOpOwnerReference,
+  sentinelMount,
+  sentinelVolume,
+  SENTINEL_MOUNT_PATH,
+} from './nodeop-common.js';
 import type { NodeOpSettings } from './nodeop-settings.js';
 
 export const OPERATION_CONTAINER = 'nodeop';
@@ -38,7 +52,8 @@ export interface NodeJobInput {
 }
 
 function toResources(resources: InitStep['resources']): V1ResourceRequirements | undefined {
-  if (!resources?.cpuRequest || !resources.cpuLimit || !resources.memoryRequest || !resources.memoryLimit) return undefined;
+  if (!resources?.cpuRequest || !resources.cpuLimit || !resources.memoryRequest || !resources.memoryLimit)
+    return undefined;
   return {
     requests: { cpu: String(resources.cpuRequest), memory: String(resources.memoryRequest) },
     limits: { cpu: String(resources.cpuLimit), memory: String(resources.memoryLimit) },
@@ -64,7 +79,9 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
   const configMap = spec.skyhookStage?.configMap;
   const nodeMetadata = spec.skyhookStage?.nodeMetadataConfigMap;
 
-  const mounts: V1VolumeMount[] = [{ name: HOST_ROOT_VOLUME, mountPath: hostMountPath, mountPropagation: 'HostToContainer' }];
+  const mounts: V1VolumeMount[] = [
+    { name: HOST_ROOT_VOLUME, mountPath: hostMountPath, mountPropagation: 'HostToContainer' },
+  ];
   if (configMap) mounts.push({ name: CONFIGMAP_VOLUME, mountPath: PACKAGE_CONFIGMAP_MOUNT, readOnly: true });
   if (nodeMetadata) mounts.push({ name: NODE_METADATA_VOLUME, mountPath: NODE_METADATA_MOUNT, readOnly: true });
   const baseEnv: V1EnvVar[] = [
@@ -86,12 +103,19 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
     };
   };
   const steps = (spec.initSteps ?? []).map((step) => hostContainer(step.name, step));
-  const operation = hostContainer(OPERATION_CONTAINER, { command: spec.command, ...(spec.resources ? { resources: spec.resources } : {}) });
+  const operation = hostContainer(OPERATION_CONTAINER, {
+    command: spec.command,
+    ...(spec.resources ? { resources: spec.resources } : {}),
+  });
   const mainResources = toResources(spec.resources);
   const sentinel: V1Container = {
     name: SENTINEL_CONTAINER,
     image: settings.helperImage,
-    command: ['/bin/sh', '-c', `echo "Job $JOB_NAME succeeded at $(date -u)" > "${SENTINEL_MOUNT_PATH}/$JOB_NAME.tmp" && mv "${SENTINEL_MOUNT_PATH}/$JOB_NAME.tmp" "${SENTINEL_MOUNT_PATH}/$JOB_NAME"`],
+    command: [
+      '/bin/sh',
+      '-c',
+      `echo "Job $JOB_NAME succeeded at $(date -u)" > "${SENTINEL_MOUNT_PATH}/$JOB_NAME.tmp" && mv "${SENTINEL_MOUNT_PATH}/$JOB_NAME.tmp" "${SENTINEL_MOUNT_PATH}/$JOB_NAME"`,
+    ],
     env: [{ name: 'JOB_NAME', value: jobName }],
     ...(mainResources ? { resources: mainResources } : {}),
     volumeMounts: [sentinelMount],
@@ -112,7 +136,12 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: jobName, namespace: nodeOp.metadata.namespace, labels, ownerReferences: [nodeOpOwnerReference(nodeOp)] },
+    metadata: {
+      name: jobName,
+      namespace: nodeOp.metadata.namespace,
+      labels,
+      ownerReferences: [nodeOpOwnerReference(nodeOp)],
+    },
     spec: {
       backoffLimit: spec.backoffLimit ?? settings.defaultBackoffLimit,
       ...(suspend ? { suspend: true } : {}),
@@ -133,7 +162,9 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
           automountServiceAccountToken: false,
           tolerations,
           ...(spec.imagePullSecrets?.length ? { imagePullSecrets: spec.imagePullSecrets } : {}),
-          ...(writesSentinel || steps.length > 0 ? { initContainers: writesSentinel ? [...steps, operation] : steps } : {}),
+          ...(writesSentinel || steps.length > 0
+            ? { initContainers: writesSentinel ? [...steps, operation] : steps }
+            : {}),
           containers: [writesSentinel ? sentinel : operation],
           volumes,
         },

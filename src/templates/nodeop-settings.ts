@@ -37,21 +37,32 @@ export const SKYHOOK_IMAGE = 'ghcr.io/skyhook-ts/skyhook:0.1.0';
 
 export const NODEOP_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue: string, meaning: string]> = [
   ['NODEOP_DEFAULT_IMAGE', 'busybox:1.37', 'image of NodeOps without spec.image'],
-  ['SENTINEL_IMAGE', SKYHOOK_IMAGE, 'image of the sentinel container and the reboot pod (needs sh and an nsenter that runs the host\'s commands); default: AGENT_IMAGE when set, else the skyhook image'],
+  [
+    'SENTINEL_IMAGE',
+    SKYHOOK_IMAGE,
+    "image of the sentinel container and the reboot pod (needs sh and an nsenter that runs the host's commands); default: AGENT_IMAGE when set, else the skyhook image",
+  ],
   ['JOB_TTL_SUCCEEDED', '1h', 'how long a succeeded Job and its logs are kept (at least 1m)'],
   ['JOB_TTL_FAILED', '24h', 'how long a failed Job and its logs are kept (at least 1m)'],
   ['NODEOP_STUCK_POD_TIMEOUT_SECONDS', '60', 'ImagePullBackOff/CrashLoopBackOff longer than this fails the node'],
-  ['NODEOP_REBOOT_TIMEOUT_SECONDS', '1800', 'a reboot not seen (bootID unchanged or node NotReady) after this fails the node'],
+  [
+    'NODEOP_REBOOT_TIMEOUT_SECONDS',
+    '1800',
+    'a reboot not seen (bootID unchanged or node NotReady) after this fails the node',
+  ],
 ];
 
-const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(NODEOP_ENV_DOC.map(([name, value]) => [name, value]));
+const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
+  NODEOP_ENV_DOC.map(([name, value]) => [name, value]),
+);
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 function readSeconds(env: Env, name: string): number {
   const text = env[name] || DEFAULTS[name] || '0';
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of seconds, got '${text}'`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`${name} must be a whole number of seconds, got '${text}'`);
   return value;
 }
 

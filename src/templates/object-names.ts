@@ -36,7 +36,10 @@ export function labelValue(text: string): string {
  * under the same name gets new Jobs and never mistakes an old sentinel for its own.
  */
 export function nodeJobName(nodeOpName: string, nodeOpUid: string, node: string): string {
-  const readable = `${nodeOpName}-${node}`.replaceAll('.', '-').slice(0, MAX_NAME - 9).replace(/-+$/, '');
+  const readable = `${nodeOpName}-${node}`
+    .replaceAll('.', '-')
+    .slice(0, MAX_NAME - 9)
+    .replace(/-+$/, '');
   return `${readable}-${shortHash(`${nodeOpUid}/${node}`)}`.toLowerCase();
 }
 

@@ -12,7 +12,14 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { NODEOP_NAMES } from '../api/names.js';
 import type { NodeOp } from '../api/nodeop.js';
 import type { InterruptPlan } from './interrupt-plan.js';
-import { nodeOpChildLabels, nodeOpOwnerReference, sentinelMount, sentinelVolume, SENTINEL_MOUNT_PATH, shellQuote } from './nodeop-common.js';
+import {
+  nodeOpChildLabels,
+  nodeOpOwnerReference,
+  sentinelMount,
+  sentinelVolume,
+  SENTINEL_MOUNT_PATH,
+  shellQuote,
+} from './nodeop-common.js';
 import type { NodeOpSettings } from './nodeop-settings.js';
 import { rebootPodName } from './object-names.js';
 
@@ -23,8 +30,10 @@ export function rebootScript(plan: InterruptPlan): string {
   const dir = SENTINEL_MOUNT_PATH;
   const run = plan.commands.map((command) => {
     const words = command.map(shellQuote).join(' ');
-    return `echo running on the host: ${words}\n` +
-      `nsenter -t 1 -m -u -i -n -p -- ${words} || { code=$?; rm -f "$marker"; echo "interrupt command failed with exit code $code" >&2; exit "$code"; }`;
+    return (
+      `echo running on the host: ${words}\n` +
+      `nsenter -t 1 -m -u -i -n -p -- ${words} || { code=$?; rm -f "$marker"; echo "interrupt command failed with exit code $code" >&2; exit "$code"; }`
+    );
   });
   return [
     'set -u',
@@ -78,14 +87,16 @@ export function buildRebootPod({ nodeOp, node, jobName, plan, settings }: Reboot
       terminationGracePeriodSeconds: 5,
       tolerations: [{ operator: 'Exists' }],
       ...(spec.imagePullSecrets?.length ? { imagePullSecrets: spec.imagePullSecrets } : {}),
-      containers: [{
-        name: REBOOT_CONTAINER,
-        image: settings.helperImage,
-        command: ['/bin/sh', '-c', rebootScript(plan)],
-        env: [{ name: 'JOB_NAME', value: jobName }],
-        securityContext: { privileged: true, runAsUser: 0 },
-        volumeMounts: [sentinelMount],
-      }],
+      containers: [
+        {
+          name: REBOOT_CONTAINER,
+          image: settings.helperImage,
+          command: ['/bin/sh', '-c', rebootScript(plan)],
+          env: [{ name: 'JOB_NAME', value: jobName }],
+          securityContext: { privileged: true, runAsUser: 0 },
+          volumeMounts: [sentinelMount],
+        },
+      ],
       volumes: [sentinelVolume],
     },
   };

@@ -3,7 +3,16 @@
  * `2m30s`, `1h`, `500us`, `10ns`, `.5s`, `0`) into milliseconds, plus a bare number of seconds. Every
  * form the API server accepts must parse: a field that fails here would be silently ignored.
  */
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 export function parseDurationMs(text: string): number {
   const trimmed = text.trim();

@@ -28,19 +28,74 @@ export function buildAgentCli(): { launcher: string; cleanup: () => void } {
   mkdirSync(join(REPO, 'node_modules/.cache'), { recursive: true });
   const outDir = mkdtempSync(join(REPO, 'node_modules/.cache/agent-cli-'));
   const tsc = join(REPO, 'node_modules/.bin/tsc');
-  execFileSync(tsc, ['--ignoreConfig', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023', '--skipLibCheck', '--types', 'node', '--rootDir', join(REPO, 'src'), '--outDir', outDir, join(REPO, 'src/agent/cli.ts')], { stdio: 'pipe' });
+  execFileSync(
+    tsc,
+    [
+      '--ignoreConfig',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2023',
+      '--skipLibCheck',
+      '--types',
+      'node',
+      '--rootDir',
+      join(REPO, 'src'),
+      '--outDir',
+      outDir,
+      join(REPO, 'src/agent/cli.ts'),
+    ],
+    { stdio: 'pipe' },
+  );
   const launcher = join(outDir, 'main.mjs');
-  writeFileSync(launcher, "import { runAgentCli } from './agent/cli.js';\nprocess.exitCode = await runAgentCli(process.argv.slice(2));\n");
+  writeFileSync(
+    launcher,
+    "import { runAgentCli } from './agent/cli.js';\nprocess.exitCode = await runAgentCli(process.argv.slice(2));\n",
+  );
   return { launcher, cleanup: () => rmSync(outDir, { recursive: true, force: true }) };
 }
 
 /** Applets the test root gets. Deliberately no reboot/poweroff/halt: a chroot does not isolate those. */
-const APPLETS = ['sh', 'cat', 'grep', 'sleep', 'echo', 'chmod', 'mkdir', 'ls', 'rm', 'cp', 'env', 'pwd', 'touch', 'kill', 'printf', 'test', '[', 'cut', 'wc', 'sort', 'diff', 'tr', 'mv', 'true', 'false', 'date', 'dirname', 'basename'];
+const APPLETS = [
+  'sh',
+  'cat',
+  'grep',
+  'sleep',
+  'echo',
+  'chmod',
+  'mkdir',
+  'ls',
+  'rm',
+  'cp',
+  'env',
+  'pwd',
+  'touch',
+  'kill',
+  'printf',
+  'test',
+  '[',
+  'cut',
+  'wc',
+  'sort',
+  'diff',
+  'tr',
+  'mv',
+  'true',
+  'false',
+  'date',
+  'dirname',
+  'basename',
+];
 
 /** A minimal root filesystem under a new temp dir; Debian's busybox-static and bash-static provide it. */
 export function makeRootfs(): string {
   for (const binary of ['/bin/busybox', '/bin/bash-static']) {
-    if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`npm run setup:test\` (installs Debian's busybox-static and bash-static as root, or prints the command)`);
+    if (!existsSync(binary))
+      throw new Error(
+        `${binary} is missing: run \`npm run setup:test\` (installs Debian's busybox-static and bash-static as root, or prints the command)`,
+      );
   }
   const root = mkdtempSync(join(tmpdir(), 'skyhook-agent-root-'));
   mkdirSync(join(root, 'bin'), { recursive: true });
@@ -53,7 +108,12 @@ export function makeRootfs(): string {
 }
 
 /** Copies a package onto the fake host the way the operator's copy container does, configMap included. */
-export function placePackage(root: string, copyDir: string, packageDir: string, configMap: Record<string, string> = {}): string {
+export function placePackage(
+  root: string,
+  copyDir: string,
+  packageDir: string,
+  configMap: Record<string, string> = {},
+): string {
   const onHost = join(root, copyDir);
   mkdirSync(join(onHost, 'configmaps'), { recursive: true });
   cpSync(packageDir, onHost, { recursive: true });
@@ -92,7 +152,12 @@ export function agentEnv(extra: Record<string, string> = {}): Record<string, str
 }
 
 /** Runs the agent CLI as its own process; `onSpawn` gets the pid (to send signals). */
-export function runAgentProcess(launcher: string, args: string[], env: Record<string, string>, onSpawn?: (pid: number) => void): Promise<CliRun> {
+export function runAgentProcess(
+  launcher: string,
+  args: string[],
+  env: Record<string, string>,
+  onSpawn?: (pid: number) => void,
+): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [launcher, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -115,7 +180,10 @@ export interface StepSpec {
 }
 
 /** A config.json in upstream's shape; every step gets the published packages' defaults. */
-export function packageConfig(modes: Record<string, StepSpec[]>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function packageConfig(
+  modes: Record<string, StepSpec[]>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     schema_version: 'v1',
     package_name: 'probe',
@@ -124,7 +192,16 @@ export function packageConfig(modes: Record<string, StepSpec[]>, extra: Record<s
     modes: Object.fromEntries(
       Object.entries(modes).map(([mode, steps]) => [
         mode,
-        steps.map((s) => ({ name: mode, arguments: [], returncodes: [0], on_host: true, env: {}, idempotence: true, upgrade_step: false, ...s })),
+        steps.map((s) => ({
+          name: mode,
+          arguments: [],
+          returncodes: [0],
+          on_host: true,
+          env: {},
+          idempotence: true,
+          upgrade_step: false,
+          ...s,
+        })),
       ]),
     ),
     ...extra,
@@ -132,7 +209,11 @@ export function packageConfig(modes: Record<string, StepSpec[]>, extra: Record<s
 }
 
 /** Writes a package directory: config.json plus `skyhook_dir/<name>` scripts (mode 0755 unless given). */
-export function writePackage(dir: string, config: unknown, scripts: Record<string, string | { body: string; mode: number }>): string {
+export function writePackage(
+  dir: string,
+  config: unknown,
+  scripts: Record<string, string | { body: string; mode: number }>,
+): string {
   mkdirSync(join(dir, 'skyhook_dir'), { recursive: true });
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
   for (const [name, script] of Object.entries(scripts)) {

@@ -27,7 +27,12 @@ async function kubectl(args: string[], input?: string): Promise<string> {
 
 function skyhook(name: string, images: Record<string, string>): string {
   const packages = Object.fromEntries(Object.entries(images).map(([pkg, image]) => [pkg, { version: '1.0.0', image }]));
-  return stringify({ apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'Skyhook', metadata: { name }, spec: { packages } });
+  return stringify({
+    apiVersion: 'skyhook.nvidia.com/v1alpha1',
+    kind: 'Skyhook',
+    metadata: { name },
+    spec: { packages },
+  });
 }
 
 /** A server-side dry-run create: admission runs, nothing is stored. Resolves with kubectl's error text, '' when admitted. */
@@ -47,8 +52,16 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
 }
 
 /** Refused by a policy (not by the CRD's schema, which would refuse at once). */
-const refused = (images: Record<string, string>): Promise<string> => eventually(() => tryCreate(images), (error) => error.includes('ValidatingAdmissionPolicy'));
-const admitted = (images: Record<string, string>): Promise<string> => eventually(() => tryCreate(images), (error) => error === '');
+const refused = (images: Record<string, string>): Promise<string> =>
+  eventually(
+    () => tryCreate(images),
+    (error) => error.includes('ValidatingAdmissionPolicy'),
+  );
+const admitted = (images: Record<string, string>): Promise<string> =>
+  eventually(
+    () => tryCreate(images),
+    (error) => error === '',
+  );
 
 beforeAll(async () => {
   cp = await startControlPlane({ nodes: 0 });
@@ -70,7 +83,7 @@ describe('restrict-images.yaml (the example policy)', () => {
 
   it('refuses a docker.io package image with a message naming the package', async () => {
     const error = await refused({ tuning: 'docker.io/library/ubuntu' });
-    expect(error).toContain('ValidatingAdmissionPolicy \'skyhook-restrict-images\'');
+    expect(error).toContain("ValidatingAdmissionPolicy 'skyhook-restrict-images'");
     expect(error).toContain('images from docker.io are not allowed: package tuning (docker.io/library/ubuntu)');
   });
 
@@ -79,12 +92,16 @@ describe('restrict-images.yaml (the example policy)', () => {
     ['a Docker Hub user image', 'acme/tuning'],
     ['index.docker.io', 'index.docker.io/acme/tuning'],
   ])('refuses %s as a Docker Hub image', async (_what, image) => {
-    expect(await refused({ ok: 'ghcr.io/acme/ok', bad: image })).toContain(`images from docker.io are not allowed: package bad (${image})`);
+    expect(await refused({ ok: 'ghcr.io/acme/ok', bad: image })).toContain(
+      `images from docker.io are not allowed: package bad (${image})`,
+    );
   });
 
   it('refuses the shellscript package, naming it', async () => {
     const error = await refused({ motd: 'ghcr.io/nvidia/skyhook-packages/shellscript' });
-    expect(error).toContain('the shellscript package is not allowed here: package motd (ghcr.io/nvidia/skyhook-packages/shellscript)');
+    expect(error).toContain(
+      'the shellscript package is not allowed here: package motd (ghcr.io/nvidia/skyhook-packages/shellscript)',
+    );
   });
 
   it.each([
@@ -96,10 +113,17 @@ describe('restrict-images.yaml (the example policy)', () => {
     expect(await admitted({ tuning: image })).toBe('');
   });
 
-  it('does not check writes that leave the spec alone (the operator\'s finalizers), but does check spec changes', async () => {
+  it("does not check writes that leave the spec alone (the operator's finalizers), but does check spec changes", async () => {
     await refused({ tuning: 'docker.io/library/ubuntu' }); // the policy is active
     await kubectl(['label', 'skyhook', 'earlier', 'team=a']);
-    await kubectl(['patch', 'skyhook', 'earlier', '--type=merge', '-p', '{"metadata":{"finalizers":["skyhook.nvidia.com/skyhook"]}}']);
+    await kubectl([
+      'patch',
+      'skyhook',
+      'earlier',
+      '--type=merge',
+      '-p',
+      '{"metadata":{"finalizers":["skyhook.nvidia.com/skyhook"]}}',
+    ]);
     const change = await cp.kubectl(['patch', 'skyhook', 'earlier', '--type=merge', '-p', '{"spec":{"priority":7}}']);
     expect(change.code).not.toBe(0);
     expect(change.stderr).toContain('package tuning (docker.io/library/ubuntu)');
@@ -121,19 +145,42 @@ describe('image-allow-list.yaml (the parameterised allow-list)', () => {
 
   it('refuses an image outside the list, naming the package and the ConfigMap', async () => {
     const error = await refused(outside);
-    expect(error).toContain('image not in the allow-list (ConfigMap skyhook/skyhook-image-allow-list): package tuning (ghcr.io/acme/tuning)');
+    expect(error).toContain(
+      'image not in the allow-list (ConfigMap skyhook/skyhook-image-allow-list): package tuning (ghcr.io/acme/tuning)',
+    );
   });
 
   it('accepts the images the list allows', async () => {
-    expect(await admitted({ motd: 'ghcr.io/nvidia/skyhook-packages/shellscript', tuning: 'nvcr.io/nvidia/skyhook-packages/tuning' })).toBe('');
+    expect(
+      await admitted({
+        motd: 'ghcr.io/nvidia/skyhook-packages/shellscript',
+        tuning: 'nvcr.io/nvidia/skyhook-packages/tuning',
+      }),
+    ).toBe('');
   });
 
   it('accepts the image once the ConfigMap lists its prefix, and refuses it again once removed', async () => {
-    await kubectl(['-n', OPERATOR_NAMESPACE, 'patch', 'configmap', 'skyhook-image-allow-list', '--type=merge',
-      '-p', JSON.stringify({ data: { allowedImagePrefixes: 'ghcr.io/nvidia/skyhook-packages/, ghcr.io/acme/' } })]);
+    await kubectl([
+      '-n',
+      OPERATOR_NAMESPACE,
+      'patch',
+      'configmap',
+      'skyhook-image-allow-list',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ data: { allowedImagePrefixes: 'ghcr.io/nvidia/skyhook-packages/, ghcr.io/acme/' } }),
+    ]);
     expect(await admitted(outside)).toBe('');
-    await kubectl(['-n', OPERATOR_NAMESPACE, 'patch', 'configmap', 'skyhook-image-allow-list', '--type=merge',
-      '-p', JSON.stringify({ data: { allowedImagePrefixes: 'ghcr.io/nvidia/skyhook-packages/' } })]);
+    await kubectl([
+      '-n',
+      OPERATOR_NAMESPACE,
+      'patch',
+      'configmap',
+      'skyhook-image-allow-list',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ data: { allowedImagePrefixes: 'ghcr.io/nvidia/skyhook-packages/' } }),
+    ]);
     expect(await refused(outside)).toContain('package tuning (ghcr.io/acme/tuning)');
   });
 

@@ -49,7 +49,17 @@ describe('install', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const kinds = parseAllDocuments(result.stdout).map((doc) => (doc.toJSON() as { kind: string }).kind);
-    expect(kinds).toEqual(expect.arrayContaining(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'Role', 'Deployment', 'Service', 'PodDisruptionBudget']));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'Namespace',
+        'CustomResourceDefinition',
+        'ClusterRole',
+        'Role',
+        'Deployment',
+        'Service',
+        'PodDisruptionBudget',
+      ]),
+    );
   });
 
   it('kubectl apply --server-side -k config/default succeeds and the CRDs become established', async () => {
@@ -81,7 +91,10 @@ describe('valid documents', () => {
     await kubectl(['apply', '--server-side', '-f', README_DEMO]);
     const demo = await getJson('skyhook', 'demo');
     expect(demo['spec']).toMatchObject(upstreamSpecDefaults);
-    expect(demo['spec'].packages.tuning).toMatchObject({ version: '1.1.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' });
+    expect(demo['spec'].packages.tuning).toMatchObject({
+      version: '1.1.0',
+      image: 'ghcr.io/nvidia/skyhook-packages/shellscript',
+    });
     await kubectl(['delete', 'skyhook', 'demo']);
   });
 
@@ -92,21 +105,37 @@ describe('valid documents', () => {
     expect(demo['spec'].nodeSelectors).toEqual({ matchLabels: { 'skyhook.nvidia.com/test-node': 'demo' } });
   });
 
-  it.each(['interrupts.yaml', 'budget.yaml', 'deployment-policy.yaml', 'nodeop.yaml'])('accepts config/samples/%s', async (file) => {
-    await kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'config/samples', file)]);
-  });
+  it.each(['interrupts.yaml', 'budget.yaml', 'deployment-policy.yaml', 'nodeop.yaml'])(
+    'accepts config/samples/%s',
+    async (file) => {
+      await kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'config/samples', file)]);
+    },
+  );
 
-  it('fills in DeploymentPolicy strategy defaults as upstream\'s webhook does', async () => {
+  it("fills in DeploymentPolicy strategy defaults as upstream's webhook does", async () => {
     const policy = await getJson('deploymentpolicy', 'staged');
     expect(policy['spec'].default.strategy.fixed).toEqual({ initialBatch: 1, batchThreshold: 100, safetyLimit: 50 });
-    expect(policy['spec'].compartments[1].strategy.exponential).toEqual({ initialBatch: 2, growthFactor: 2, failureThreshold: 2, batchThreshold: 100, safetyLimit: 50 });
+    expect(policy['spec'].compartments[1].strategy.exponential).toEqual({
+      initialBatch: 2,
+      growthFactor: 2,
+      failureThreshold: 2,
+      batchThreshold: 100,
+      safetyLimit: 50,
+    });
     expect(policy['spec'].resetBatchStateOnCompletion).toBe(true);
   });
 
   it('fills in NodeOp defaults', async () => {
     const op = await getJson('nodeop', 'prune-images', OPERATOR_NAMESPACE);
     expect(op['spec']).toMatchObject({ hostMountPath: '/host', rebootOnSuccess: true, concurrency: 2 });
-    expect(op['spec'].drainOptions).toEqual({ enabled: true, timeoutSeconds: 600, force: false, ignoreDaemonSets: true, deleteEmptyDirData: false, disableEviction: false });
+    expect(op['spec'].drainOptions).toEqual({
+      enabled: true,
+      timeoutSeconds: 600,
+      force: false,
+      ignoreDaemonSets: true,
+      deleteEmptyDirData: false,
+      disableEviction: false,
+    });
   });
 
   it.each([
@@ -118,23 +147,38 @@ describe('valid documents', () => {
     ['a prerelease version', { version: '2024.7.7-test' }],
     ['build metadata', { version: '1.0.0+build.7' }],
     ['integer quantities', { resources: { cpuRequest: 1, cpuLimit: 2, memoryRequest: '64Mi', memoryLimit: '1Gi' } }],
-    ['a glob configInterrupt', { configMap: { 'a.conf': 'x' }, configInterrupts: { '*.conf': { type: 'service', services: ['containerd'] } } }],
+    [
+      'a glob configInterrupt',
+      { configMap: { 'a.conf': 'x' }, configInterrupts: { '*.conf': { type: 'service', services: ['containerd'] } } },
+    ],
   ])('accepts a package with %s', async (_what, fields) => {
     const doc = skyhook({ packages: { tuning: { ...basePackage(), ...fields } } });
     await kubectl(['create', '--dry-run=server', '-f', '-'], stringify(doc));
   });
 
   it('treats a null interruptionBudget field as unset', async () => {
-    await kubectl(['create', '--dry-run=server', '-f', '-'], stringify(skyhook({ interruptionBudget: { percent: null, count: 2 } })));
+    await kubectl(
+      ['create', '--dry-run=server', '-f', '-'],
+      stringify(skyhook({ interruptionBudget: { percent: null, count: 2 } })),
+    );
   });
 });
 
 function basePackage(): Record<string, unknown> {
-  return { version: '1.1.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript', configMap: { 'apply.sh': 'echo hi' } };
+  return {
+    version: '1.1.0',
+    image: 'ghcr.io/nvidia/skyhook-packages/shellscript',
+    configMap: { 'apply.sh': 'echo hi' },
+  };
 }
 
 function skyhook(spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: GROUP_VERSION, kind: 'Skyhook', metadata: { name: 'invalid' }, spec: { packages: { tuning: basePackage() }, ...spec } };
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: 'Skyhook',
+    metadata: { name: 'invalid' },
+    spec: { packages: { tuning: basePackage() }, ...spec },
+  };
 }
 
 function withPackage(fields: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -142,7 +186,12 @@ function withPackage(fields: Record<string, unknown>, extra: Record<string, unkn
 }
 
 function policy(spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: GROUP_VERSION, kind: 'DeploymentPolicy', metadata: { name: 'invalid' }, spec: { default: { budget: { percent: 10 }, strategy: { fixed: {} } }, ...spec } };
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: 'DeploymentPolicy',
+    metadata: { name: 'invalid' },
+    spec: { default: { budget: { percent: 10 }, strategy: { fixed: {} } }, ...spec },
+  };
 }
 
 function compartment(name: string, labels: Record<string, string> = { pool: name }): Record<string, unknown> {
@@ -150,7 +199,12 @@ function compartment(name: string, labels: Record<string, string> = { pool: name
 }
 
 function nodeOp(spec: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: GROUP_VERSION, kind: 'NodeOp', metadata: { name: 'invalid', namespace: 'default' }, spec: { command: ['true'], ...spec } };
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: 'NodeOp',
+    metadata: { name: 'invalid', namespace: 'default' },
+    spec: { command: ['true'], ...spec },
+  };
 }
 
 const stageOf = (stage: string): Record<string, unknown> => ({
@@ -162,54 +216,198 @@ const stageOf = (stage: string): Record<string, unknown> => ({
 /** [what is wrong, document, text the error must contain (the offending field, and the reason)]. */
 const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
   // Skyhook
-  ['interruptionBudget with percent and count', skyhook({ interruptionBudget: { percent: 10, count: 2 } }), ['spec.interruptionBudget', 'percent and count are mutually exclusive']],
-  ['deploymentPolicy with interruptionBudget', skyhook({ deploymentPolicy: 'staged', interruptionBudget: { count: 2 } }), ['spec.deploymentPolicy', 'deploymentPolicy and interruptionBudget are mutually exclusive']],
-  ['interruptionBudget percent above 100', skyhook({ interruptionBudget: { percent: 101 } }), ['spec.interruptionBudget.percent']],
-  ['a package name that differs from its key', withPackage({ name: 'other' }), ['spec.packages', 'name, when set, must equal its map key']],
-  ['a package name breaking the pattern', withPackage({ name: 'Tuning' }), ['spec.packages.tuning.name', 'should match']],
-  ['a package key breaking the name pattern', skyhook({ packages: { 'Tuning-': basePackage() } }), ['spec.packages', 'every package name (map key) must match']],
+  [
+    'interruptionBudget with percent and count',
+    skyhook({ interruptionBudget: { percent: 10, count: 2 } }),
+    ['spec.interruptionBudget', 'percent and count are mutually exclusive'],
+  ],
+  [
+    'deploymentPolicy with interruptionBudget',
+    skyhook({ deploymentPolicy: 'staged', interruptionBudget: { count: 2 } }),
+    ['spec.deploymentPolicy', 'deploymentPolicy and interruptionBudget are mutually exclusive'],
+  ],
+  [
+    'interruptionBudget percent above 100',
+    skyhook({ interruptionBudget: { percent: 101 } }),
+    ['spec.interruptionBudget.percent'],
+  ],
+  [
+    'a package name that differs from its key',
+    withPackage({ name: 'other' }),
+    ['spec.packages', 'name, when set, must equal its map key'],
+  ],
+  [
+    'a package name breaking the pattern',
+    withPackage({ name: 'Tuning' }),
+    ['spec.packages.tuning.name', 'should match'],
+  ],
+  [
+    'a package key breaking the name pattern',
+    skyhook({ packages: { 'Tuning-': basePackage() } }),
+    ['spec.packages', 'every package name (map key) must match'],
+  ],
   ['version latest', withPackage({ version: 'latest' }), ['spec.packages.tuning.version', 'should match']],
   ['an empty version', withPackage({ version: '' }), ['spec.packages.tuning.version']],
-  ['a version with a leading zero', withPackage({ version: '1.02.3' }), ['spec.packages.tuning.version', 'should match']],
-  ['a prerelease on a short version', withPackage({ version: '1.2-rc1' }), ['spec.packages.tuning.version', 'should match']],
-  ['no image', skyhook({ packages: { tuning: { version: '1.1.0' } } }), ['spec.packages.tuning.image', 'Required value']],
-  ['an image whose tag differs from the version', withPackage({ image: 'localhost:5000/team/pkg:2.0.0' }), ['spec.packages[tuning].image', 'tag that differs from version']],
-  ['an image with an inline digest', withPackage({ image: `ghcr.io/x/pkg@sha256:${'a'.repeat(64)}` }), ['spec.packages[tuning].image', 'digest']],
-  ['a malformed containerSHA', withPackage({ containerSHA: 'sha256:abc' }), ['spec.packages.tuning.containerSHA', 'should match']],
-  ['resources not all set', withPackage({ resources: { cpuRequest: '100m', cpuLimit: '200m' } }), ['spec.packages[tuning].resources', 'set all of cpuRequest, cpuLimit, memoryRequest and memoryLimit']],
-  ['a zero resource request', withPackage({ resources: { cpuRequest: '0', cpuLimit: '1', memoryRequest: '1Mi', memoryLimit: '1Mi' } }), ['spec.packages.tuning.resources.cpuRequest']],
-  ['a configInterrupts key that is not a configMap key', withPackage({ configInterrupts: { 'missing.sh': { type: 'reboot' } } }), ['spec.packages[tuning].configInterrupts', 'must be a key of configMap']],
-  ['dependsOn naming a missing package', withPackage({ dependsOn: { ghost: '1.0.0' } }), ['spec.packages', 'dependsOn must name packages of this Skyhook']],
-  ['dependsOn naming another version', withPackage({ dependsOn: { base: '2.0.0' } }, { base: basePackage() }), ['spec.packages', 'dependsOn must name packages of this Skyhook at their exact version']],
-  ['an interrupt type outside the enum', withPackage({ interrupt: { type: 'shutdown' } }), ['spec.packages.tuning.interrupt.type', 'Unsupported value']],
-  ['a configInterrupt type outside the enum', withPackage({ configInterrupts: { 'apply.sh': { type: 'poweroff' } } }), ['spec.packages.tuning.configInterrupts.apply.sh.type', 'Unsupported value']],
+  [
+    'a version with a leading zero',
+    withPackage({ version: '1.02.3' }),
+    ['spec.packages.tuning.version', 'should match'],
+  ],
+  [
+    'a prerelease on a short version',
+    withPackage({ version: '1.2-rc1' }),
+    ['spec.packages.tuning.version', 'should match'],
+  ],
+  [
+    'no image',
+    skyhook({ packages: { tuning: { version: '1.1.0' } } }),
+    ['spec.packages.tuning.image', 'Required value'],
+  ],
+  [
+    'an image whose tag differs from the version',
+    withPackage({ image: 'localhost:5000/team/pkg:2.0.0' }),
+    ['spec.packages[tuning].image', 'tag that differs from version'],
+  ],
+  [
+    'an image with an inline digest',
+    withPackage({ image: `ghcr.io/x/pkg@sha256:${'a'.repeat(64)}` }),
+    ['spec.packages[tuning].image', 'digest'],
+  ],
+  [
+    'a malformed containerSHA',
+    withPackage({ containerSHA: 'sha256:abc' }),
+    ['spec.packages.tuning.containerSHA', 'should match'],
+  ],
+  [
+    'resources not all set',
+    withPackage({ resources: { cpuRequest: '100m', cpuLimit: '200m' } }),
+    ['spec.packages[tuning].resources', 'set all of cpuRequest, cpuLimit, memoryRequest and memoryLimit'],
+  ],
+  [
+    'a zero resource request',
+    withPackage({ resources: { cpuRequest: '0', cpuLimit: '1', memoryRequest: '1Mi', memoryLimit: '1Mi' } }),
+    ['spec.packages.tuning.resources.cpuRequest'],
+  ],
+  [
+    'a configInterrupts key that is not a configMap key',
+    withPackage({ configInterrupts: { 'missing.sh': { type: 'reboot' } } }),
+    ['spec.packages[tuning].configInterrupts', 'must be a key of configMap'],
+  ],
+  [
+    'dependsOn naming a missing package',
+    withPackage({ dependsOn: { ghost: '1.0.0' } }),
+    ['spec.packages', 'dependsOn must name packages of this Skyhook'],
+  ],
+  [
+    'dependsOn naming another version',
+    withPackage({ dependsOn: { base: '2.0.0' } }, { base: basePackage() }),
+    ['spec.packages', 'dependsOn must name packages of this Skyhook at their exact version'],
+  ],
+  [
+    'an interrupt type outside the enum',
+    withPackage({ interrupt: { type: 'shutdown' } }),
+    ['spec.packages.tuning.interrupt.type', 'Unsupported value'],
+  ],
+  [
+    'a configInterrupt type outside the enum',
+    withPackage({ configInterrupts: { 'apply.sh': { type: 'poweroff' } } }),
+    ['spec.packages.tuning.configInterrupts.apply.sh.type', 'Unsupported value'],
+  ],
   ['priority 0', skyhook({ priority: 0 }), ['spec.priority']],
   ['sequencing outside the enum', skyhook({ sequencing: 'cluster' }), ['spec.sequencing', 'Unsupported value']],
-  ['a negative stageTimeout', withPackage({ stageTimeout: '-5m' }), ['spec.packages.tuning.stageTimeout', 'should match']],
-  ['a drain timeout that is no duration', skyhook({ drainConfig: { timeout: 'soon' } }), ['spec.drainConfig.timeout', 'should match']],
-  ['a selector In without values', skyhook({ nodeSelectors: { matchExpressions: [{ key: 'pool', operator: 'In' }] } }), ['spec.nodeSelectors.matchExpressions[0].values', 'values must be non-empty']],
+  [
+    'a negative stageTimeout',
+    withPackage({ stageTimeout: '-5m' }),
+    ['spec.packages.tuning.stageTimeout', 'should match'],
+  ],
+  [
+    'a drain timeout that is no duration',
+    skyhook({ drainConfig: { timeout: 'soon' } }),
+    ['spec.drainConfig.timeout', 'should match'],
+  ],
+  [
+    'a selector In without values',
+    skyhook({ nodeSelectors: { matchExpressions: [{ key: 'pool', operator: 'In' }] } }),
+    ['spec.nodeSelectors.matchExpressions[0].values', 'values must be non-empty'],
+  ],
   ['an unknown field', withPackage({ imagee: 'x' }), ['unknown field', 'imagee']],
   // DeploymentPolicy
-  ['a budget with percent and count', policy({ default: { budget: { percent: 10, count: 1 }, strategy: { fixed: {} } } }), ['spec.default.budget', 'exactly one of percent or count']],
-  ['a budget with neither percent nor count', policy({ default: { budget: {}, strategy: { fixed: {} } } }), ['spec.default.budget', 'exactly one of percent or count']],
-  ['two strategies', policy({ default: { budget: { count: 1 }, strategy: { fixed: {}, linear: {} } } }), ['spec.default.strategy', 'exactly one of fixed, linear or exponential']],
-  ['no strategy', policy({ default: { budget: { count: 1 }, strategy: {} } }), ['spec.default.strategy', 'exactly one of fixed, linear or exponential']],
-  ['duplicate compartment names', policy({ compartments: [compartment('a'), compartment('a', { pool: 'b' })] }), ['spec.compartments[1]', 'Duplicate value']],
-  ['the reserved compartment name', policy({ compartments: [compartment('__default__')] }), ['spec.compartments[0].name', '__default__ is reserved']],
-  ['two compartments with the same selector', policy({ compartments: [compartment('a', { pool: 'x' }), compartment('b', { pool: 'x' })] }), ['spec.compartments', 'same selector']],
-  ['batchThreshold 0', policy({ default: { budget: { count: 1 }, strategy: { fixed: { batchThreshold: 0 } } } }), ['spec.default.strategy.fixed.batchThreshold']],
-  ['growthFactor 1', policy({ default: { budget: { count: 1 }, strategy: { exponential: { growthFactor: 1 } } } }), ['spec.default.strategy.exponential.growthFactor']],
-  ['a percent budget of 0', policy({ compartments: [{ ...compartment('a'), budget: { percent: 0 } }] }), ['spec.compartments[0].budget.percent']],
+  [
+    'a budget with percent and count',
+    policy({ default: { budget: { percent: 10, count: 1 }, strategy: { fixed: {} } } }),
+    ['spec.default.budget', 'exactly one of percent or count'],
+  ],
+  [
+    'a budget with neither percent nor count',
+    policy({ default: { budget: {}, strategy: { fixed: {} } } }),
+    ['spec.default.budget', 'exactly one of percent or count'],
+  ],
+  [
+    'two strategies',
+    policy({ default: { budget: { count: 1 }, strategy: { fixed: {}, linear: {} } } }),
+    ['spec.default.strategy', 'exactly one of fixed, linear or exponential'],
+  ],
+  [
+    'no strategy',
+    policy({ default: { budget: { count: 1 }, strategy: {} } }),
+    ['spec.default.strategy', 'exactly one of fixed, linear or exponential'],
+  ],
+  [
+    'duplicate compartment names',
+    policy({ compartments: [compartment('a'), compartment('a', { pool: 'b' })] }),
+    ['spec.compartments[1]', 'Duplicate value'],
+  ],
+  [
+    'the reserved compartment name',
+    policy({ compartments: [compartment('__default__')] }),
+    ['spec.compartments[0].name', '__default__ is reserved'],
+  ],
+  [
+    'two compartments with the same selector',
+    policy({ compartments: [compartment('a', { pool: 'x' }), compartment('b', { pool: 'x' })] }),
+    ['spec.compartments', 'same selector'],
+  ],
+  [
+    'batchThreshold 0',
+    policy({ default: { budget: { count: 1 }, strategy: { fixed: { batchThreshold: 0 } } } }),
+    ['spec.default.strategy.fixed.batchThreshold'],
+  ],
+  [
+    'growthFactor 1',
+    policy({ default: { budget: { count: 1 }, strategy: { exponential: { growthFactor: 1 } } } }),
+    ['spec.default.strategy.exponential.growthFactor'],
+  ],
+  [
+    'a percent budget of 0',
+    policy({ compartments: [{ ...compartment('a'), budget: { percent: 0 } }] }),
+    ['spec.compartments[0].budget.percent'],
+  ],
   // NodeOp
   ['a NodeOp without command', nodeOp({ command: undefined }), ['spec.command', 'Required value']],
-  ['nodeSelector and targetNodes', nodeOp({ nodeSelector: { matchLabels: { a: 'b' } }, targetNodes: ['node-0'] }), ['spec.targetNodes', 'mutually exclusive']],
+  [
+    'nodeSelector and targetNodes',
+    nodeOp({ nodeSelector: { matchLabels: { a: 'b' } }, targetNodes: ['node-0'] }),
+    ['spec.targetNodes', 'mutually exclusive'],
+  ],
   ['drain without cordon', nodeOp({ drainOptions: { enabled: true } }), ['spec.drainOptions', 'requires cordon']],
   ['negative concurrency', nodeOp({ concurrency: -1 }), ['spec.concurrency']],
   ['duplicate targetNodes', nodeOp({ targetNodes: ['node-0', 'node-0'] }), ['spec.targetNodes[1]', 'Duplicate value']],
-  ['a skyhookStage on two nodes', nodeOp({ targetNodes: ['node-0', 'node-1'], skyhookStage: stageOf('apply') }), ['spec.targetNodes', 'exactly one node']],
-  ['an interrupt stage without interrupt', nodeOp({ targetNodes: ['node-0'], skyhookStage: stageOf('interrupt') }), ['spec.skyhookStage.interrupt', 'required for the interrupt stages']],
+  [
+    'a skyhookStage on two nodes',
+    nodeOp({ targetNodes: ['node-0', 'node-1'], skyhookStage: stageOf('apply') }),
+    ['spec.targetNodes', 'exactly one node'],
+  ],
+  [
+    'an interrupt stage without interrupt',
+    nodeOp({ targetNodes: ['node-0'], skyhookStage: stageOf('interrupt') }),
+    ['spec.skyhookStage.interrupt', 'required for the interrupt stages'],
+  ],
   ['a relative hostMountPath', nodeOp({ hostMountPath: 'host' }), ['spec.hostMountPath', 'should match']],
-  ['duplicate init step names', nodeOp({ initSteps: [{ name: 'copy' }, { name: 'copy' }] }), ['spec.initSteps[1]', 'Duplicate value']],
+  [
+    'duplicate init step names',
+    nodeOp({ initSteps: [{ name: 'copy' }, { name: 'copy' }] }),
+    ['spec.initSteps[1]', 'Duplicate value'],
+  ],
 ];
 
 describe('invalid documents are refused by the API server with a message naming the field', () => {
@@ -223,19 +421,54 @@ describe('invalid documents are refused by the API server with a message naming 
 });
 
 describe('printer columns', () => {
-  it('kubectl get skyhooks shows upstream\'s columns, filled from the status', async () => {
-    await kubectl(['patch', 'skyhook', 'demo', '--subresource=status', '--type=merge', '-p',
-      JSON.stringify({ status: { status: 'in_progress', nodesInProgress: 1, completeNodes: '2/3', packageList: 'motd:1.1.0' } })]);
+  it("kubectl get skyhooks shows upstream's columns, filled from the status", async () => {
+    await kubectl([
+      'patch',
+      'skyhook',
+      'demo',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        status: { status: 'in_progress', nodesInProgress: 1, completeNodes: '2/3', packageList: 'motd:1.1.0' },
+      }),
+    ]);
     const [header, row] = (await kubectl(['get', 'skyhook', 'demo'])).trim().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'STATUS', 'PRIORITY', 'AGE', 'NODES IN-PROGRESS', 'COMPLETE NODES', 'PACKAGES', 'POLICY']);
+    expect(header!.split(/\s{2,}/)).toEqual([
+      'NAME',
+      'STATUS',
+      'PRIORITY',
+      'AGE',
+      'NODES IN-PROGRESS',
+      'COMPLETE NODES',
+      'PACKAGES',
+      'POLICY',
+    ]);
     expect(row).toMatch(/^demo\s+in_progress\s+200\s+\S+\s+1\s+2\/3\s+motd:1\.1\.0\s*$/);
   });
 
   it('kubectl get nodeops shows the NodeOp columns', async () => {
     const op = nodeOp({ targetNodes: ['node-0'], skyhookStage: stageOf('apply') });
-    await kubectl(['apply', '--server-side', '-f', '-'], stringify({ ...op, metadata: { name: 'demo-tuning-apply', namespace: 'default' } }));
-    await kubectl(['patch', 'nodeop', 'demo-tuning-apply', '-n', 'default', '--subresource=status', '--type=merge', '-p',
-      JSON.stringify({ status: { phase: 'Running', nodeStatuses: { 'node-0': { phase: 'Running', jobName: 'j', rebootStatus: 'not-requested' } } } })]);
+    await kubectl(
+      ['apply', '--server-side', '-f', '-'],
+      stringify({ ...op, metadata: { name: 'demo-tuning-apply', namespace: 'default' } }),
+    );
+    await kubectl([
+      'patch',
+      'nodeop',
+      'demo-tuning-apply',
+      '-n',
+      'default',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        status: {
+          phase: 'Running',
+          nodeStatuses: { 'node-0': { phase: 'Running', jobName: 'j', rebootStatus: 'not-requested' } },
+        },
+      }),
+    ]);
     const [header, row] = (await kubectl(['get', 'nodeops', '-n', 'default'])).trim().split('\n');
     expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'PHASE', 'SKYHOOK', 'PACKAGE', 'VERSION', 'STAGE', 'AGE']);
     expect(row).toMatch(/^demo-tuning-apply\s+Running\s+demo\s+tuning\s+1\.1\.0\s+apply\s+\S+$/);
@@ -246,7 +479,14 @@ describe('printer columns', () => {
 
 /** `kubectl auth can-i --list` rows as `resource[.group][/subresource]` (or non-resource URL) → verbs. */
 async function permissionsOf(serviceAccount: string): Promise<Map<string, string>> {
-  const out = await kubectl(['auth', 'can-i', '--list', `--as=system:serviceaccount:${OPERATOR_NAMESPACE}:${serviceAccount}`, '-n', OPERATOR_NAMESPACE]);
+  const out = await kubectl([
+    'auth',
+    'can-i',
+    '--list',
+    `--as=system:serviceaccount:${OPERATOR_NAMESPACE}:${serviceAccount}`,
+    '-n',
+    OPERATOR_NAMESPACE,
+  ]);
   const rows = new Map<string, string>();
   for (const line of out.split('\n').slice(1)) {
     const match = /^(\S*)\s+\[(.*?)\]\s+\[(.*?)\]\s+\[(.*)\]\s*$/.exec(line);

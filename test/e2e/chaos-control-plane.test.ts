@@ -6,7 +6,11 @@ import { describe, it } from '@jest/globals';
 import { expectScenarioHolds } from './chaos-scenario.js';
 
 describe('chaos: API server and etcd restarted mid-rollout', () => {
-  it('completes with no stage run twice, within budget, nodes left clean', async () => {
-    await expectScenarioHolds('control-plane-restarts');
-  }, 5 * 60_000);
+  it(
+    'completes with no stage run twice, within budget, nodes left clean',
+    async () => {
+      await expectScenarioHolds('control-plane-restarts');
+    },
+    5 * 60_000,
+  );
 });

@@ -7,8 +7,12 @@ import { describe, expect, it } from '@jest/globals';
 import { expectScenarioHolds } from './chaos-scenario.js';
 
 describe('chaos: hand-made faults mid-stage', () => {
-  it('completes the other nodes, re-runs only the destroyed stages, within budget, nodes left clean', async () => {
-    const result = await expectScenarioHolds('hand-faults');
-    expect(result.completeNodes).toBe('13/13');
-  }, 6 * 60_000);
+  it(
+    'completes the other nodes, re-runs only the destroyed stages, within budget, nodes left clean',
+    async () => {
+      const result = await expectScenarioHolds('hand-faults');
+      expect(result.completeNodes).toBe('13/13');
+    },
+    6 * 60_000,
+  );
 });

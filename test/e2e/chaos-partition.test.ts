@@ -7,9 +7,13 @@ import { describe, expect, it } from '@jest/globals';
 import { expectScenarioHolds } from './chaos-scenario.js';
 
 describe('chaos: the leader cut off from the API server for 30 s', () => {
-  it('fails over to the other replica, which completes the rollout; the old leader does not lead again', async () => {
-    const result = await expectScenarioHolds('partition-and-lease');
-    expect(result.notes['takeoverMs']).toBeLessThan(30_000);
-    expect(result.notes['firstExit']).not.toBe('0');
-  }, 6 * 60_000);
+  it(
+    'fails over to the other replica, which completes the rollout; the old leader does not lead again',
+    async () => {
+      const result = await expectScenarioHolds('partition-and-lease');
+      expect(result.notes['takeoverMs']).toBeLessThan(30_000);
+      expect(result.notes['firstExit']).not.toBe('0');
+    },
+    6 * 60_000,
+  );
 });

@@ -9,7 +9,8 @@ import { SCENARIOS } from '../../bench/chaos/scenarios.js';
 import { REPO_ROOT } from './skyhook-cluster.js';
 
 export async function expectScenarioHolds(name: string): Promise<ScenarioResult> {
-  if (!existsSync(`${REPO_ROOT}dist/cli/main.js`)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  if (!existsSync(`${REPO_ROOT}dist/cli/main.js`))
+    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   const { scenario, size } = SCENARIOS[name]!('short');
   const result = await runScenario(name, scenario, size);
   console.log(JSON.stringify(result));

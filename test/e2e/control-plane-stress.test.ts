@@ -34,22 +34,32 @@ async function startAndStop(index: number): Promise<Outcome> {
 
 function summary(values: number[]): string {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): string => ((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) / 1000).toFixed(1);
+  const at = (q: number): string =>
+    ((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) / 1000).toFixed(1);
   return `min ${at(0)} s, median ${at(0.5)} s, max ${at(1)} s`;
 }
 
 describe('control-plane start under stress', () => {
-  it(`succeeds ${STARTS} times out of ${STARTS}, ${AT_ONCE} at a time, leaving no process`, async () => {
-    const limit = pLimit(AT_ONCE);
-    const began = Date.now();
-    const outcomes = await Promise.all(Array.from({ length: STARTS }, (_, i) => limit(() => startAndStop(i))));
-    const ok = outcomes.filter((o) => o.error === undefined);
-    console.log([
-      `${ok.length}/${STARTS} control planes (1 node each) started to Ready and stopped, ${AT_ONCE} at a time, in ${((Date.now() - began) / 1000).toFixed(1)} s`,
-      `start: ${summary(ok.map((o) => o.startMs ?? 0))}; stop: ${summary(ok.map((o) => o.stopMs ?? 0))}`,
-      ...outcomes.map((o) => `#${o.index}: ${o.error ? `FAILED ${o.error}` : `start ${((o.startMs ?? 0) / 1000).toFixed(1)} s, stop ${((o.stopMs ?? 0) / 1000).toFixed(1)} s`}`),
-    ].join('\n'));
-    expect(outcomes.filter((o) => o.error !== undefined)).toEqual([]);
-    expect(outcomes.filter((o) => (o.leftover ?? []).length > 0)).toEqual([]);
-  }, 15 * 60_000);
+  it(
+    `succeeds ${STARTS} times out of ${STARTS}, ${AT_ONCE} at a time, leaving no process`,
+    async () => {
+      const limit = pLimit(AT_ONCE);
+      const began = Date.now();
+      const outcomes = await Promise.all(Array.from({ length: STARTS }, (_, i) => limit(() => startAndStop(i))));
+      const ok = outcomes.filter((o) => o.error === undefined);
+      console.log(
+        [
+          `${ok.length}/${STARTS} control planes (1 node each) started to Ready and stopped, ${AT_ONCE} at a time, in ${((Date.now() - began) / 1000).toFixed(1)} s`,
+          `start: ${summary(ok.map((o) => o.startMs ?? 0))}; stop: ${summary(ok.map((o) => o.stopMs ?? 0))}`,
+          ...outcomes.map(
+            (o) =>
+              `#${o.index}: ${o.error ? `FAILED ${o.error}` : `start ${((o.startMs ?? 0) / 1000).toFixed(1)} s, stop ${((o.stopMs ?? 0) / 1000).toFixed(1)} s`}`,
+          ),
+        ].join('\n'),
+      );
+      expect(outcomes.filter((o) => o.error !== undefined)).toEqual([]);
+      expect(outcomes.filter((o) => (o.leftover ?? []).length > 0)).toEqual([]);
+    },
+    15 * 60_000,
+  );
 });

@@ -24,7 +24,9 @@ function job(name: string, node: string, env: Record<string, string> = {}): V1Jo
           restartPolicy: 'Never',
           nodeSelector: { 'kubernetes.io/hostname': node },
           initContainers: [{ name: 'work', image: 'busybox:1.36' }],
-          containers: [{ name: 'main', image: 'busybox:1.36', env: Object.entries(env).map(([n, value]) => ({ name: n, value })) }],
+          containers: [
+            { name: 'main', image: 'busybox:1.36', env: Object.entries(env).map(([n, value]) => ({ name: n, value })) },
+          ],
         },
       },
     },
@@ -32,7 +34,13 @@ function job(name: string, node: string, env: Record<string, string> = {}): V1Jo
 }
 
 async function jobPods(name: string, done: (pods: V1Pod[]) => boolean): Promise<V1Pod[]> {
-  return waitForList<V1Pod>(cp.kubeConfig, `/api/v1/namespaces/${ns}/pods?labelSelector=job-name%3D${name}`, done, 60_000, `pods of job ${name}`);
+  return waitForList<V1Pod>(
+    cp.kubeConfig,
+    `/api/v1/namespaces/${ns}/pods?labelSelector=job-name%3D${name}`,
+    done,
+    60_000,
+    `pods of job ${name}`,
+  );
 }
 
 beforeAll(async () => {
@@ -64,8 +72,12 @@ describe('local control plane', () => {
     const [pod] = await jobPods('completes', (pods) => pods.some((p) => p.status?.phase === 'Succeeded'));
     expect(pod?.spec?.nodeName).toBe('node-1');
     expect(pod?.status?.initContainerStatuses?.[0]?.state?.terminated?.reason).toBe('Completed');
-    await waitForList<V1Job>(cp.kubeConfig, `/apis/batch/v1/namespaces/${ns}/jobs`,
-      (jobs) => jobs.some((j) => j.metadata?.name === 'completes' && (j.status?.succeeded ?? 0) === 1), 60_000);
+    await waitForList<V1Job>(
+      cp.kubeConfig,
+      `/apis/batch/v1/namespaces/${ns}/jobs`,
+      (jobs) => jobs.some((j) => j.metadata?.name === 'completes' && (j.status?.succeeded ?? 0) === 1),
+      60_000,
+    );
   });
 
   it('fails a Job whose container asks to exit 2, with exit code 2 in the pod status', async () => {
@@ -73,26 +85,52 @@ describe('local control plane', () => {
     const pods = await jobPods('exits-2', (all) => all.some((p) => p.status?.phase === 'Failed'));
     const failed = pods.find((p) => p.status?.phase === 'Failed');
     expect(failed?.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(2);
-    const [done] = await waitForList<V1Job>(cp.kubeConfig, `/apis/batch/v1/namespaces/${ns}/jobs`,
-      (jobs) => jobs.some((j) => j.metadata?.name === 'exits-2' && j.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True')), 60_000);
+    const [done] = await waitForList<V1Job>(
+      cp.kubeConfig,
+      `/apis/batch/v1/namespaces/${ns}/jobs`,
+      (jobs) =>
+        jobs.some(
+          (j) =>
+            j.metadata?.name === 'exits-2' &&
+            j.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True'),
+        ),
+      60_000,
+    );
     expect(done).toBeDefined();
   });
 
   it('refuses with HTTP 429 to evict a pod protected by a PodDisruptionBudget', async () => {
-    await core.createNamespacedPod({ namespace: ns, body: {
-      metadata: { name: 'protected', namespace: ns, labels: { app: 'protected' } },
-      spec: { nodeName: 'node-0', containers: [{ name: 'app', image: 'nginx:1.27' }] },
-    } });
-    await cp.kubeConfig.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace: ns, body: {
-      metadata: { name: 'protected', namespace: ns },
-      spec: { minAvailable: 1, selector: { matchLabels: { app: 'protected' } } },
-    } });
-    await waitForList(cp.kubeConfig, `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`,
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'protected', namespace: ns, labels: { app: 'protected' } },
+        spec: { nodeName: 'node-0', containers: [{ name: 'app', image: 'nginx:1.27' }] },
+      },
+    });
+    await cp.kubeConfig.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({
+      namespace: ns,
+      body: {
+        metadata: { name: 'protected', namespace: ns },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: 'protected' } } },
+      },
+    });
+    await waitForList(
+      cp.kubeConfig,
+      `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`,
       (pdbs: { metadata?: { name?: string }; status?: { currentHealthy?: number; observedGeneration?: number } }[]) =>
-        pdbs.some((p) => p.status?.currentHealthy === 1 && p.status.observedGeneration !== undefined), 60_000, 'PDB status');
-    const evict = core.createNamespacedPodEviction({ name: 'protected', namespace: ns, body: {
-      apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'protected', namespace: ns },
-    } });
+        pdbs.some((p) => p.status?.currentHealthy === 1 && p.status.observedGeneration !== undefined),
+      60_000,
+      'PDB status',
+    );
+    const evict = core.createNamespacedPodEviction({
+      name: 'protected',
+      namespace: ns,
+      body: {
+        apiVersion: 'policy/v1',
+        kind: 'Eviction',
+        metadata: { name: 'protected', namespace: ns },
+      },
+    });
     await expect(evict).rejects.toBeInstanceOf(ApiException);
     await evict.catch((e: unknown) => expect((e as ApiException<unknown>).code).toBe(429));
     // The pod is still there and running.
@@ -100,12 +138,19 @@ describe('local control plane', () => {
   });
 
   it('leaves a container with an unpullable image in ImagePullBackOff, and a bare pod Running', async () => {
-    await core.createNamespacedPod({ namespace: ns, body: {
-      metadata: { name: 'unpullable', namespace: ns },
-      spec: { nodeName: 'node-2', containers: [{ name: 'app', image: 'registry.invalid/missing:1.0' }] },
-    } });
-    const [pod] = await waitForList<V1Pod>(cp.kubeConfig, `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Dunpullable`,
-      (pods) => pods.some((p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff'), 30_000);
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'unpullable', namespace: ns },
+        spec: { nodeName: 'node-2', containers: [{ name: 'app', image: 'registry.invalid/missing:1.0' }] },
+      },
+    });
+    const [pod] = await waitForList<V1Pod>(
+      cp.kubeConfig,
+      `/api/v1/namespaces/${ns}/pods?fieldSelector=metadata.name%3Dunpullable`,
+      (pods) => pods.some((p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff'),
+      30_000,
+    );
     expect(pod?.status?.phase).toBe('Pending');
     // The bare pod of the PDB case never completes on its own: only Job pods do.
     expect((await core.readNamespacedPod({ name: 'protected', namespace: ns })).status?.phase).toBe('Running');
@@ -114,7 +159,9 @@ describe('local control plane', () => {
   it('deletes the pods of a deleted Job (the garbage collector runs)', async () => {
     await batch.createNamespacedJob({ namespace: ns, body: job('collected', 'node-0', { [SIM_ENV.duration]: '1h' }) });
     // The init container runs for an hour: the Job is still busy when it is deleted.
-    await jobPods('collected', (pods) => pods.some((p) => p.status?.initContainerStatuses?.[0]?.state?.running !== undefined));
+    await jobPods('collected', (pods) =>
+      pods.some((p) => p.status?.initContainerStatuses?.[0]?.state?.running !== undefined),
+    );
     await batch.deleteNamespacedJob({ name: 'collected', namespace: ns, propagationPolicy: 'Background' });
     const left = await jobPods('collected', (pods) => pods.length === 0);
     expect(left).toEqual([]);

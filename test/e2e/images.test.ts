@@ -114,7 +114,10 @@ function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<str
     beforeAll(async () => {
       packageRoot = await buildah.mountImage(archiveOf(set.upstreamPackageImage));
       broken = mkdtempSync(join(tmpdir(), 'broken-package-'));
-      writeFileSync(join(broken, 'config.json'), JSON.stringify({ schema_version: 'v1', package_name: 'broken', modes: {} }));
+      writeFileSync(
+        join(broken, 'config.json'),
+        JSON.stringify({ schema_version: 'v1', package_name: 'broken', modes: {} }),
+      );
     });
     afterAll(async () => {
       await packageRoot?.unmount();
@@ -122,17 +125,27 @@ function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<str
     });
 
     it('accepts the built shellscript package', async () => {
-      const report = await runIn(set.agentImage, ['skyhook', 'agent', 'validate', '/pkg'], [`${packageRoot.path}/skyhook-package:/pkg:ro`]);
+      const report = await runIn(
+        set.agentImage,
+        ['skyhook', 'agent', 'validate', '/pkg'],
+        [`${packageRoot.path}/skyhook-package:/pkg:ro`],
+      );
       expect(report).toMatch(/shellscript/);
     });
 
     it('rejects a broken package with a non-zero exit', async () => {
-      await expect(runIn(set.agentImage, ['skyhook', 'agent', 'validate', '/pkg'], [`${broken}:/pkg:ro`])).rejects.toThrow(/exit [1-9]/);
+      await expect(
+        runIn(set.agentImage, ['skyhook', 'agent', 'validate', '/pkg'], [`${broken}:/pkg:ro`]),
+      ).rejects.toThrow(/exit [1-9]/);
     });
   });
 
   it("gives the reboot pod util-linux nsenter, which runs the host's commands, not applets", async () => {
-    const out = await runIn(set.sentinelImage, ['/bin/sh', '-c', 'readlink -f "$(command -v nsenter)"; nsenter --version']);
+    const out = await runIn(set.sentinelImage, [
+      '/bin/sh',
+      '-c',
+      'readlink -f "$(command -v nsenter)"; nsenter --version',
+    ]);
     expect(out).toMatch(/^\/usr\/bin\/nsenter\n/);
     expect(out).toContain('util-linux');
   });
@@ -142,7 +155,8 @@ function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<str
   });
 
   it('makes a busybox whose cp -r copies over an existing copy with symlinks (as docker.io busybox)', async () => {
-    const script = 'mkdir -p /a /b && echo x > /a/f && ln -s f /a/l && cp -r /a/. /b/ && cp -r /a/. /b/ && busybox | head -1';
+    const script =
+      'mkdir -p /a /b && echo x > /a/f && ln -s f /a/l && cp -r /a/. /b/ && cp -r /a/. /b/ && busybox | head -1';
     expect(await runIn(set.busyboxImage, ['sh', '-c', script])).toMatch(/^BusyBox v1\.37\./);
   });
 });

@@ -48,8 +48,18 @@ function httpGet(port: number, path: string): Promise<{ status: number; body: st
 }
 
 /** Resolves with the lease once `done` holds for it (watch-based). */
-async function leaseWhere(namespace: string, done: (lease: V1Lease | undefined) => boolean, what: string): Promise<V1Lease | undefined> {
-  const leases = await waitForList<V1Lease>(cp.kubeConfig, `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`, (all) => done(all.find((l) => l.metadata?.name === LEASE)), 60_000, what);
+async function leaseWhere(
+  namespace: string,
+  done: (lease: V1Lease | undefined) => boolean,
+  what: string,
+): Promise<V1Lease | undefined> {
+  const leases = await waitForList<V1Lease>(
+    cp.kubeConfig,
+    `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
+    (all) => done(all.find((l) => l.metadata?.name === LEASE)),
+    60_000,
+    what,
+  );
   return leases.find((l) => l.metadata?.name === LEASE);
 }
 
@@ -71,14 +81,17 @@ describe('informer against the API server', () => {
     const ns = 'informer-e2e';
     await createNamespace(ns);
     const factory = new InformerFactory((path) => apiListWatch(cp.kubeConfig, path), { logger: silentLogger() });
-    const informer = factory.informer<V1ConfigMap>(`/api/v1/namespaces/${ns}/configmaps`, { labelSelector: 'app=watched' });
+    const informer = factory.informer<V1ConfigMap>(`/api/v1/namespaces/${ns}/configmaps`, {
+      labelSelector: 'app=watched',
+    });
     const seen: string[] = [];
     const waiters: { match: string; wake: () => void }[] = [];
     const note = (entry: string): void => {
       seen.push(entry);
       for (const w of waiters.filter((x) => x.match === entry)) w.wake();
     };
-    const saw = (entry: string): Promise<void> => (seen.includes(entry) ? Promise.resolve() : new Promise((wake) => waiters.push({ match: entry, wake })));
+    const saw = (entry: string): Promise<void> =>
+      seen.includes(entry) ? Promise.resolve() : new Promise((wake) => waiters.push({ match: entry, wake }));
     informer.on({
       add: (o) => note(`add ${o.metadata?.name} ${JSON.stringify(o.data ?? {})}`),
       update: (o) => note(`update ${o.metadata?.name} ${JSON.stringify(o.data ?? {})}`),
@@ -91,17 +104,28 @@ describe('informer against the API server', () => {
       await saw('add before {"v":"0"}');
       expect(factory.synced).toBe(true);
 
-      const cm = (name: string, labels: Record<string, string>, v: string): V1ConfigMap => ({ metadata: { name, namespace: ns, labels }, data: { v } });
+      const cm = (name: string, labels: Record<string, string>, v: string): V1ConfigMap => ({
+        metadata: { name, namespace: ns, labels },
+        data: { v },
+      });
       await clients.core.createNamespacedConfigMap({ namespace: ns, body: cm('other', { app: 'other' }, '1') });
       await clients.core.createNamespacedConfigMap({ namespace: ns, body: cm('a', { app: 'watched' }, '1') });
       await saw('add a {"v":"1"}');
-      await clients.core.replaceNamespacedConfigMap({ name: 'a', namespace: ns, body: cm('a', { app: 'watched' }, '2') });
+      await clients.core.replaceNamespacedConfigMap({
+        name: 'a',
+        namespace: ns,
+        body: cm('a', { app: 'watched' }, '2'),
+      });
       await saw('update a {"v":"2"}');
       expect(informer.get('a', ns)?.data).toEqual({ v: '2' });
       await clients.core.deleteNamespacedConfigMap({ name: 'a', namespace: ns });
       await saw('delete a');
       // Losing the label means leaving the selection: a delete, as the cache sees it.
-      await clients.core.replaceNamespacedConfigMap({ name: 'before', namespace: ns, body: cm('before', { app: 'gone' }, '0') });
+      await clients.core.replaceNamespacedConfigMap({
+        name: 'before',
+        namespace: ns,
+        body: cm('before', { app: 'gone' }, '0'),
+      });
       await saw('delete before');
       expect(informer.list(ns)).toEqual([]);
       expect(seen.some((e) => e.includes('other'))).toBe(false);
@@ -116,8 +140,16 @@ describe('events', () => {
   it('records a repeated event as one core/v1 Event whose count grows', async () => {
     const ns = 'events-e2e';
     await createNamespace(ns);
-    const target = await clients.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'target', namespace: ns } } });
-    const recorder = new EventRecorder(coreEventSink(clients.core), { component: 'skyhook-operator', instance: 'test', logger: silentLogger(), windowMs: 0 });
+    const target = await clients.core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'target', namespace: ns } },
+    });
+    const recorder = new EventRecorder(coreEventSink(clients.core), {
+      component: 'skyhook-operator',
+      instance: 'test',
+      logger: silentLogger(),
+      windowMs: 0,
+    });
     const object = { ...target, apiVersion: 'v1', kind: 'ConfigMap' };
     for (let i = 0; i < 3; i++) {
       recorder.record(object, 'Warning', 'StageFailed', 'stage apply exited 2');
@@ -125,11 +157,25 @@ describe('events', () => {
     }
     recorder.record(object, 'Normal', 'Applied', 'done');
     await recorder.flush();
-    const events = await waitForList<CoreV1Event>(cp.kubeConfig, `/api/v1/namespaces/${ns}/events`, (all) => all.some((e) => e.count === 3), 30_000, 'the aggregated event');
+    const events = await waitForList<CoreV1Event>(
+      cp.kubeConfig,
+      `/api/v1/namespaces/${ns}/events`,
+      (all) => all.some((e) => e.count === 3),
+      30_000,
+      'the aggregated event',
+    );
     expect(events).toHaveLength(2);
     const failed = events.find((e) => e.reason === 'StageFailed');
-    expect(failed).toMatchObject({ type: 'Warning', message: 'stage apply exited 2', count: 3, involvedObject: { kind: 'ConfigMap', name: 'target', namespace: ns, uid: target.metadata?.uid }, source: { component: 'skyhook-operator' } });
-    expect(Date.parse(String(failed?.lastTimestamp))).toBeGreaterThanOrEqual(Date.parse(String(failed?.firstTimestamp)));
+    expect(failed).toMatchObject({
+      type: 'Warning',
+      message: 'stage apply exited 2',
+      count: 3,
+      involvedObject: { kind: 'ConfigMap', name: 'target', namespace: ns, uid: target.metadata?.uid },
+      source: { component: 'skyhook-operator' },
+    });
+    expect(Date.parse(String(failed?.lastTimestamp))).toBeGreaterThanOrEqual(
+      Date.parse(String(failed?.firstTimestamp)),
+    );
   });
 });
 
@@ -159,7 +205,11 @@ describe('leader election on a Lease', () => {
     const a = elector('candidate-a');
     const b = elector('candidate-b');
     void a.run();
-    const first = await leaseWhere(ns, (l) => l?.spec?.holderIdentity === 'candidate-a', 'candidate-a to hold the lease');
+    const first = await leaseWhere(
+      ns,
+      (l) => l?.spec?.holderIdentity === 'candidate-a',
+      'candidate-a to hold the lease',
+    );
     expect(first?.spec?.leaseDurationSeconds).toBe(15);
     // Microsecond times, as the API server requires.
     expect(String(first?.spec?.renewTime)).toMatch(/\.\d{6}Z$/);
@@ -169,14 +219,18 @@ describe('leader election on a Lease', () => {
     let renewals = 0;
     let lastRenew = firstRenew;
     const otherHolders: string[] = [];
-    await leaseWhere(ns, (l) => {
-      if (l?.spec?.holderIdentity !== 'candidate-a') otherHolders.push(String(l?.spec?.holderIdentity));
-      if (String(l?.spec?.renewTime) !== lastRenew) {
-        lastRenew = String(l?.spec?.renewTime);
-        renewals++;
-      }
-      return renewals >= 2 || otherHolders.length > 0;
-    }, 'two renewals by candidate-a');
+    await leaseWhere(
+      ns,
+      (l) => {
+        if (l?.spec?.holderIdentity !== 'candidate-a') otherHolders.push(String(l?.spec?.holderIdentity));
+        if (String(l?.spec?.renewTime) !== lastRenew) {
+          lastRenew = String(l?.spec?.renewTime);
+          renewals++;
+        }
+        return renewals >= 2 || otherHolders.length > 0;
+      },
+      'two renewals by candidate-a',
+    );
     expect(otherHolders).toEqual([]);
     expect([a.isLeader, b.isLeader]).toEqual([true, false]);
     expect(leading).toEqual(['candidate-a']);
@@ -213,24 +267,35 @@ describe('operator manager', () => {
       leaseName: LEASE,
       health: { host: '127.0.0.1', port: 0 },
       metrics: { host: '127.0.0.1', port: 0 },
-      controllers: [{
-        name: 'probe',
-        start: async (runtime) => {
-          const controller = new Controller({ name: 'probe', logger: runtime.logger, reconcile: async (key) => {
-            reconciled.push(key);
-            if (key === `${ns}/poke`) poked();
-          } });
-          controller.watch(runtime.informers.informer<KubernetesObject>(`/api/v1/namespaces/${ns}/configmaps`));
-          // A resource the API server does not serve: this informer can never sync.
-          controller.watch(runtime.informers.informer<KubernetesObject>('/apis/example.com/v1/widgets', { resource: 'widgets' }));
-          controller.start();
-          return controller;
+      controllers: [
+        {
+          name: 'probe',
+          start: async (runtime) => {
+            const controller = new Controller({
+              name: 'probe',
+              logger: runtime.logger,
+              reconcile: async (key) => {
+                reconciled.push(key);
+                if (key === `${ns}/poke`) poked();
+              },
+            });
+            controller.watch(runtime.informers.informer<KubernetesObject>(`/api/v1/namespaces/${ns}/configmaps`));
+            // A resource the API server does not serve: this informer can never sync.
+            controller.watch(
+              runtime.informers.informer<KubernetesObject>('/apis/example.com/v1/widgets', { resource: 'widgets' }),
+            );
+            controller.start();
+            return controller;
+          },
         },
-      }],
+      ],
     });
     try {
       await leaseWhere(ns, (l) => l?.spec?.holderIdentity === 'manager-test', 'the manager to lead');
-      await clients.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'poke', namespace: ns } } });
+      await clients.core.createNamespacedConfigMap({
+        namespace: ns,
+        body: { metadata: { name: 'poke', namespace: ns } },
+      });
       await pokeReconciled; // the controller runs (so it has made its informers) and its cache works
       expect((await httpGet(manager.healthPort, '/healthz')).status).toBe(200);
       const ready = await httpGet(manager.healthPort, '/readyz');
@@ -258,7 +323,24 @@ describe('skyhook operator process', () => {
     const ns = 'operator-e2e';
     await createNamespace(ns);
     const [healthPort, metricsPort] = (await freePorts(2)) as [number, number];
-    const proc = spawn(process.execPath, [`${REPO_ROOT}bin/skyhook.js`, 'operator', '--kubeconfig', cp.kubeconfigPath, '--namespace', ns, '--health-port', `127.0.0.1:${healthPort}`, '--metrics-port', `127.0.0.1:${metricsPort}`, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      [
+        `${REPO_ROOT}bin/skyhook.js`,
+        'operator',
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        '--namespace',
+        ns,
+        '--health-port',
+        `127.0.0.1:${healthPort}`,
+        '--metrics-port',
+        `127.0.0.1:${metricsPort}`,
+        '--log-level',
+        'info',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     child = proc;
     let output = '';
     proc.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -271,7 +353,9 @@ describe('skyhook operator process', () => {
         };
         check();
         proc.stdout?.on('data', check);
-        void exited.then((code) => reject(new Error(`operator exited with ${code} before logging '${message}':\n${output}`)));
+        void exited.then((code) =>
+          reject(new Error(`operator exited with ${code} before logging '${message}':\n${output}`)),
+        );
       });
     await logged('operator started');
     await logged('acquired the lease; leading');

@@ -27,7 +27,10 @@ export interface NodeTimeline {
 /** Records cordons of `nodes` (those cordoned when it starts count from then). */
 export async function recordNodeTimeline(h: ClusterHandle, nodes: string[]): Promise<NodeTimeline> {
   const watched = new Set(nodes);
-  const informer = new Informer<V1Node>(apiListWatch(h.cp.kubeConfig, '/api/v1/nodes'), { resource: 'node-timeline', logger: silentLogger() });
+  const informer = new Informer<V1Node>(apiListWatch(h.cp.kubeConfig, '/api/v1/nodes'), {
+    resource: 'node-timeline',
+    logger: silentLogger(),
+  });
   const spans: CordonSpan[] = [];
   const open = new Map<string, CordonSpan>();
   let max = 0;

@@ -14,7 +14,13 @@ import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
-import { createNamespace, createNodeOp, startNodeOpHarness, waitForNodeOp, type NodeOpHarness } from './nodeop-harness.js';
+import {
+  createNamespace,
+  createNodeOp,
+  startNodeOpHarness,
+  waitForNodeOp,
+  type NodeOpHarness,
+} from './nodeop-harness.js';
 
 let h: NodeOpHarness;
 let apps: AppsV1Api;
@@ -37,29 +43,59 @@ const container = { name: 'app', image: 'registry.k8s.io/pause:3.10' };
 
 async function deployment(name: string, node: string): Promise<void> {
   const labels = { app: name };
-  await apps.createNamespacedDeployment({ namespace: WORK, body: {
-    metadata: { name },
-    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { ...onNode(node), containers: [container] } } },
-  } });
+  await apps.createNamespacedDeployment({
+    namespace: WORK,
+    body: {
+      metadata: { name },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { ...onNode(node), containers: [container] } },
+      },
+    },
+  });
 }
 
 async function daemonSet(name: string, node: string): Promise<void> {
   const labels = { app: name };
-  await apps.createNamespacedDaemonSet({ namespace: WORK, body: {
-    metadata: { name },
-    spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { ...onNode(node), containers: [container] } } },
-  } });
+  await apps.createNamespacedDaemonSet({
+    namespace: WORK,
+    body: {
+      metadata: { name },
+      spec: {
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { ...onNode(node), containers: [container] } },
+      },
+    },
+  });
 }
 
 async function forbidEviction(app: string): Promise<void> {
-  await policy.createNamespacedPodDisruptionBudget({ namespace: WORK, body: { metadata: { name: app }, spec: { minAvailable: 1, selector: { matchLabels: { app } } } } });
+  await policy.createNamespacedPodDisruptionBudget({
+    namespace: WORK,
+    body: { metadata: { name: app }, spec: { minAvailable: 1, selector: { matchLabels: { app } } } },
+  });
   // The disruption controller must have judged the budget, or the eviction is refused for another reason.
-  await waitForList(h.cp.kubeConfig, `/apis/policy/v1/namespaces/${WORK}/poddisruptionbudgets`, (pdbs: { metadata?: { name?: string }; status?: { currentHealthy?: number; observedGeneration?: number } }[]) =>
-    pdbs.some((p) => p.metadata?.name === app && p.status?.currentHealthy === 1 && p.status.observedGeneration !== undefined), 30_000, `PDB ${app} status`);
+  await waitForList(
+    h.cp.kubeConfig,
+    `/apis/policy/v1/namespaces/${WORK}/poddisruptionbudgets`,
+    (pdbs: { metadata?: { name?: string }; status?: { currentHealthy?: number; observedGeneration?: number } }[]) =>
+      pdbs.some(
+        (p) => p.metadata?.name === app && p.status?.currentHealthy === 1 && p.status.observedGeneration !== undefined,
+      ),
+    30_000,
+    `PDB ${app} status`,
+  );
 }
 
 async function runningPod(app: string): Promise<V1Pod> {
-  const pods = await waitForList<V1Pod>(h.cp.kubeConfig, `/api/v1/namespaces/${WORK}/pods?labelSelector=app%3D${app}`, (ps) => ps.some((p) => p.status?.phase === 'Running'), 30_000, `pod of ${app}`);
+  const pods = await waitForList<V1Pod>(
+    h.cp.kubeConfig,
+    `/api/v1/namespaces/${WORK}/pods?labelSelector=app%3D${app}`,
+    (ps) => ps.some((p) => p.status?.phase === 'Running'),
+    30_000,
+    `pod of ${app}`,
+  );
   return pods.find((p) => p.status?.phase === 'Running')!;
 }
 
@@ -83,10 +119,24 @@ describe('cordon and drain', () => {
 
     // When the workload pod disappeared and when the Job appeared, as watches see them.
     const seen: { podGoneAt?: number; jobAt?: number } = {};
-    const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, `/api/v1/namespaces/${WORK}/pods`), { resource: 'work-pods', logger: silentLogger() });
-    pods.on({ delete: (p) => { if (p.metadata?.uid === web.metadata?.uid) seen.podGoneAt ??= Date.now(); } });
-    const jobs = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, '/apis/batch/v1/namespaces/drain-ok/jobs'), { resource: 'drain-jobs', logger: silentLogger() });
-    jobs.on({ add: () => { seen.jobAt ??= Date.now(); } });
+    const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, `/api/v1/namespaces/${WORK}/pods`), {
+      resource: 'work-pods',
+      logger: silentLogger(),
+    });
+    pods.on({
+      delete: (p) => {
+        if (p.metadata?.uid === web.metadata?.uid) seen.podGoneAt ??= Date.now();
+      },
+    });
+    const jobs = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, '/apis/batch/v1/namespaces/drain-ok/jobs'), {
+      resource: 'drain-jobs',
+      logger: silentLogger(),
+    });
+    jobs.on({
+      add: () => {
+        seen.jobAt ??= Date.now();
+      },
+    });
     await createNamespace(h, 'drain-ok');
     pods.start();
     jobs.start();
@@ -100,7 +150,9 @@ describe('cordon and drain', () => {
     expect(seen.jobAt).toBeDefined();
     expect(seen.podGoneAt!).toBeLessThan(seen.jobAt!);
     // The Deployment's replacement may come back once the node is uncordoned; the evicted pod may not.
-    const left = (await h.core.listNamespacedPod({ namespace: WORK, fieldSelector: 'spec.nodeName=d-1' })).items.map((p) => p.metadata?.uid);
+    const left = (await h.core.listNamespacedPod({ namespace: WORK, fieldSelector: 'spec.nodeName=d-1' })).items.map(
+      (p) => p.metadata?.uid,
+    );
     expect(left).toContain(agent.metadata?.uid);
     expect(left).not.toContain(web.metadata?.uid);
     expect(done.status?.nodeStatuses?.['d-1']?.phase).toBe('Completed');
@@ -110,9 +162,22 @@ describe('cordon and drain', () => {
 
     // What happened is told on the NodeOp and on the node (`kubectl describe`).
     const reasons = ['Cordoned', 'Drained', 'JobCreated', 'NodeCompleted', 'Uncordoned'];
-    const onNodeOp = await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/namespaces/drain-ok/events', (evs) => reasons.every((r) => evs.some((e) => e.reason === r && e.involvedObject.kind === 'NodeOp')), 30_000, 'NodeOp events');
+    const onNodeOp = await waitForList<CoreV1Event>(
+      h.cp.kubeConfig,
+      '/api/v1/namespaces/drain-ok/events',
+      (evs) => reasons.every((r) => evs.some((e) => e.reason === r && e.involvedObject.kind === 'NodeOp')),
+      30_000,
+      'NodeOp events',
+    );
     expect(onNodeOp.find((e) => e.reason === 'Drained')?.message).toContain(`${WORK}/${web.metadata?.name}`);
-    await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/namespaces/default/events', (evs) => evs.some((e) => e.reason === 'Drained' && e.involvedObject.kind === 'Node' && e.involvedObject.name === 'd-1'), 30_000, 'node events');
+    await waitForList<CoreV1Event>(
+      h.cp.kubeConfig,
+      '/api/v1/namespaces/default/events',
+      (evs) =>
+        evs.some((e) => e.reason === 'Drained' && e.involvedObject.kind === 'Node' && e.involvedObject.name === 'd-1'),
+      30_000,
+      'node events',
+    );
   });
 
   it('times out a drain that a PodDisruptionBudget blocks, naming the pod, and uncordons the node it cordoned', async () => {
@@ -120,7 +185,12 @@ describe('cordon and drain', () => {
     const guarded = await runningPod('guarded');
     await forbidEviction('guarded');
     await createNamespace(h, 'drain-pdb');
-    await createNodeOp(h, 'drain-pdb', 'drain', drainSpec('d-2', { drainOptions: { enabled: true, timeoutSeconds: 3 } }));
+    await createNodeOp(
+      h,
+      'drain-pdb',
+      'drain',
+      drainSpec('d-2', { drainOptions: { enabled: true, timeoutSeconds: 3 } }),
+    );
 
     const failed = await waitForNodeOp(h, 'drain-pdb', 'drain', (op) => op.status?.phase === 'Failed');
     const status = failed.status?.nodeStatuses?.['d-2'];
@@ -142,7 +212,12 @@ describe('cordon and drain', () => {
     const cordoned = await h.cp.kubectl(['cordon', 'd-3']);
     expect(cordoned.code).toBe(0);
     await createNamespace(h, 'drain-theirs');
-    await createNodeOp(h, 'drain-theirs', 'drain', drainSpec('d-3', { drainOptions: { enabled: true, timeoutSeconds: 2 }, uncordonOnFailure: true }));
+    await createNodeOp(
+      h,
+      'drain-theirs',
+      'drain',
+      drainSpec('d-3', { drainOptions: { enabled: true, timeoutSeconds: 2 }, uncordonOnFailure: true }),
+    );
 
     const failed = await waitForNodeOp(h, 'drain-theirs', 'drain', (op) => op.status?.phase === 'Failed');
     expect(failed.status?.nodeStatuses?.['d-3']?.message).toMatch(/guarded-3/);
@@ -172,16 +247,42 @@ describe('uncordon after a failed Job', () => {
     expect(node.spec?.unschedulable).toBe(true);
     expect(node.metadata?.annotations?.[NODEOP_NAMES.cordonedBy]).toBe(`fail-keep/op@${failed.metadata.uid}`);
 
-    await h.custom.deleteNamespacedCustomObject({ group: 'skyhook.nvidia.com', version: 'v1alpha1', plural: 'nodeops', namespace: 'fail-keep', name: 'op' });
-    await waitForList<V1Node>(h.cp.kubeConfig, '/api/v1/nodes', (nodes) => nodes.some((n) => n.metadata?.name === 'd-4' && !n.spec?.unschedulable), 30_000, 'd-4 uncordoned');
-    await waitForList(h.cp.kubeConfig, '/apis/batch/v1/namespaces/fail-keep/jobs', (jobs) => jobs.length === 0, 30_000, 'Jobs of the deleted NodeOp gone');
+    await h.custom.deleteNamespacedCustomObject({
+      group: 'skyhook.nvidia.com',
+      version: 'v1alpha1',
+      plural: 'nodeops',
+      namespace: 'fail-keep',
+      name: 'op',
+    });
+    await waitForList<V1Node>(
+      h.cp.kubeConfig,
+      '/api/v1/nodes',
+      (nodes) => nodes.some((n) => n.metadata?.name === 'd-4' && !n.spec?.unschedulable),
+      30_000,
+      'd-4 uncordoned',
+    );
+    await waitForList(
+      h.cp.kubeConfig,
+      '/apis/batch/v1/namespaces/fail-keep/jobs',
+      (jobs) => jobs.length === 0,
+      30_000,
+      'Jobs of the deleted NodeOp gone',
+    );
   });
 
   it('uncordons the node it cordoned with uncordonOnFailure', async () => {
     await createNamespace(h, 'fail-release');
     await createNodeOp(h, 'fail-release', 'op', failing('d-5', true));
     await waitForNodeOp(h, 'fail-release', 'op', (op) => op.status?.phase === 'Failed');
-    const node = await waitForList<V1Node>(h.cp.kubeConfig, '/api/v1/nodes', (nodes) => nodes.some((n) => n.metadata?.name === 'd-5' && !n.spec?.unschedulable), 30_000, 'd-5 uncordoned');
-    expect(node.find((n) => n.metadata?.name === 'd-5')?.metadata?.annotations?.[NODEOP_NAMES.cordonedBy]).toBeUndefined();
+    const node = await waitForList<V1Node>(
+      h.cp.kubeConfig,
+      '/api/v1/nodes',
+      (nodes) => nodes.some((n) => n.metadata?.name === 'd-5' && !n.spec?.unschedulable),
+      30_000,
+      'd-5 uncordoned',
+    );
+    expect(
+      node.find((n) => n.metadata?.name === 'd-5')?.metadata?.annotations?.[NODEOP_NAMES.cordonedBy],
+    ).toBeUndefined();
   });
 });

@@ -40,7 +40,12 @@ export async function startNodeOpHarness(
   const cp = await startControlPlane({ nodes, podDurationMs: options.podDurationMs ?? 300 });
   const applied = await cp.kubectl(['apply', '--server-side', '-f', CRD]);
   if (applied.code !== 0) throw new Error(applied.stderr);
-  const established = await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/nodeops.skyhook.nvidia.com']);
+  const established = await cp.kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/nodeops.skyhook.nvidia.com',
+  ]);
   if (established.code !== 0) throw new Error(established.stderr);
   const kc = cp.kubeConfig;
   const host = await startSimulatedHost(kc, options.host);
@@ -56,7 +61,11 @@ export async function startNodeOpHarness(
       leaseName: 'nodeop-e2e',
       health: { host: '127.0.0.1', port: 0 },
       metrics: { host: '127.0.0.1', port: 0 },
-      controllers: [nodeOpControllerFactory({ settings: { stuckPodTimeoutMs: 15_000, rebootTimeoutMs: 60_000, ...options.settings } })],
+      controllers: [
+        nodeOpControllerFactory({
+          settings: { stuckPodTimeoutMs: 15_000, rebootTimeoutMs: 60_000, ...options.settings },
+        }),
+      ],
       drainDeadlineMs: 5_000,
     });
   };
@@ -89,18 +98,42 @@ export async function createNamespace(h: NodeOpHarness, name: string): Promise<v
   await h.core.createNamespace({ body: { metadata: { name } } });
 }
 
-export async function createNodeOp(h: NodeOpHarness, namespace: string, name: string, spec: NodeOpSpec): Promise<NodeOp> {
+export async function createNodeOp(
+  h: NodeOpHarness,
+  namespace: string,
+  name: string,
+  spec: NodeOpSpec,
+): Promise<NodeOp> {
   const body = { apiVersion: GROUP_VERSION, kind: 'NodeOp', metadata: { name, namespace }, spec };
-  return (await h.custom.createNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'nodeops', namespace, body })) as NodeOp;
+  return (await h.custom.createNamespacedCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: 'nodeops',
+    namespace,
+    body,
+  })) as NodeOp;
 }
 
-export async function waitForNodeOp(h: NodeOpHarness, namespace: string, name: string, done: (op: NodeOp) => boolean, timeoutMs = 60_000): Promise<NodeOp> {
+export async function waitForNodeOp(
+  h: NodeOpHarness,
+  namespace: string,
+  name: string,
+  done: (op: NodeOp) => boolean,
+  timeoutMs = 60_000,
+): Promise<NodeOp> {
   const path = `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/nodeops`;
-  const found = await waitForList<NodeOp>(h.cp.kubeConfig, path, (ops) => ops.some((op) => op.metadata.name === name && done(op)), timeoutMs, `NodeOp ${namespace}/${name}`);
+  const found = await waitForList<NodeOp>(
+    h.cp.kubeConfig,
+    path,
+    (ops) => ops.some((op) => op.metadata.name === name && done(op)),
+    timeoutMs,
+    `NodeOp ${namespace}/${name}`,
+  );
   return found.find((op) => op.metadata.name === name)!;
 }
 
-const isFinished = (job: V1Job): boolean => job.status?.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True') ?? false;
+const isFinished = (job: V1Job): boolean =>
+  job.status?.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True') ?? false;
 
 /** Watches a namespace's Jobs for a whole test: the most unfinished at once, the order nodes got Jobs, and every Job UID per name. */
 export interface JobWatcher {
@@ -113,7 +146,10 @@ export interface JobWatcher {
 }
 
 export async function watchJobs(h: NodeOpHarness, namespace: string): Promise<JobWatcher> {
-  const informer = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, `/apis/batch/v1/namespaces/${namespace}/jobs`), { resource: `jobs-${namespace}`, logger: silentLogger() });
+  const informer = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, `/apis/batch/v1/namespaces/${namespace}/jobs`), {
+    resource: `jobs-${namespace}`,
+    logger: silentLogger(),
+  });
   const state: JobWatcher = {
     maxInFlight: 0,
     nodesInOrder: [],

@@ -8,7 +8,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { NODEOP_CONDITIONS } from '../../src/api/names.js';
 import type { NodeOpSpec } from '../../src/api/nodeop.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
-import { createNamespace, createNodeOp, startNodeOpHarness, waitForNodeOp, watchJobs, type NodeOpHarness } from './nodeop-harness.js';
+import {
+  createNamespace,
+  createNodeOp,
+  startNodeOpHarness,
+  waitForNodeOp,
+  watchJobs,
+  type NodeOpHarness,
+} from './nodeop-harness.js';
 
 let h: NodeOpHarness;
 
@@ -58,13 +65,21 @@ describe('stopOnFailure', () => {
     const ns = 'pace-stop';
     await createNamespace(h, ns);
     const jobs = await watchJobs(h, ns);
-    await createNodeOp(h, ns, 'stop', spec({
-      concurrency: 1,
-      stopOnFailure: true,
-      backoffLimit: 0,
-      // The second node in order (after the control-plane node) fails; the others would succeed.
-      env: [{ name: SIM_ENV.exitCode, value: '3' }, { name: SIM_ENV.failNode, value: 'a-1' }],
-    }));
+    await createNodeOp(
+      h,
+      ns,
+      'stop',
+      spec({
+        concurrency: 1,
+        stopOnFailure: true,
+        backoffLimit: 0,
+        // The second node in order (after the control-plane node) fails; the others would succeed.
+        env: [
+          { name: SIM_ENV.exitCode, value: '3' },
+          { name: SIM_ENV.failNode, value: 'a-1' },
+        ],
+      }),
+    );
     const failed = await waitForNodeOp(h, ns, 'stop', (op) => op.status?.phase === 'Failed');
     // A bounded look for a wrong start: the controller has reconciled the failure by now, and any
     // further Job would appear within a few reconciles.

@@ -15,7 +15,14 @@ import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
-import { createNamespace, createNodeOp, startNodeOpHarness, waitForNodeOp, watchJobs, type NodeOpHarness } from './nodeop-harness.js';
+import {
+  createNamespace,
+  createNodeOp,
+  startNodeOpHarness,
+  waitForNodeOp,
+  watchJobs,
+  type NodeOpHarness,
+} from './nodeop-harness.js';
 
 let h: NodeOpHarness;
 
@@ -37,13 +44,25 @@ const base = (targetNodes: string[], extra: Partial<NodeOpSpec> = {}): NodeOpSpe
 /** Resource versions of first sight per object name, from one watch per path (etcd revisions order creations). */
 async function creationOrder(paths: string[]): Promise<{ rv: Map<string, number>; stop: () => Promise<void> }> {
   const rv = new Map<string, number>();
-  const informers = paths.map((path) => new Informer<V1Pod | V1Job>(apiListWatch(h.cp.kubeConfig, path), { resource: path, logger: silentLogger() }));
+  const informers = paths.map(
+    (path) =>
+      new Informer<V1Pod | V1Job>(apiListWatch(h.cp.kubeConfig, path), { resource: path, logger: silentLogger() }),
+  );
   for (const informer of informers) {
-    informer.on({ add: (o) => { if (!rv.has(o.metadata?.name ?? '')) rv.set(o.metadata?.name ?? '', Number(o.metadata?.resourceVersion)); } });
+    informer.on({
+      add: (o) => {
+        if (!rv.has(o.metadata?.name ?? '')) rv.set(o.metadata?.name ?? '', Number(o.metadata?.resourceVersion));
+      },
+    });
     informer.start();
   }
   await Promise.all(informers.map((i) => i.waitForSync(30_000)));
-  return { rv, stop: async () => { await Promise.all(informers.map((i) => i.stop())); } };
+  return {
+    rv,
+    stop: async () => {
+      await Promise.all(informers.map((i) => i.stop()));
+    },
+  };
 }
 
 describe('reboot after the Job', () => {
@@ -53,9 +72,21 @@ describe('reboot after the Job', () => {
     const order = await creationOrder([`/api/v1/namespaces/${ns}/pods`, `/apis/batch/v1/namespaces/${ns}/jobs`]);
     const jobs = await watchJobs(h, ns);
     const bootBefore = (await h.core.readNode({ name: 'r-1' })).status?.nodeInfo?.bootID;
-    const created = await createNodeOp(h, ns, 'upgrade', base(['r-1', 'r-2'], { cordon: true, rebootOnSuccess: true, concurrency: 1 }));
+    const created = await createNodeOp(
+      h,
+      ns,
+      'upgrade',
+      base(['r-1', 'r-2'], { cordon: true, rebootOnSuccess: true, concurrency: 1 }),
+    );
 
-    const pending = await waitForNodeOp(h, ns, 'upgrade', (op) => op.status?.nodeStatuses?.['r-1']?.rebootStatus === 'pending' && op.status.nodeStatuses['r-1'].phase === 'Completed');
+    const pending = await waitForNodeOp(
+      h,
+      ns,
+      'upgrade',
+      (op) =>
+        op.status?.nodeStatuses?.['r-1']?.rebootStatus === 'pending' &&
+        op.status.nodeStatuses['r-1'].phase === 'Completed',
+    );
     expect(pending.status?.phase).toBe('Running');
     const done = await waitForNodeOp(h, ns, 'upgrade', (op) => op.status?.phase === 'Completed');
     await Promise.all([order.stop(), jobs.stop()]);
@@ -68,7 +99,12 @@ describe('reboot after the Job', () => {
 
     // The simulated host acted on r-1's sentinel with the configured command, and the node came back with a new boot.
     const interrupt = h.host.interrupts.find((i) => i.node === 'r-1');
-    expect(interrupt).toMatchObject({ job: jobName, commands: [['reboot']], rebootsNode: true, bootIdBefore: bootBefore });
+    expect(interrupt).toMatchObject({
+      job: jobName,
+      commands: [['reboot']],
+      rebootsNode: true,
+      bootIdBefore: bootBefore,
+    });
     const node = await h.core.readNode({ name: 'r-1' });
     expect(node.status?.nodeInfo?.bootID).toBe(interrupt?.bootIdAfter);
     expect(node.status?.nodeInfo?.bootID).not.toBe(bootBefore);
@@ -80,10 +116,16 @@ describe('reboot after the Job', () => {
     const job = await h.batch.readNamespacedJob({ name: jobName, namespace: ns });
     expect(job.status?.succeeded).toBe(1);
     expect(job.status?.failed ?? 0).toBe(0);
-    const jobPods = (await h.core.listNamespacedPod({ namespace: ns, labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${jobName}` })).items;
+    const jobPods = (
+      await h.core.listNamespacedPod({ namespace: ns, labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${jobName}` })
+    ).items;
     expect(jobPods).toHaveLength(1);
-    expect(jobPods[0]?.status?.initContainerStatuses?.map((s) => [s.name, s.state?.terminated?.exitCode])).toEqual([['nodeop', 0]]);
-    expect(jobPods[0]?.status?.containerStatuses?.map((s) => [s.name, s.state?.terminated?.exitCode])).toEqual([['sentinel-creator', 0]]);
+    expect(jobPods[0]?.status?.initContainerStatuses?.map((s) => [s.name, s.state?.terminated?.exitCode])).toEqual([
+      ['nodeop', 0],
+    ]);
+    expect(jobPods[0]?.status?.containerStatuses?.map((s) => [s.name, s.state?.terminated?.exitCode])).toEqual([
+      ['sentinel-creator', 0],
+    ]);
 
     // The reboot pod restarted once (the reboot) and then exited 0.
     const rebootPod = await h.core.readNamespacedPod({ name: `${jobName}-reboot`, namespace: ns });
@@ -111,7 +153,18 @@ describe('failures', () => {
     expect(failed.status?.nodeStatuses?.['r-6']?.message).toContain('registry.invalid/missing:1.0');
     // The Job is ended rather than left pending forever.
     const jobName = failed.status?.nodeStatuses?.['r-6']?.jobName ?? '';
-    await waitForList<V1Job>(h.cp.kubeConfig, `/apis/batch/v1/namespaces/${ns}/jobs`, (js) => js.some((j) => j.metadata?.name === jobName && j.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True')), 30_000, 'Job ended');
+    await waitForList<V1Job>(
+      h.cp.kubeConfig,
+      `/apis/batch/v1/namespaces/${ns}/jobs`,
+      (js) =>
+        js.some(
+          (j) =>
+            j.metadata?.name === jobName &&
+            j.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True'),
+        ),
+      30_000,
+      'Job ended',
+    );
   }, 150_000);
 
   it('notices a Job deleted by someone else and fails the node saying so', async () => {
@@ -122,7 +175,9 @@ describe('failures', () => {
     const jobName = running.status?.nodeStatuses?.['r-7']?.jobName ?? '';
     await h.batch.deleteNamespacedJob({ name: jobName, namespace: ns, propagationPolicy: 'Background' });
     const failed = await waitForNodeOp(h, ns, 'op', (op) => op.status?.phase === 'Failed');
-    expect(failed.status?.nodeStatuses?.['r-7']?.message).toMatch(new RegExp(`Job ${jobName} was deleted before it finished`));
+    expect(failed.status?.nodeStatuses?.['r-7']?.message).toMatch(
+      new RegExp(`Job ${jobName} was deleted before it finished`),
+    );
   });
 });
 
@@ -131,12 +186,23 @@ describe('operator restart', () => {
     const ns = 'restart';
     await createNamespace(h, ns);
     const jobs = await watchJobs(h, ns);
-    await createNodeOp(h, ns, 'rolling', base(['r-3', 'r-4', 'r-5'], { concurrency: 1, cordon: true, env: [{ name: SIM_ENV.duration, value: '1s' }] }));
+    await createNodeOp(
+      h,
+      ns,
+      'rolling',
+      base(['r-3', 'r-4', 'r-5'], { concurrency: 1, cordon: true, env: [{ name: SIM_ENV.duration, value: '1s' }] }),
+    );
 
     // Restart while the first node's Job runs, and again while the second node's runs.
     await waitForNodeOp(h, ns, 'rolling', (op) => op.status?.nodeStatuses?.['r-3']?.phase === 'Running');
     await h.restartOperator();
-    await waitForNodeOp(h, ns, 'rolling', (op) => op.status?.nodeStatuses?.['r-4']?.phase === 'Pending' || op.status?.nodeStatuses?.['r-4']?.phase === 'Running');
+    await waitForNodeOp(
+      h,
+      ns,
+      'rolling',
+      (op) =>
+        op.status?.nodeStatuses?.['r-4']?.phase === 'Pending' || op.status?.nodeStatuses?.['r-4']?.phase === 'Running',
+    );
     await h.restartOperator();
     const done = await waitForNodeOp(h, ns, 'rolling', (op) => op.status?.phase === 'Completed');
     await jobs.stop();
@@ -145,7 +211,16 @@ describe('operator restart', () => {
     expect([...jobs.uidsByName.values()].map((uids) => uids.size)).toEqual([1, 1, 1]);
     expect(jobs.maxInFlight).toBe(1);
     for (const node of ['r-3', 'r-4', 'r-5']) expect(done.status?.nodeStatuses?.[node]?.phase).toBe('Completed');
-    const nodes = await waitForList<V1Node>(h.cp.kubeConfig, '/api/v1/nodes', (ns) => ns.filter((n) => ['r-3', 'r-4', 'r-5'].includes(n.metadata?.name ?? '')).every((n) => !n.spec?.unschedulable), 10_000, 'uncordoned');
-    expect(nodes.filter((n) => n.metadata?.annotations?.[NODEOP_NAMES.cordonedBy]).map((n) => n.metadata?.name)).toEqual([]);
+    const nodes = await waitForList<V1Node>(
+      h.cp.kubeConfig,
+      '/api/v1/nodes',
+      (ns) =>
+        ns.filter((n) => ['r-3', 'r-4', 'r-5'].includes(n.metadata?.name ?? '')).every((n) => !n.spec?.unschedulable),
+      10_000,
+      'uncordoned',
+    );
+    expect(
+      nodes.filter((n) => n.metadata?.annotations?.[NODEOP_NAMES.cordonedBy]).map((n) => n.metadata?.name),
+    ).toEqual([]);
   });
 });

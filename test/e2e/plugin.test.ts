@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Job, type V1Node } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, IGNORE_NODE_LABEL, nodeAnnotations, nodeLabels, SKYHOOK_ANNOTATIONS } from '../../src/api/names.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  IGNORE_NODE_LABEL,
+  nodeAnnotations,
+  nodeLabels,
+  SKYHOOK_ANNOTATIONS,
+} from '../../src/api/names.js';
 import type { NodeOp } from '../../src/api/nodeop.js';
 import type { Skyhook } from '../../src/api/skyhook.js';
 import { readSkyhookSettings } from '../../src/controllers/skyhook/skyhook-settings.js';
@@ -43,9 +50,14 @@ let custom: CustomObjectsApi;
 function skyhookCli(...args: string[]): Promise<CliResult> {
   return new Promise((resolveRun) => {
     // stdin closed and not a TTY, as in CI: destructive commands must refuse without --yes.
-    const child = execFile(process.execPath, [join(ROOT, 'bin/skyhook.js'), ...args, '--kubeconfig', cp.kubeconfigPath], { cwd: ROOT }, (error, stdout, stderr) => {
-      resolveRun({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [join(ROOT, 'bin/skyhook.js'), ...args, '--kubeconfig', cp.kubeconfigPath],
+      { cwd: ROOT },
+      (error, stdout, stderr) => {
+        resolveRun({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
     child.stdin?.end();
   });
 }
@@ -57,7 +69,13 @@ async function ok(...args: string[]): Promise<string> {
 }
 
 const readNode = (name: string): Promise<V1Node> => core.readNode({ name });
-const readSkyhook = async (name: string): Promise<Skyhook> => (await custom.getClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name })) as Skyhook;
+const readSkyhook = async (name: string): Promise<Skyhook> =>
+  (await custom.getClusterCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: 'skyhooks',
+    name,
+  })) as Skyhook;
 
 async function kubectl(args: string[], input?: string): Promise<string> {
   const result = await cp.kubectl(args, input === undefined ? undefined : { input });
@@ -69,7 +87,12 @@ async function kubectl(args: string[], input?: string): Promise<string> {
 async function writeDemoState(node: string, stage = 'config', state = 'complete'): Promise<void> {
   await mergePatchNode(core, node, {
     metadata: {
-      annotations: { [STATE]: motdEntry(stage, state), [nodeAnnotations.status(DEMO)]: 'complete', [nodeAnnotations.version(DEMO)]: 'v0.13.0', [nodeAnnotations.cordon(DEMO)]: 'true' },
+      annotations: {
+        [STATE]: motdEntry(stage, state),
+        [nodeAnnotations.status(DEMO)]: 'complete',
+        [nodeAnnotations.version(DEMO)]: 'v0.13.0',
+        [nodeAnnotations.cordon(DEMO)]: 'true',
+      },
       labels: { [nodeLabels.status(DEMO)]: 'complete' },
     },
   });
@@ -77,7 +100,13 @@ async function writeDemoState(node: string, stage = 'config', state = 'complete'
 
 /** resourceVersions of everything `plan` could touch. */
 async function resourceVersions(): Promise<string> {
-  const listed = await kubectl(['get', 'nodes,skyhooks,configmaps,pods,jobs,nodeops', '-A', '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.namespace}/{.metadata.name}={.metadata.resourceVersion}{"\\n"}{end}']);
+  const listed = await kubectl([
+    'get',
+    'nodes,skyhooks,configmaps,pods,jobs,nodeops',
+    '-A',
+    '-o',
+    'jsonpath={range .items[*]}{.kind}/{.metadata.namespace}/{.metadata.name}={.metadata.resourceVersion}{"\\n"}{end}',
+  ]);
   return listed.split('\n').sort().join('\n');
 }
 
@@ -89,7 +118,11 @@ beforeAll(async () => {
   });
   await cp.addNodes([
     { name: 'node-b', labels: { 'skyhook.nvidia.com/test-node': 'demo' } },
-    { name: 'node-c', labels: { 'skyhook.nvidia.com/test-node': 'demo' }, taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }] },
+    {
+      name: 'node-c',
+      labels: { 'skyhook.nvidia.com/test-node': 'demo' },
+      taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }],
+    },
     { name: 'node-d', labels: { 'skyhook.nvidia.com/test-node': 'demo', [IGNORE_NODE_LABEL]: 'true' } },
     { name: 'node-e' },
     { name: 'node-f', labels: { 'skyhook.nvidia.com/test-node': 'demo', early: 'yes' } },
@@ -100,16 +133,29 @@ beforeAll(async () => {
   await kubectl(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
   await kubectl(['create', 'namespace', NAMESPACE]);
   // A paused Skyhook of priority 1 on node-f: every later Skyhook waits for it there.
-  await kubectl(['apply', '-f', '-'], JSON.stringify({
-    apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'Skyhook',
-    metadata: { name: 'early', annotations: { [SKYHOOK_ANNOTATIONS.pause]: 'true' } },
-    spec: { priority: 1, nodeSelectors: { matchLabels: { early: 'yes' } }, packages: { tools: { version: '1.0.0', image: 'example.com/tools' } } },
-  }));
+  await kubectl(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: `${API_GROUP}/${API_VERSION}`,
+      kind: 'Skyhook',
+      metadata: { name: 'early', annotations: { [SKYHOOK_ANNOTATIONS.pause]: 'true' } },
+      spec: {
+        priority: 1,
+        nodeSelectors: { matchLabels: { early: 'yes' } },
+        packages: { tools: { version: '1.0.0', image: 'example.com/tools' } },
+      },
+    }),
+  );
   // A pod plan-demo's podNonInterruptLabels protect, on node-b (not a Job pod: it runs until deleted).
-  await kubectl(['apply', '-f', '-'], JSON.stringify({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'protected', namespace: 'default', labels: { dontmess: 'withme' } },
-    spec: { nodeName: 'node-b', containers: [{ name: 'app', image: 'example.com/app' }] },
-  }));
+  await kubectl(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'protected', namespace: 'default', labels: { dontmess: 'withme' } },
+      spec: { nodeName: 'node-b', containers: [{ name: 'app', image: 'example.com/app' }] },
+    }),
+  );
   await kubectl(['wait', '--for=condition=Ready', 'pod/protected', '--timeout=60s']);
 }, 120_000);
 
@@ -122,7 +168,9 @@ describe('skyhook plan', () => {
     const before = await resourceVersions();
     const stdout = await ok('plan', '-f', join(ROOT, 'test/e2e/fixtures/plan-interrupt.yaml'));
     // node-b: cordoned for kernel's reboot, which the protected pod holds; motd (no interrupt) still runs.
-    expect(stdout).toBe(`Skyhook plan-demo (priority 200) selects 5 of 6 node(s); at most 1 of 5 at once in compartment __default__.
+    expect(
+      stdout,
+    ).toBe(`Skyhook plan-demo (priority 200) selects 5 of 6 node(s); at most 1 of 5 at once in compartment __default__.
 
 BATCH  NODE    ON APPLY     STAGES                                                                           CORDON  DRAIN  INTERRUPT  AT END
 1      node-a  in_progress  motd:1.1.0 apply, config; kernel:2.0.0 apply, config, interrupt, post-interrupt  yes     yes    reboot     complete
@@ -154,7 +202,13 @@ Not every selected node would end complete (see Held back).
     expect(report.selected).toBe(5);
     expect(report.notSelected).toEqual(['node-e']);
     const byNode = Object.fromEntries(report.nodes.map((node) => [node.node, node]));
-    expect(byNode['node-a']).toMatchObject({ batch: 1, stages: 'motd:1.1.0 apply, config', cordon: false, drain: false, blockers: [] });
+    expect(byNode['node-a']).toMatchObject({
+      batch: 1,
+      stages: 'motd:1.1.0 apply, config',
+      cordon: false,
+      drain: false,
+      blockers: [],
+    });
     expect(byNode['node-b']).toMatchObject({ batch: 1, stages: 'motd:1.1.0 apply, config', blockers: [] });
     expect(byNode['node-c']!.blockers).toEqual(['TaintNotTolerable: gpu=true:NoSchedule']);
     expect(byNode['node-c']!.batch).toBeUndefined();
@@ -178,7 +232,12 @@ describe('kubectl plugin commands', () => {
   });
 
   it('status lists the Skyhooks with pause and disable', async () => {
-    const summaries = JSON.parse(await ok('status', '-o', 'json')) as { name: string; paused: boolean; disabled: boolean; priority: number }[];
+    const summaries = JSON.parse(await ok('status', '-o', 'json')) as {
+      name: string;
+      paused: boolean;
+      disabled: boolean;
+      priority: number;
+    }[];
     expect(summaries.map((s) => s.name)).toEqual(['demo', 'early']);
     expect(summaries.find((s) => s.name === 'early')).toMatchObject({ paused: true, disabled: false, priority: 1 });
     expect(await ok('status', DEMO)).toMatch(/^NAME\s+STATUS\s+PRIORITY.*\ndemo\s+unknown\s+200/);
@@ -186,7 +245,7 @@ describe('kubectl plugin commands', () => {
 
   it('pause, resume, disable and enable set and remove their own annotation only; destructive ones need --yes without a TTY', async () => {
     const annotations = async () => (await readSkyhook(DEMO)).metadata.annotations ?? {};
-    expect((await ok('pause', DEMO, '--dry-run'))).toContain(`would set annotation ${SKYHOOK_ANNOTATIONS.pause}="true"`);
+    expect(await ok('pause', DEMO, '--dry-run')).toContain(`would set annotation ${SKYHOOK_ANNOTATIONS.pause}="true"`);
     expect((await annotations())[SKYHOOK_ANNOTATIONS.pause]).toBeUndefined();
 
     const refused = await skyhookCli('pause', DEMO);
@@ -198,7 +257,10 @@ describe('kubectl plugin commands', () => {
     await ok('pause', DEMO, '--yes');
     expect(await annotations()).toMatchObject({ [SKYHOOK_ANNOTATIONS.pause]: 'true' });
     await ok('disable', DEMO, '-y');
-    expect(await annotations()).toMatchObject({ [SKYHOOK_ANNOTATIONS.pause]: 'true', [SKYHOOK_ANNOTATIONS.disable]: 'true' });
+    expect(await annotations()).toMatchObject({
+      [SKYHOOK_ANNOTATIONS.pause]: 'true',
+      [SKYHOOK_ANNOTATIONS.disable]: 'true',
+    });
     await ok('resume', DEMO);
     expect((await annotations())[SKYHOOK_ANNOTATIONS.pause]).toBeUndefined();
     expect((await annotations())[SKYHOOK_ANNOTATIONS.disable]).toBe('true');
@@ -208,11 +270,24 @@ describe('kubectl plugin commands', () => {
   });
 
   it('node list and node status show status and packages from the node annotations', async () => {
-    const list = JSON.parse(await ok('node', 'list', '--skyhook', DEMO, '-o', 'json')) as { node: string; status: string; packagesComplete: string; ignored: boolean; cordoned: boolean }[];
+    const list = JSON.parse(await ok('node', 'list', '--skyhook', DEMO, '-o', 'json')) as {
+      node: string;
+      status: string;
+      packagesComplete: string;
+      ignored: boolean;
+      cordoned: boolean;
+    }[];
     expect(list.map((row) => row.node)).toEqual(['node-a', 'node-b', 'node-c', 'node-d', 'node-f']);
     expect(list[0]).toMatchObject({ node: 'node-a', status: 'complete', packagesComplete: '1/1' });
-    expect(list.find((row) => row.node === 'node-d')).toMatchObject({ status: 'unknown', packagesComplete: '0/1', ignored: true });
-    const status = parseYaml(await ok('node', 'status', 'node-[ab]', '-o', 'yaml')) as { node: string; skyhook: string }[];
+    expect(list.find((row) => row.node === 'node-d')).toMatchObject({
+      status: 'unknown',
+      packagesComplete: '0/1',
+      ignored: true,
+    });
+    const status = parseYaml(await ok('node', 'status', 'node-[ab]', '-o', 'yaml')) as {
+      node: string;
+      skyhook: string;
+    }[];
     expect(status.map((row) => `${row.node}/${row.skyhook}`)).toEqual(['node-a/demo', 'node-b/demo']);
   });
 
@@ -230,7 +305,11 @@ describe('kubectl plugin commands', () => {
   });
 
   it('package status and rerun: rerun removes the entry, or sets {stage, in_progress} with --stage', async () => {
-    const rows = JSON.parse(await ok('package', 'status', 'motd', '--skyhook', DEMO, '-o', 'json')) as { node: string; stage: string; state: string }[];
+    const rows = JSON.parse(await ok('package', 'status', 'motd', '--skyhook', DEMO, '-o', 'json')) as {
+      node: string;
+      stage: string;
+      state: string;
+    }[];
     expect(rows).toEqual([
       expect.objectContaining({ node: 'node-a', stage: 'config', state: 'complete' }),
       expect.objectContaining({ node: 'node-b', stage: 'config', state: 'complete' }),
@@ -241,7 +320,18 @@ describe('kubectl plugin commands', () => {
     await ok('package', 'rerun', 'motd', '--skyhook', DEMO, '--node', 'node-b', '--yes');
     expect((await readNode('node-b')).metadata?.annotations?.[STATE]).toBe('{}');
     expect((await readNode('node-a')).metadata?.annotations?.[STATE]).toBe(motdEntry('config', 'complete'));
-    const bad = await skyhookCli('package', 'rerun', 'motd', '--skyhook', DEMO, '--node', 'node-b', '--stage', 'bogus', '--yes');
+    const bad = await skyhookCli(
+      'package',
+      'rerun',
+      'motd',
+      '--skyhook',
+      DEMO,
+      '--node',
+      'node-b',
+      '--stage',
+      'bogus',
+      '--yes',
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--stage must be one of apply, config, interrupt, post-interrupt');
   });
@@ -250,7 +340,13 @@ describe('kubectl plugin commands', () => {
     await mergePatchNode(core, 'node-a', { metadata: { annotations: { [nodeAnnotations.nodeState('other')]: '{}' } } });
     await ok('node', 'reset', 'node-a', '--skyhook', DEMO, '--yes');
     const a = await readNode('node-a');
-    for (const key of [STATE, nodeAnnotations.status(DEMO), nodeAnnotations.version(DEMO), nodeAnnotations.cordon(DEMO)]) expect(a.metadata?.annotations?.[key]).toBeUndefined();
+    for (const key of [
+      STATE,
+      nodeAnnotations.status(DEMO),
+      nodeAnnotations.version(DEMO),
+      nodeAnnotations.cordon(DEMO),
+    ])
+      expect(a.metadata?.annotations?.[key]).toBeUndefined();
     expect(a.metadata?.labels?.[nodeLabels.status(DEMO)]).toBeUndefined();
     expect(a.metadata?.annotations?.[nodeAnnotations.nodeState('other')]).toBe('{}');
     expect((await readNode('node-b')).metadata?.annotations?.[nodeAnnotations.cordon(DEMO)]).toBe('true');
@@ -258,10 +354,39 @@ describe('kubectl plugin commands', () => {
 
   it('reset clears every node of the Skyhook and restarts its batches; deployment-policy reset restarts the batches only', async () => {
     await writeDemoState('node-a');
-    const batchState = { currentBatch: 3, consecutiveFailures: 1, completedNodes: 2, failedNodes: 1, shouldStop: true, lastBatchSize: 2, lastBatchFailed: true };
-    const setStatus = (currentBatch: number) => kubectl(['patch', 'skyhook', DEMO, '--subresource=status', '--type=merge', '-p', JSON.stringify({
-      status: { nodePriority: { 'node-a': '2025-01-01T00:00:00Z' }, compartmentStatuses: { __default__: { matched: 5, ceiling: 5, inProgress: 0, completed: 2, progressPercent: 40, batchState: { ...batchState, currentBatch } } } },
-    })]);
+    const batchState = {
+      currentBatch: 3,
+      consecutiveFailures: 1,
+      completedNodes: 2,
+      failedNodes: 1,
+      shouldStop: true,
+      lastBatchSize: 2,
+      lastBatchFailed: true,
+    };
+    const setStatus = (currentBatch: number) =>
+      kubectl([
+        'patch',
+        'skyhook',
+        DEMO,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({
+          status: {
+            nodePriority: { 'node-a': '2025-01-01T00:00:00Z' },
+            compartmentStatuses: {
+              __default__: {
+                matched: 5,
+                ceiling: 5,
+                inProgress: 0,
+                completed: 2,
+                progressPercent: 40,
+                batchState: { ...batchState, currentBatch },
+              },
+            },
+          },
+        }),
+      ]);
     await setStatus(3);
     expect((await skyhookCli('reset', DEMO)).code).toBe(1);
     await ok('reset', DEMO, '--yes');
@@ -271,7 +396,15 @@ describe('kubectl plugin commands', () => {
       expect(node.metadata?.labels?.[nodeLabels.status(DEMO)]).toBeUndefined();
     }
     let status = (await readSkyhook(DEMO)).status;
-    expect(status?.compartmentStatuses?.['__default__']?.batchState).toEqual({ currentBatch: 1, consecutiveFailures: 0, completedNodes: 0, failedNodes: 0, shouldStop: false, lastBatchSize: 0, lastBatchFailed: false });
+    expect(status?.compartmentStatuses?.['__default__']?.batchState).toEqual({
+      currentBatch: 1,
+      consecutiveFailures: 0,
+      completedNodes: 0,
+      failedNodes: 0,
+      shouldStop: false,
+      lastBatchSize: 0,
+      lastBatchFailed: false,
+    });
     expect(status?.nodePriority).toBeUndefined();
 
     await setStatus(4);
@@ -286,31 +419,61 @@ describe('kubectl plugin commands', () => {
   it('package logs prints the log of each stage Job of the package on the node, or of one stage', async () => {
     const skyhook = await readSkyhook(DEMO);
     const settings = readSkyhookSettings({}, NAMESPACE);
-    const jobs = await Promise.all((['apply', 'config'] as const).map(async (stage) => {
-      const nodeOp: NodeOp = buildStageNodeOp({
-        op: { kind: 'createStageOp', skyhook: DEMO, node: 'node-a', package: { name: 'motd', version: '1.1.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' }, stage, previousRestarts: 0 },
-        skyhook,
-        settings,
-      });
-      nodeOp.metadata.uid = `uid-${stage}`;
-      const job: V1Job = buildNodeJob({ nodeOp, node: 'node-a', jobName: nodeJobName(nodeOp.metadata.name ?? '', `uid-${stage}`, 'node-a'), settings: readNodeOpSettings({}), writesSentinel: false });
-      // The NodeOp is not created, so no owner: the garbage collector would delete the Job at once.
-      delete job.metadata!.ownerReferences;
-      return (await cp.kubeConfig.makeApiClient(BatchV1Api).createNamespacedJob({ namespace: NAMESPACE, body: job })).metadata!.name!;
-    }));
-    await waitForList<V1Job>(cp.kubeConfig, `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`, (all) => all.filter((job) => (job.status?.succeeded ?? 0) > 0).length === 2, 60_000, 'both stage Jobs to succeed');
+    const jobs = await Promise.all(
+      (['apply', 'config'] as const).map(async (stage) => {
+        const nodeOp: NodeOp = buildStageNodeOp({
+          op: {
+            kind: 'createStageOp',
+            skyhook: DEMO,
+            node: 'node-a',
+            package: { name: 'motd', version: '1.1.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' },
+            stage,
+            previousRestarts: 0,
+          },
+          skyhook,
+          settings,
+        });
+        nodeOp.metadata.uid = `uid-${stage}`;
+        const job: V1Job = buildNodeJob({
+          nodeOp,
+          node: 'node-a',
+          jobName: nodeJobName(nodeOp.metadata.name ?? '', `uid-${stage}`, 'node-a'),
+          settings: readNodeOpSettings({}),
+          writesSentinel: false,
+        });
+        // The NodeOp is not created, so no owner: the garbage collector would delete the Job at once.
+        delete job.metadata!.ownerReferences;
+        return (await cp.kubeConfig.makeApiClient(BatchV1Api).createNamespacedJob({ namespace: NAMESPACE, body: job }))
+          .metadata!.name!;
+      }),
+    );
+    await waitForList<V1Job>(
+      cp.kubeConfig,
+      `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`,
+      (all) => all.filter((job) => (job.status?.succeeded ?? 0) > 0).length === 2,
+      60_000,
+      'both stage Jobs to succeed',
+    );
 
     const all = await ok('package', 'logs', 'motd', '--skyhook', DEMO, '--node', 'node-a');
     for (const [i, stage] of ['apply', 'config'].entries()) {
       expect(all).toContain(`==> node node-a · stage ${stage} · job ${jobs[i]} · pod ${jobs[i]}-`);
-      expect(all).toMatch(new RegExp(`stage ${stage} · job ${jobs[i]} · pod \\S+ · container motd-${stage}check <==\\n${SIMULATED_LOG_LINE}\\n`));
+      expect(all).toMatch(
+        new RegExp(
+          `stage ${stage} · job ${jobs[i]} · pod \\S+ · container motd-${stage}check <==\\n${SIMULATED_LOG_LINE}\\n`,
+        ),
+      );
     }
-    const config = JSON.parse(await ok('package', 'logs', 'motd', '--skyhook', DEMO, '--stage', 'config', '-o', 'json')) as { job: string; stage: string; container: string; log: string }[];
+    const config = JSON.parse(
+      await ok('package', 'logs', 'motd', '--skyhook', DEMO, '--stage', 'config', '-o', 'json'),
+    ) as { job: string; stage: string; container: string; log: string }[];
     expect(new Set(config.map((entry) => entry.job))).toEqual(new Set([jobs[1]]));
     expect(config.map((entry) => entry.container)).toEqual(['motd-init', 'motd-config', 'motd-configcheck', 'nodeop']);
     expect(config.every((entry) => entry.log === `${SIMULATED_LOG_LINE}\n`)).toBe(true);
     const none = await skyhookCli('package', 'logs', 'motd', '--skyhook', DEMO, '--node', 'node-b');
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('no stage pods in namespace skyhook for Skyhook demo, package motd (version 1.1.0), node node-b');
+    expect(none.stderr).toContain(
+      'no stage pods in namespace skyhook for Skyhook demo, package motd (version 1.1.0), node node-b',
+    );
   }, 90_000);
 });

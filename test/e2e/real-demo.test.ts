@@ -12,7 +12,16 @@ import { join, resolve } from 'node:path';
 import { nodeAnnotations, PREFIX, SANDBOX_NAMES } from '../../src/api/names.js';
 import type { Skyhook } from '../../src/api/skyhook.js';
 import {
-  DEMO_LABEL, kubectlOk, listNodes, recordStageJobs, REPO_ROOT, setSkyhookPackages, stageLogs, startRealHarness, waitForSkyhook, type RealHarness,
+  DEMO_LABEL,
+  kubectlOk,
+  listNodes,
+  recordStageJobs,
+  REPO_ROOT,
+  setSkyhookPackages,
+  stageLogs,
+  startRealHarness,
+  waitForSkyhook,
+  type RealHarness,
 } from './real-harness.js';
 
 const README_DEMO = resolve(REPO_ROOT, '../shared/examples/skyhook-readme-demo.yaml');
@@ -33,7 +42,9 @@ const helloWorld = (node: string): string => readFileSync(join(h.node(node).root
 describe('the Skyhook README demo on real nodes', () => {
   it('labels the node kinds; KWOK leaves the real nodes alone', async () => {
     const nodes = await listNodes(h);
-    const kinds = Object.fromEntries(nodes.map((n) => [n.metadata?.name, n.metadata?.labels?.[SANDBOX_NAMES.nodeKindLabel]]));
+    const kinds = Object.fromEntries(
+      nodes.map((n) => [n.metadata?.name, n.metadata?.labels?.[SANDBOX_NAMES.nodeKindLabel]]),
+    );
     expect(kinds).toEqual({ 'real-0': 'real', 'real-1': 'real', 'sim-0': 'simulated' });
     for (const name of REAL) {
       const node = nodes.find((n) => n.metadata?.name === name);
@@ -43,7 +54,7 @@ describe('the Skyhook README demo on real nodes', () => {
     }
   });
 
-  it('runs apply then config in real containers: each node root holds the file, logs hold the agent output, node state is upstream\'s', async () => {
+  it("runs apply then config in real containers: each node root holds the file, logs hold the agent output, node state is upstream's", async () => {
     const jobs = await recordStageJobs(h);
     const started = Date.now();
     await kubectlOk(h, ['apply', '-f', README_DEMO]);
@@ -59,7 +70,11 @@ describe('the Skyhook README demo on real nodes', () => {
       const node = (await listNodes(h)).find((n) => n.metadata?.name === name);
       expect(node?.metadata?.annotations?.[nodeAnnotations.nodeState('demo')]).toBe(expectedState);
       const logs = await stageLogs(h, 'demo', name);
-      const byContainer = (suffix: string): string => Object.entries(logs).filter(([key]) => key.endsWith(`/${suffix}`)).map(([, text]) => text).join('\n');
+      const byContainer = (suffix: string): string =>
+        Object.entries(logs)
+          .filter(([key]) => key.endsWith(`/${suffix}`))
+          .map(([, text]) => text)
+          .join('\n');
       expect(byContainer('tuning-apply')).toMatch(/SUCEEDED: shellscript_run\.sh apply/);
       expect(byContainer('tuning-applycheck')).toMatch(/hello world/);
       expect(byContainer('tuning-config')).toMatch(/SUCEEDED: shellscript_run\.sh config/);
@@ -73,12 +88,24 @@ describe('the Skyhook README demo on real nodes', () => {
 
   it('a config change re-runs config on each node and the file gains one line', async () => {
     const jobs = await recordStageJobs(h);
-    const current = (await h.custom.getClusterCustomObject({ group: 'skyhook.nvidia.com', version: 'v1alpha1', plural: 'skyhooks', name: 'demo' })) as Skyhook;
+    const current = (await h.custom.getClusterCustomObject({
+      group: 'skyhook.nvidia.com',
+      version: 'v1alpha1',
+      plural: 'skyhooks',
+      name: 'demo',
+    })) as Skyhook;
     const tuning = current.spec.packages!['tuning']!;
     const configMap = { ...tuning.configMap, 'config.sh': `${tuning.configMap?.['config.sh'] ?? ''}\n# second config` };
     await setSkyhookPackages(h, 'demo', { tuning: { ...tuning, configMap } });
-    await waitForSkyhook(h, 'demo', (scr) => scr.status?.status === 'complete' && scr.status.observedGeneration === scr.metadata.generation
-      && [...jobs.jobs.values()].filter((j) => j.stage === 'config' && j.succeeded).length === REAL.length, 240_000);
+    await waitForSkyhook(
+      h,
+      'demo',
+      (scr) =>
+        scr.status?.status === 'complete' &&
+        scr.status.observedGeneration === scr.metadata.generation &&
+        [...jobs.jobs.values()].filter((j) => j.stage === 'config' && j.succeeded).length === REAL.length,
+      240_000,
+    );
     await jobs.stop();
     expect(jobs.stagesByNode('demo')).toEqual({ 'real-0': ['config'], 'real-1': ['config'] });
     for (const name of REAL) expect(helloWorld(name)).toBe('hello world\na config is run\na config is run\n');

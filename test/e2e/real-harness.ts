@@ -13,7 +13,13 @@ import { startControlPlane, type SimulatedNode } from '../../src/sandbox/control
 import { ensureImages, type ImageSet } from '../../src/sandbox/images/ensure-images.js';
 import { startRealNodes, type RealNodeFleet } from '../../src/sandbox/real-node/real-nodes.js';
 import type { RealNode } from '../../src/sandbox/real-node/real-node.js';
-import { kubectlOk, prepareSkyhookHarness, NAMESPACE, type HarnessOptions, type SkyhookHarness } from './skyhook-harness.js';
+import {
+  kubectlOk,
+  prepareSkyhookHarness,
+  NAMESPACE,
+  type HarnessOptions,
+  type SkyhookHarness,
+} from './skyhook-harness.js';
 
 export * from './skyhook-harness.js';
 
@@ -35,7 +41,11 @@ export async function acquireSerialLock(): Promise<() => void> {
       return () => rmSync(LOCK_DIR, { recursive: true, force: true });
     } catch {
       let owner = 0;
-      try { owner = Number(readFileSync(join(LOCK_DIR, 'owner'), 'utf8')); } catch { /* being written or removed */ }
+      try {
+        owner = Number(readFileSync(join(LOCK_DIR, 'owner'), 'utf8'));
+      } catch {
+        /* being written or removed */
+      }
       if (owner && !isAlive(owner)) rmSync(LOCK_DIR, { recursive: true, force: true });
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -59,11 +69,20 @@ export async function startRealHarness(options: RealHarnessOptions): Promise<Rea
     const started = Date.now();
     const images = await ensureImages();
     const imagesMs = Date.now() - started;
-    const cp = await startControlPlane({ nodes: options.simulatedNodes ?? [], podDurationMs: options.podDurationMs ?? 250 });
+    const cp = await startControlPlane({
+      nodes: options.simulatedNodes ?? [],
+      podDurationMs: options.podDurationMs ?? 250,
+    });
     cleanups.push(() => cp.stop());
-    const progress: string[] = [`images ready in ${(imagesMs / 1000).toFixed(1)} s`, `control plane ready in ${(cp.startupMs / 1000).toFixed(1)} s`];
+    const progress: string[] = [
+      `images ready in ${(imagesMs / 1000).toFixed(1)} s`,
+      `control plane ready in ${(cp.startupMs / 1000).toFixed(1)} s`,
+    ];
     const fleet = await startRealNodes(cp, {
-      count: options.realNodes, images, onProgress: (m) => progress.push(m), ...(options.realNodeLabels ? { labels: options.realNodeLabels } : {}),
+      count: options.realNodes,
+      images,
+      onProgress: (m) => progress.push(m),
+      ...(options.realNodeLabels ? { labels: options.realNodeLabels } : {}),
     });
     console.log(`real-node harness: ${progress.join('; ')}`);
     cleanups.push(() => fleet.stop());
@@ -101,12 +120,23 @@ export function isReady(node: V1Node): boolean {
 
 /** `kubectl logs` of every container of the stage Job pods of `skyhook` on `node`, stage by stage. */
 export async function stageLogs(h: SkyhookHarness, skyhook: string, node: string): Promise<Record<string, string>> {
-  const pods = (await h.core.listNamespacedPod({ namespace: NAMESPACE })).items
-    .filter((p: V1Pod) => p.spec?.nodeName === node && p.metadata?.labels?.[CHILD_LABELS.name] === skyhook && p.metadata?.ownerReferences?.some((o) => o.kind === 'Job'));
+  const pods = (await h.core.listNamespacedPod({ namespace: NAMESPACE })).items.filter(
+    (p: V1Pod) =>
+      p.spec?.nodeName === node &&
+      p.metadata?.labels?.[CHILD_LABELS.name] === skyhook &&
+      p.metadata?.ownerReferences?.some((o) => o.kind === 'Job'),
+  );
   const logs: Record<string, string> = {};
   for (const pod of pods) {
     for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
-      logs[`${pod.metadata?.name}/${container.name}`] = await kubectlOk(h, ['-n', NAMESPACE, 'logs', pod.metadata?.name ?? '', '-c', container.name]);
+      logs[`${pod.metadata?.name}/${container.name}`] = await kubectlOk(h, [
+        '-n',
+        NAMESPACE,
+        'logs',
+        pod.metadata?.name ?? '',
+        '-c',
+        container.name,
+      ]);
     }
   }
   return logs;

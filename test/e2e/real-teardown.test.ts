@@ -21,7 +21,11 @@ let iptablesBefore = '';
 const work = mkdtempSync(join(tmpdir(), 'real-teardown-'));
 
 /** The host's iptables rules without counters and comments, to compare before and after. */
-const iptablesRules = (): string => execFileSync('iptables-save', { encoding: 'utf8' }).split('\n').filter((l) => l && !l.startsWith('#') && !l.startsWith(':')).join('\n');
+const iptablesRules = (): string =>
+  execFileSync('iptables-save', { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#') && !l.startsWith(':'))
+    .join('\n');
 
 beforeAll(async () => {
   release = await acquireSerialLock();
@@ -51,22 +55,36 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Run {
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<number | string>((resolveExit) => child.on('exit', (code, signal) => resolveExit(code ?? signal ?? '')));
+  const exited = new Promise<number | string>((resolveExit) =>
+    child.on('exit', (code, signal) => resolveExit(code ?? signal ?? '')),
+  );
   return {
-    child, exited, output: () => text,
-    when: (pattern, timeoutMs = 240_000) => new Promise((resolveMatch, reject) => {
-      const check = (): void => {
-        const match = pattern.exec(text);
-        if (!match) return;
-        listeners.delete(check);
-        clearTimeout(timer);
-        resolveMatch(match);
-      };
-      const timer = setTimeout(() => { listeners.delete(check); reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${text}`)); }, timeoutMs);
-      listeners.add(check);
-      void exited.then(() => { if (listeners.has(check)) { listeners.delete(check); clearTimeout(timer); reject(new Error(`exited before ${pattern}; output:\n${text}`)); } });
-      check();
-    }),
+    child,
+    exited,
+    output: () => text,
+    when: (pattern, timeoutMs = 240_000) =>
+      new Promise((resolveMatch, reject) => {
+        const check = (): void => {
+          const match = pattern.exec(text);
+          if (!match) return;
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolveMatch(match);
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${text}`));
+        }, timeoutMs);
+        listeners.add(check);
+        void exited.then(() => {
+          if (listeners.has(check)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`exited before ${pattern}; output:\n${text}`));
+          }
+        });
+        check();
+      }),
   };
 }
 
@@ -84,7 +102,7 @@ async function stopAndCheck(r: Run, signal: NodeJS.Signals, what: string): Promi
 }
 
 describe('stopping a sandbox with a real node at random moments leaves nothing behind', () => {
-  it('Ctrl-C during the node\'s boot', async () => {
+  it("Ctrl-C during the node's boot", async () => {
     const r = run(['cluster', '--nodes', '1', '--real-nodes', '1']);
     await r.when(/real nodes: making sure the images are built/);
     const delay = randomMs(6000); // images checked, golden tree, copy, boot: about 6 s in all
@@ -109,7 +127,8 @@ describe('stopping a sandbox with a real node at random moments leaves nothing b
     const bootIdFile = join(dirname(rootDir!), 'boot_id');
     const first = readFileSync(bootIdFile, 'utf8');
     const deadline = Date.now() + 240_000;
-    while (existsSync(bootIdFile) && readFileSync(bootIdFile, 'utf8') === first && Date.now() < deadline) await sleep(100);
+    while (existsSync(bootIdFile) && readFileSync(bootIdFile, 'utf8') === first && Date.now() < deadline)
+      await sleep(100);
     const delay = randomMs(2000);
     console.log(`reboot: SIGINT ${delay} ms after the node began rebooting`);
     await sleep(delay);

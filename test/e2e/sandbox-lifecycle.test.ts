@@ -16,14 +16,20 @@ const repo = resolve(import.meta.dirname, '../..');
 const node = process.execPath;
 
 function recordedPids(runDir: string): number[] {
-  return readFileSync(join(runDir, 'pids'), 'utf8').trim().split('\n').map((line) => Number(line.split(' ')[0]));
+  return readFileSync(join(runDir, 'pids'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => Number(line.split(' ')[0]));
 }
 
 /** Resolves once `pattern` appears in the child's combined output, with the match. */
 function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   return new Promise((resolveMatch, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${seen}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${seen}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer): void => {
       seen += chunk.toString();
       const match = seen.match(pattern);
@@ -54,7 +60,9 @@ describe('sandbox process hygiene', () => {
       }
     }
     const baseDir = mkdtempSync(join(tmpdir(), 'sandbox-base-'));
-    await expect(startControlPlane({ nodes: 0, baseDir, assetsDir: assets })).rejects.toThrow(/kube-apiserver exited \(3\).*component logs are kept in/s);
+    await expect(startControlPlane({ nodes: 0, baseDir, assetsDir: assets })).rejects.toThrow(
+      /kube-apiserver exited \(3\).*component logs are kept in/s,
+    );
     const [runDir] = readdirSync(baseDir).map((d) => join(baseDir, d));
     expect(readFileSync(join(runDir!, 'logs', 'kube-apiserver.log'), 'utf8')).toContain('simulated apiserver crash');
     const pids = recordedPids(runDir!);
@@ -63,17 +71,29 @@ describe('sandbox process hygiene', () => {
   }, 60_000);
 
   it('`skyhook cluster` prints the KUBECONFIG line and stops everything on Ctrl-C', async () => {
-    const child = spawn(node, [join(repo, 'bin/skyhook.js'), 'cluster', '--nodes', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [join(repo, 'bin/skyhook.js'), 'cluster', '--nodes', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exit = exitOf(child);
     try {
       // stdout and stderr interleave freely: wait until both lines have been seen.
-      const [, kubeconfig] = await waitForOutput(child, /export KUBECONFIG=(\S+)\n(?=[\s\S]*press Ctrl-C)|press Ctrl-C[\s\S]*export KUBECONFIG=(\S+)\n/, 60_000)
-        .then((m) => [m[0], m[1] ?? m[2]]);
+      const [, kubeconfig] = await waitForOutput(
+        child,
+        /export KUBECONFIG=(\S+)\n(?=[\s\S]*press Ctrl-C)|press Ctrl-C[\s\S]*export KUBECONFIG=(\S+)\n/,
+        60_000,
+      ).then((m) => [m[0], m[1] ?? m[2]]);
       const runDir = resolve(kubeconfig!, '..');
       const pids = recordedPids(runDir);
       expect(pids.length).toBe(5);
-      const dead = readFileSync(join(runDir, 'pids'), 'utf8').trim().split('\n').filter((line) => !isAlive(Number(line.split(' ')[0])));
-      const logTail = (name: string): string => readFileSync(join(runDir, 'logs', `${name}.log`), 'utf8').split('\n').slice(-15).join('\n');
+      const dead = readFileSync(join(runDir, 'pids'), 'utf8')
+        .trim()
+        .split('\n')
+        .filter((line) => !isAlive(Number(line.split(' ')[0])));
+      const logTail = (name: string): string =>
+        readFileSync(join(runDir, 'logs', `${name}.log`), 'utf8')
+          .split('\n')
+          .slice(-15)
+          .join('\n');
       expect(dead.map((line) => `${line}:\n${logTail(line.split(' ')[1] ?? '')}`)).toEqual([]);
       child.kill('SIGINT');
       expect(await exit).toBe(0);
@@ -108,14 +128,23 @@ describe('sandbox process hygiene', () => {
 describe('npm run cluster:build', () => {
   const build = (env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> =>
     new Promise((resolveRun) => {
-      execFile('bash', [join(repo, 'tools/build-control-plane.sh')], { env: { ...env, KUBEBUILDER_ASSETS: '' } }, (error, stdout, stderr) => {
-        resolveRun({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
-      });
+      execFile(
+        'bash',
+        [join(repo, 'tools/build-control-plane.sh')],
+        { env: { ...env, KUBEBUILDER_ASSETS: '' } },
+        (error, stdout, stderr) => {
+          resolveRun({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+        },
+      );
     });
   const emptyCache = (): string => mkdtempSync(join(tmpdir(), 'no-bins-'));
 
   it('without Go, says so and how to supply binaries through KUBEBUILDER_ASSETS', async () => {
-    const { code, output } = await build({ PATH: '/usr/bin:/bin', HOME: process.env.HOME, SKYHOOK_CACHE_DIR: emptyCache() });
+    const { code, output } = await build({
+      PATH: '/usr/bin:/bin',
+      HOME: process.env.HOME,
+      SKYHOOK_CACHE_DIR: emptyCache(),
+    });
     expect(code).toBe(1);
     expect(output).toMatch(/'go' command was not found/);
     expect(output).toMatch(/export KUBEBUILDER_ASSETS=/);
@@ -123,7 +152,11 @@ describe('npm run cluster:build', () => {
 
   it('without the module proxy, says it could not download and how to supply binaries', async () => {
     const { code, output } = await build({
-      ...process.env, GOPROXY: 'off', GOFLAGS: '-mod=mod', GOMODCACHE: emptyCache(), SKYHOOK_CACHE_DIR: emptyCache(),
+      ...process.env,
+      GOPROXY: 'off',
+      GOFLAGS: '-mod=mod',
+      GOMODCACHE: emptyCache(),
+      SKYHOOK_CACHE_DIR: emptyCache(),
     });
     expect(code).toBe(1);
     expect(output).toMatch(/could not download k8s\.io\/kubernetes/);

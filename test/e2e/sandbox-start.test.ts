@@ -14,24 +14,31 @@ const repo = resolve(import.meta.dirname, '../..');
 describe('npm start', () => {
   it('completes the demo on the labelled nodes, prints the kubeconfig, and stops cleanly on Ctrl-C', async () => {
     // Its own process group, so the SIGINT below reaches npm, the shell and node as Ctrl-C would.
-    const child = spawn('npm', ['start', '--', '--pod-duration', '200ms'], { cwd: repo, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const seen = (pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> => new Promise((resolveMatch, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${output}`)), timeoutMs);
-      const check = (): void => {
-        const match = output.match(pattern);
-        if (match) {
-          clearTimeout(timer);
-          resolveMatch(match);
-        }
-      };
-      child.stdout?.on('data', (c: Buffer) => ((output += c.toString()), check()));
-      child.stderr?.on('data', (c: Buffer) => ((output += c.toString()), check()));
-      check();
+    const child = spawn('npm', ['start', '--', '--pod-duration', '200ms'], {
+      cwd: repo,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let output = '';
+    const seen = (pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> =>
+      new Promise((resolveMatch, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${output}`)),
+          timeoutMs,
+        );
+        const check = (): void => {
+          const match = output.match(pattern);
+          if (match) {
+            clearTimeout(timer);
+            resolveMatch(match);
+          }
+        };
+        child.stdout?.on('data', (c: Buffer) => ((output += c.toString()), check()));
+        child.stderr?.on('data', (c: Buffer) => ((output += c.toString()), check()));
+        check();
+      });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
-
       await seen(/demo complete on every selected node in [\d.]+ s/, 180_000);
       const [, kubeconfig] = await seen(/export KUBECONFIG=(\S+)/, 10_000);
       expect(output).not.toMatch(/\x1b\[/); // no TTY: plain lines, no cursor movement
@@ -42,14 +49,20 @@ describe('npm start', () => {
       const demoNodes = nodes.filter((n) => n.metadata?.labels?.['skyhook.nvidia.com/test-node'] === 'demo');
       expect(demoNodes.map((n) => n.metadata?.name).sort()).toEqual(['node-0', 'node-1', 'node-2']);
       for (const node of demoNodes) {
-        const state = JSON.parse(node.metadata?.annotations?.['skyhook.nvidia.com/nodeState_demo'] ?? '{}') as Record<string, { stage: string; state: string }>;
+        const state = JSON.parse(node.metadata?.annotations?.['skyhook.nvidia.com/nodeState_demo'] ?? '{}') as Record<
+          string,
+          { stage: string; state: string }
+        >;
         expect(state['motd|1.1.0']).toMatchObject({ stage: 'config', state: 'complete' });
       }
       for (const node of nodes.filter((n) => !demoNodes.includes(n))) {
         expect(node.metadata?.annotations?.['skyhook.nvidia.com/nodeState_demo']).toBeUndefined();
       }
 
-      const pids = readFileSync(join(resolve(kubeconfig!, '..'), 'pids'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
+      const pids = readFileSync(join(resolve(kubeconfig!, '..'), 'pids'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => Number(l.split(' ')[0]));
       process.kill(-child.pid!, 'SIGINT');
       await exited;
       expect(await waitUntilGone([...pids, child.pid!])).toEqual([]);

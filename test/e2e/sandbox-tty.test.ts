@@ -27,7 +27,11 @@ function lastFrame(output: string): string[] {
 describe('sandbox progress view in a terminal', () => {
   it('shows a line per demo node that ends in complete', async () => {
     const command = `${process.execPath} ${resolve(repo, 'bin/skyhook.js')} sandbox --pod-duration 200ms`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repo, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: repo,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<void>((r) => child.on('exit', () => r()));
@@ -43,12 +47,16 @@ describe('sandbox progress view in a terminal', () => {
         });
       });
       const runDir = /operator running \(log: (\S+)\/logs\/operator\.log\)/.exec(output)?.[1];
-      pids = readFileSync(join(runDir ?? '', 'pids'), 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[0]));
+      pids = readFileSync(join(runDir ?? '', 'pids'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => Number(l.split(' ')[0]));
       expect(output).toMatch(/\x1b\[\d+A/); // it redraws in place
       const frame = lastFrame(output);
       const nodeRows = frame.filter((line) => /^\s+node-\d/.test(line));
       expect(nodeRows.map((line) => line.trim().split(/\s+/)[0]).sort()).toEqual(['node-0', 'node-1', 'node-2']);
-      for (const line of nodeRows) expect(line).toMatch(/^\s+node-\d\s+complete\s+\[#{20}\]\s+100%\s+motd@1\.1\.0 config\/complete$/);
+      for (const line of nodeRows)
+        expect(line).toMatch(/^\s+node-\d\s+complete\s+\[#{20}\]\s+100%\s+motd@1\.1\.0 config\/complete$/);
     } finally {
       process.kill(-child.pid!, 'SIGINT');
       await exited;

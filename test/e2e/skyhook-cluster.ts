@@ -28,7 +28,14 @@ export interface ClusterHandle {
 export async function installOperatorPrerequisites(cp: ControlPlane): Promise<void> {
   const applied = await cp.kubectl(['apply', '--server-side', '-k', `${REPO_ROOT}config/crd/`]);
   if (applied.code !== 0) throw new Error(applied.stderr);
-  const established = await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/nodeops.skyhook.nvidia.com', 'crd/skyhooks.skyhook.nvidia.com', 'crd/deploymentpolicies.skyhook.nvidia.com']);
+  const established = await cp.kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/nodeops.skyhook.nvidia.com',
+    'crd/skyhooks.skyhook.nvidia.com',
+    'crd/deploymentpolicies.skyhook.nvidia.com',
+  ]);
   if (established.code !== 0) throw new Error(established.stderr);
   await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
 }
@@ -39,13 +46,30 @@ export async function kubectlOk(h: ClusterHandle, args: string[], input?: string
   return result.stdout;
 }
 
-export async function waitForSkyhook(h: ClusterHandle, name: string, done: (scr: Skyhook) => boolean, timeoutMs = 90_000): Promise<Skyhook> {
-  const found = await waitForList<Skyhook>(h.cp.kubeConfig, SKYHOOKS_PATH, (all) => all.some((scr) => scr.metadata.name === name && done(scr)), timeoutMs, `Skyhook ${name}`);
+export async function waitForSkyhook(
+  h: ClusterHandle,
+  name: string,
+  done: (scr: Skyhook) => boolean,
+  timeoutMs = 90_000,
+): Promise<Skyhook> {
+  const found = await waitForList<Skyhook>(
+    h.cp.kubeConfig,
+    SKYHOOKS_PATH,
+    (all) => all.some((scr) => scr.metadata.name === name && done(scr)),
+    timeoutMs,
+    `Skyhook ${name}`,
+  );
   return found.find((scr) => scr.metadata.name === name)!;
 }
 
 export async function waitForSkyhookGone(h: ClusterHandle, name: string, timeoutMs = 60_000): Promise<void> {
-  await waitForList<Skyhook>(h.cp.kubeConfig, SKYHOOKS_PATH, (all) => !all.some((scr) => scr.metadata.name === name), timeoutMs, `Skyhook ${name} gone`);
+  await waitForList<Skyhook>(
+    h.cp.kubeConfig,
+    SKYHOOKS_PATH,
+    (all) => !all.some((scr) => scr.metadata.name === name),
+    timeoutMs,
+    `Skyhook ${name} gone`,
+  );
 }
 
 export interface StageJob {
@@ -78,8 +102,14 @@ export interface JobRecorder {
  * succeeded from whichever comes first, its pod's success or its Complete condition.
  */
 export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
-  const informer = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`), { resource: 'stage-jobs', logger: silentLogger() });
-  const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, `/api/v1/namespaces/${NAMESPACE}/pods`), { resource: 'stage-job-pods', logger: silentLogger() });
+  const informer = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`), {
+    resource: 'stage-jobs',
+    logger: silentLogger(),
+  });
+  const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, `/api/v1/namespaces/${NAMESPACE}/pods`), {
+    resource: 'stage-job-pods',
+    logger: silentLogger(),
+  });
   const jobs = new Map<string, StageJob>();
   /** Job uid → when one of its pods was first seen Succeeded. */
   const podSucceededAt = new Map<string, number>();
@@ -105,7 +135,8 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
     if (!synced) earlier.add(uid);
     if (earlier.has(uid)) return;
     const previous = jobs.get(uid);
-    const condition = (type: string): boolean => job.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+    const condition = (type: string): boolean =>
+      job.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
     jobs.set(uid, {
       name: job.metadata?.name ?? '',
       uid,
@@ -145,10 +176,11 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
       }
       return result;
     },
-    whenSeen: (count) => new Promise<void>((resolve) => {
-      waiters.push({ count, resolve });
-      wake();
-    }),
+    whenSeen: (count) =>
+      new Promise<void>((resolve) => {
+        waiters.push({ count, resolve });
+        wake();
+      }),
     stop: async () => {
       await Promise.all([informer.stop(), pods.stop()]);
     },
@@ -162,10 +194,17 @@ export interface InProgressWatcher {
 }
 
 export async function watchNodesInProgress(h: ClusterHandle, skyhook: string): Promise<InProgressWatcher> {
-  const informer = new Informer<V1Node>(apiListWatch(h.cp.kubeConfig, '/api/v1/nodes'), { resource: 'nodes-in-progress', logger: silentLogger() });
+  const informer = new Informer<V1Node>(apiListWatch(h.cp.kubeConfig, '/api/v1/nodes'), {
+    resource: 'nodes-in-progress',
+    logger: silentLogger(),
+  });
   let max = 0;
   const count = (): void => {
-    const busy = informer.list().filter((node) => ['in_progress', 'erroring'].includes(node.metadata?.annotations?.[nodeAnnotations.status(skyhook)] ?? '')).length;
+    const busy = informer
+      .list()
+      .filter((node) =>
+        ['in_progress', 'erroring'].includes(node.metadata?.annotations?.[nodeAnnotations.status(skyhook)] ?? ''),
+      ).length;
     max = Math.max(max, busy);
   };
   informer.on({ add: count, update: count, delete: count });
@@ -180,10 +219,17 @@ export async function watchNodesInProgress(h: ClusterHandle, skyhook: string): P
  * when no node of the compartment is in progress).
  */
 export function batches(jobs: JobRecorder, skyhook: string, nodes: string[]): string[][] {
-  const spans = nodes.map((node) => {
-    const own = [...jobs.jobs.values()].filter((job) => job.skyhook === skyhook && job.node === node);
-    return { node, start: Math.min(...own.map((j) => j.seenAt)), end: Math.max(...own.map((j) => j.doneAt ?? Infinity)) };
-  }).filter((span) => Number.isFinite(span.start)).sort((a, b) => a.start - b.start);
+  const spans = nodes
+    .map((node) => {
+      const own = [...jobs.jobs.values()].filter((job) => job.skyhook === skyhook && job.node === node);
+      return {
+        node,
+        start: Math.min(...own.map((j) => j.seenAt)),
+        end: Math.max(...own.map((j) => j.doneAt ?? Infinity)),
+      };
+    })
+    .filter((span) => Number.isFinite(span.start))
+    .sort((a, b) => a.start - b.start);
   const result: string[][] = [];
   let batchEnd = -Infinity;
   for (const span of spans) {

@@ -9,7 +9,10 @@ import type { DeploymentPolicySpec } from '../../src/api/deployment-policy.js';
 import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { nodeOpControllerFactory } from '../../src/controllers/nodeop/controller.js';
-import { skyhookControllerFactory, type SkyhookControllerOptions } from '../../src/controllers/skyhook/skyhook-controller.js';
+import {
+  skyhookControllerFactory,
+  type SkyhookControllerOptions,
+} from '../../src/controllers/skyhook/skyhook-controller.js';
 import { silentLogger, type Logger } from '../../src/kube/logger.js';
 import type { NodeOpSettings } from '../../src/templates/nodeop-settings.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
@@ -45,13 +48,28 @@ export function demoNodes(labelled: number, unlabelled: number): SimulatedNode[]
 export const GROUP_LABEL = 'skyhook.nvidia.com/test-group';
 
 /** `count` nodes `<group>-<i>` labelled with the group (plus `labels(i)`, which may override it). */
-export function groupNodes(group: string, count: number, labels: (i: number) => Record<string, string> = () => ({})): SimulatedNode[] {
-  return Array.from({ length: count }, (_, i) => ({ name: `${group}-${i}`, labels: { [GROUP_LABEL]: group, ...labels(i) } }));
+export function groupNodes(
+  group: string,
+  count: number,
+  labels: (i: number) => Record<string, string> = () => ({}),
+): SimulatedNode[] {
+  return Array.from({ length: count }, (_, i) => ({
+    name: `${group}-${i}`,
+    labels: { [GROUP_LABEL]: group, ...labels(i) },
+  }));
 }
 
 /** A Skyhook selecting the nodes of `group`. */
-export async function createGroupSkyhook(h: SkyhookHarness, name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> {
-  await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: { [GROUP_LABEL]: group } }, ...spec } });
+export async function createGroupSkyhook(
+  h: SkyhookHarness,
+  name: string,
+  group: string,
+  spec: Partial<Skyhook['spec']>,
+): Promise<void> {
+  await createSkyhook(h, {
+    metadata: { name },
+    spec: { nodeSelectors: { matchLabels: { [GROUP_LABEL]: group } }, ...spec },
+  });
 }
 
 export async function startSkyhookHarness(
@@ -96,7 +114,10 @@ export async function prepareSkyhookHarness(cp: ControlPlane, options: HarnessOp
       leaseName: 'skyhook-e2e',
       health: { host: '127.0.0.1', port: 0 },
       metrics: { host: '127.0.0.1', port: 0 },
-      controllers: [nodeOpControllerFactory({ settings: { stuckPodTimeoutMs: 15_000, ...options.nodeOpSettings } }), skyhookControllerFactory(options.skyhook)],
+      controllers: [
+        nodeOpControllerFactory({ settings: { stuckPodTimeoutMs: 15_000, ...options.nodeOpSettings } }),
+        skyhookControllerFactory(options.skyhook),
+      ],
       drainDeadlineMs: 5_000,
     });
   };
@@ -128,18 +149,40 @@ export async function createSkyhook(h: SkyhookHarness, skyhook: Omit<Skyhook, 'a
 }
 
 /** Replaces the Skyhook's packages (a user's edit of the SCR), keeping the rest of its spec. */
-export async function setSkyhookPackages(h: SkyhookHarness, name: string, packages: Record<string, Package>): Promise<void> {
-  const current = (await h.custom.getClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name })) as Skyhook;
+export async function setSkyhookPackages(
+  h: SkyhookHarness,
+  name: string,
+  packages: Record<string, Package>,
+): Promise<void> {
+  const current = (await h.custom.getClusterCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: 'skyhooks',
+    name,
+  })) as Skyhook;
   const body = { ...current, spec: { ...current.spec, packages } };
   await h.custom.replaceClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name, body });
 }
 
-export async function createDeploymentPolicy(h: SkyhookHarness, name: string, spec: DeploymentPolicySpec): Promise<void> {
-  const body = { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.deploymentPolicy.kind, metadata: { name }, spec };
-  await h.custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.deploymentPolicy.plural, body });
+export async function createDeploymentPolicy(
+  h: SkyhookHarness,
+  name: string,
+  spec: DeploymentPolicySpec,
+): Promise<void> {
+  const body = {
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: KINDS.deploymentPolicy.kind,
+    metadata: { name },
+    spec,
+  };
+  await h.custom.createClusterCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: KINDS.deploymentPolicy.plural,
+    body,
+  });
 }
 
 export async function listNodes(h: SkyhookHarness): Promise<V1Node[]> {
   return (await h.core.listNode()).items;
 }
-

@@ -8,7 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
 import type { SimulatedHost } from '../../src/sandbox/simulated-host.js';
 import { recordNodeTimeline } from './node-timeline.js';
-import { createSkyhook, DEMO_LABEL, demoNodes, startSkyhookHarness, waitForSkyhook, waitForSkyhookGone, watchNodesInProgress, type SkyhookHarness } from './skyhook-harness.js';
+import {
+  createSkyhook,
+  DEMO_LABEL,
+  demoNodes,
+  startSkyhookHarness,
+  waitForSkyhook,
+  waitForSkyhookGone,
+  watchNodesInProgress,
+  type SkyhookHarness,
+} from './skyhook-harness.js';
 
 const NODES = 10;
 let h: SkyhookHarness;
@@ -32,7 +41,20 @@ describe.each([
     const timeline = await recordNodeTimeline(h, nodes);
     const inProgress = await watchNodesInProgress(h, name);
     const before = host.interrupts.length;
-    await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, interruptionBudget: budget, packages: { kernel: { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript', interrupt: { type: 'reboot' } } } } });
+    await createSkyhook(h, {
+      metadata: { name },
+      spec: {
+        nodeSelectors: { matchLabels: DEMO_LABEL },
+        interruptionBudget: budget,
+        packages: {
+          kernel: {
+            version: '1.0.0',
+            image: 'ghcr.io/nvidia/skyhook-packages/shellscript',
+            interrupt: { type: 'reboot' },
+          },
+        },
+      },
+    });
     const done = await waitForSkyhook(h, name, (scr) => scr.status?.status === 'complete', 240_000);
     await Promise.all([timeline.stop(), inProgress.stop()]);
 
@@ -46,7 +68,12 @@ describe.each([
     expect(nodes.map((node) => timeline.spansOf(node).length)).toEqual(nodes.map(() => 1));
     expect(timeline.spans.every((span) => span.to !== undefined)).toBe(true);
 
-    await h.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural, name });
+    await h.custom.deleteClusterCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: KINDS.skyhook.plural,
+      name,
+    });
     await waitForSkyhookGone(h, name);
   }, 300_000);
 });

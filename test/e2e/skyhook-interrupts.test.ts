@@ -17,20 +17,40 @@ import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
 import type { SimulatedHost, SimulatedInterrupt } from '../../src/sandbox/simulated-host.js';
 import { recordNodeTimeline } from './node-timeline.js';
-import { createGroupSkyhook, GROUP_LABEL, groupNodes, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import {
+  createGroupSkyhook,
+  GROUP_LABEL,
+  groupNodes,
+  recordStageJobs,
+  startSkyhookHarness,
+  waitForSkyhook,
+  type SkyhookHarness,
+} from './skyhook-harness.js';
 
 const GROUP = GROUP_LABEL;
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
-const pkg = (interrupt?: Package['interrupt']): Package => ({ version: '1.0.0', image: IMAGE, ...(interrupt ? { interrupt } : {}) });
+const pkg = (interrupt?: Package['interrupt']): Package => ({
+  version: '1.0.0',
+  image: IMAGE,
+  ...(interrupt ? { interrupt } : {}),
+});
 const WORKLOADS = 'default';
 
 let h: SkyhookHarness;
 let host: SimulatedHost;
 
 beforeAll(async () => {
-  h = await startSkyhookHarness([
-    ...groupNodes('reboot', 3), ...groupNodes('svc', 1), ...groupNodes('hold', 1), ...groupNodes('pdb', 1), ...groupNodes('foreign', 1), ...groupNodes('conf', 1),
-  ], { simulatedHost: {} });
+  h = await startSkyhookHarness(
+    [
+      ...groupNodes('reboot', 3),
+      ...groupNodes('svc', 1),
+      ...groupNodes('hold', 1),
+      ...groupNodes('pdb', 1),
+      ...groupNodes('foreign', 1),
+      ...groupNodes('conf', 1),
+    ],
+    { simulatedHost: {} },
+  );
   host = h.host!;
 }, 120_000);
 
@@ -38,23 +58,47 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> => createGroupSkyhook(h, name, group, spec);
+const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> =>
+  createGroupSkyhook(h, name, group, spec);
 
 const readNode = (name: string): Promise<V1Node> => h.core.readNode({ name });
 const interruptsOn = (node: string): SimulatedInterrupt[] => host.interrupts.filter((i) => i.node === node);
-const entriesOf = (node: V1Node, skyhook: string) => parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState(skyhook)] ?? '{}');
+const entriesOf = (node: V1Node, skyhook: string) =>
+  parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState(skyhook)] ?? '{}');
 /** The services a service interrupt restarted (each restart command ends with the service's name). */
-const restartedServices = (interrupt: SimulatedInterrupt): string[] => interrupt.commands.slice(1).map((command) => command.at(-1) ?? '').sort();
+const restartedServices = (interrupt: SimulatedInterrupt): string[] =>
+  interrupt.commands
+    .slice(1)
+    .map((command) => command.at(-1) ?? '')
+    .sort();
 
 /** A pod bound to `node` (no controller: the stage drains evict it since drainConfig.force defaults to true). */
 async function podOn(node: string, name: string, labels: Record<string, string>): Promise<V1Pod> {
-  await h.core.createNamespacedPod({ namespace: WORKLOADS, body: { metadata: { name, labels }, spec: { nodeName: node, containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } });
-  const pods = await waitForList<V1Pod>(h.cp.kubeConfig, `/api/v1/namespaces/${WORKLOADS}/pods`, (ps) => ps.some((p) => p.metadata?.name === name && p.status?.phase === 'Running'), 30_000, `pod ${name} running`);
+  await h.core.createNamespacedPod({
+    namespace: WORKLOADS,
+    body: {
+      metadata: { name, labels },
+      spec: { nodeName: node, containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+    },
+  });
+  const pods = await waitForList<V1Pod>(
+    h.cp.kubeConfig,
+    `/api/v1/namespaces/${WORKLOADS}/pods`,
+    (ps) => ps.some((p) => p.metadata?.name === name && p.status?.phase === 'Running'),
+    30_000,
+    `pod ${name} running`,
+  );
   return pods.find((p) => p.metadata?.name === name)!;
 }
 
 async function podGone(name: string): Promise<void> {
-  await waitForList<V1Pod>(h.cp.kubeConfig, `/api/v1/namespaces/${WORKLOADS}/pods`, (ps) => !ps.some((p) => p.metadata?.name === name), 60_000, `pod ${name} gone`);
+  await waitForList<V1Pod>(
+    h.cp.kubeConfig,
+    `/api/v1/namespaces/${WORKLOADS}/pods`,
+    (ps) => !ps.some((p) => p.metadata?.name === name),
+    60_000,
+    `pod ${name} gone`,
+  );
 }
 
 const condition = (skyhook: Skyhook, type: string) => skyhook.status?.conditions?.find((c) => c.type === type);
@@ -62,18 +106,30 @@ const condition = (skyhook: Skyhook, type: string) => skyhook.status?.conditions
 describe('reboot packages on 3 nodes with interruptionBudget count 2', () => {
   it('cordons, drains, applies, configures, reboots each node once (merged), runs post-interrupt and uncordons, 2 nodes at most', async () => {
     const nodes = ['reboot-0', 'reboot-1', 'reboot-2'];
-    const before = Object.fromEntries(await Promise.all(nodes.map(async (n) => [n, (await readNode(n)).status?.nodeInfo?.bootID])));
+    const before = Object.fromEntries(
+      await Promise.all(nodes.map(async (n) => [n, (await readNode(n)).status?.nodeInfo?.bootID])),
+    );
     const web = await podOn('reboot-0', 'web', { app: 'web' });
-    const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, `/api/v1/namespaces/${WORKLOADS}/pods`), { resource: 'workloads', logger: silentLogger() });
+    const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, `/api/v1/namespaces/${WORKLOADS}/pods`), {
+      resource: 'workloads',
+      logger: silentLogger(),
+    });
     let webGoneAt: number | undefined;
-    pods.on({ delete: (p) => { if (p.metadata?.uid === web.metadata?.uid) webGoneAt ??= Date.now(); } });
+    pods.on({
+      delete: (p) => {
+        if (p.metadata?.uid === web.metadata?.uid) webGoneAt ??= Date.now();
+      },
+    });
     pods.start();
     await pods.waitForSync(30_000);
     const timeline = await recordNodeTimeline(h, nodes);
     const jobs = await recordStageJobs(h);
 
     // kernel reboots, tuning restarts containerd: merged, the reboot wins and tuning's interrupt is skipped.
-    await scr('reboots', 'reboot', { interruptionBudget: { count: 2 }, packages: { kernel: pkg({ type: 'reboot' }), tuning: pkg({ type: 'service', services: ['containerd'] }) } });
+    await scr('reboots', 'reboot', {
+      interruptionBudget: { count: 2 },
+      packages: { kernel: pkg({ type: 'reboot' }), tuning: pkg({ type: 'service', services: ['containerd'] }) },
+    });
     const done = await waitForSkyhook(h, 'reboots', (s) => s.status?.status === 'complete', 180_000);
     await Promise.all([timeline.stop(), jobs.stop(), pods.stop()]);
 
@@ -105,7 +161,9 @@ describe('reboot packages on 3 nodes with interruptionBudget count 2', () => {
       const interruptJob = onNode.find((j) => j.stage === 'interrupt')!;
       expect(reboot!.job).toBe(interruptJob.name);
       expect(interruptJob.seenAt).toBeLessThan(reboot!.at);
-      expect(Math.min(...onNode.filter((j) => j.stage === 'post-interrupt').map((j) => j.seenAt))).toBeGreaterThan(reboot!.at);
+      expect(Math.min(...onNode.filter((j) => j.stage === 'post-interrupt').map((j) => j.seenAt))).toBeGreaterThan(
+        reboot!.at,
+      );
       expect(span!.to).toBeGreaterThan(Math.max(...onNode.map((j) => j.doneAt ?? Infinity)));
 
       expect(after.spec?.unschedulable).toBeFalsy();
@@ -124,7 +182,12 @@ describe('reboot packages on 3 nodes with interruptionBudget count 2', () => {
 describe('interrupt grouping', () => {
   it('restarts [containerd, cron, foobar] once for service interrupts [containerd, foobar] and [cron]', async () => {
     const jobs = await recordStageJobs(h);
-    await scr('grouping', 'svc', { packages: { dax: pkg({ type: 'service', services: ['containerd', 'foobar'] }), zeb: pkg({ type: 'service', services: ['cron'] }) } });
+    await scr('grouping', 'svc', {
+      packages: {
+        dax: pkg({ type: 'service', services: ['containerd', 'foobar'] }),
+        zeb: pkg({ type: 'service', services: ['cron'] }),
+      },
+    });
     const done = await waitForSkyhook(h, 'grouping', (s) => s.status?.status === 'complete', 120_000);
     await jobs.stop();
 
@@ -134,11 +197,20 @@ describe('interrupt grouping', () => {
     expect(interrupts[0]).toMatchObject({ rebootsNode: false, failed: false });
     expect(restartedServices(interrupts[0]!)).toEqual(['containerd', 'cron', 'foobar']);
     // dax (first by name) owns the merged interrupt; zeb's is skipped.
-    expect(jobs.stagesByNode('grouping', 'dax-1.0.0')['svc-0']).toEqual(['apply', 'config', 'interrupt', 'post-interrupt']);
+    expect(jobs.stagesByNode('grouping', 'dax-1.0.0')['svc-0']).toEqual([
+      'apply',
+      'config',
+      'interrupt',
+      'post-interrupt',
+    ]);
     expect(jobs.stagesByNode('grouping', 'zeb-1.0.0')['svc-0']).toEqual(['apply', 'config', 'post-interrupt']);
     const node = await readNode('svc-0');
     expect(node.spec?.unschedulable).toBeFalsy();
-    expect(Object.values(entriesOf(node, 'grouping')).map((e) => `${e.name}:${e.stage}:${e.state}`).sort()).toEqual(['dax:post-interrupt:complete', 'zeb:post-interrupt:complete']);
+    expect(
+      Object.values(entriesOf(node, 'grouping'))
+        .map((e) => `${e.name}:${e.stage}:${e.state}`)
+        .sort(),
+    ).toEqual(['dax:post-interrupt:complete', 'zeb:post-interrupt:complete']);
   }, 180_000);
 });
 
@@ -147,7 +219,10 @@ describe('podNonInterruptLabels', () => {
     await podOn('hold-0', 'precious', { dontmess: 'withme' });
     await podOn('hold-0', 'evictable', { drain: 'me' });
     const jobs = await recordStageJobs(h);
-    await scr('holding', 'hold', { podNonInterruptLabels: { matchLabels: { dontmess: 'withme' } }, packages: { kernel: pkg({ type: 'reboot' }) } });
+    await scr('holding', 'hold', {
+      podNonInterruptLabels: { matchLabels: { dontmess: 'withme' } },
+      packages: { kernel: pkg({ type: 'reboot' }) },
+    });
 
     const held = await waitForSkyhook(h, 'holding', (s) => condition(s, SKYHOOK_CONDITIONS.blocked)?.status === 'True');
     expect(condition(held, SKYHOOK_CONDITIONS.blocked)).toMatchObject({ reason: 'NonInterruptPodsRunning' });
@@ -155,11 +230,17 @@ describe('podNonInterruptLabels', () => {
     const waiting = await readNode('hold-0');
     expect(waiting.spec?.unschedulable).toBe(true);
     expect(waiting.metadata?.annotations?.[nodeAnnotations.cordon('holding')]).toBe('true');
-    expect(waiting.metadata?.annotations?.[nodeAnnotations.waiting('holding')]).toBe(`NonInterruptPodsRunning: ${WORKLOADS}/precious`);
+    expect(waiting.metadata?.annotations?.[nodeAnnotations.waiting('holding')]).toBe(
+      `NonInterruptPodsRunning: ${WORKLOADS}/precious`,
+    );
     // Nothing drained or run while held.
     expect(jobs.jobs.size).toBe(0);
     expect(interruptsOn('hold-0')).toHaveLength(0);
-    expect((await h.core.listNamespacedPod({ namespace: WORKLOADS, fieldSelector: 'spec.nodeName=hold-0' })).items.map((p) => p.metadata?.name).sort()).toEqual(['evictable', 'precious']);
+    expect(
+      (await h.core.listNamespacedPod({ namespace: WORKLOADS, fieldSelector: 'spec.nodeName=hold-0' })).items
+        .map((p) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['evictable', 'precious']);
 
     await h.core.deleteNamespacedPod({ name: 'precious', namespace: WORKLOADS });
     const done = await waitForSkyhook(h, 'holding', (s) => s.status?.status === 'complete', 120_000);
@@ -182,26 +263,65 @@ describe('a PodDisruptionBudget blocking the drain', () => {
     const policy = h.cp.kubeConfig.makeApiClient(PolicyV1Api);
     const labels = { app: 'guarded' };
     // Scheduled, not bound to the node: its replacement must respect the cordon, or the drain never ends.
-    await apps.createNamespacedDeployment({ namespace: WORKLOADS, body: {
-      metadata: { name: 'guarded' },
-      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { nodeSelector: { 'kubernetes.io/hostname': 'pdb-0' }, containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },
-    } });
-    await policy.createNamespacedPodDisruptionBudget({ namespace: WORKLOADS, body: { metadata: { name: 'guarded' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } } });
+    await apps.createNamespacedDeployment({
+      namespace: WORKLOADS,
+      body: {
+        metadata: { name: 'guarded' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              nodeSelector: { 'kubernetes.io/hostname': 'pdb-0' },
+              containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
+            },
+          },
+        },
+      },
+    });
+    await policy.createNamespacedPodDisruptionBudget({
+      namespace: WORKLOADS,
+      body: { metadata: { name: 'guarded' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
+    });
     // The disruption controller must have judged the budget, or the eviction is allowed or refused for another reason.
-    await waitForList(h.cp.kubeConfig, `/apis/policy/v1/namespaces/${WORKLOADS}/poddisruptionbudgets`, (pdbs: { metadata?: { name?: string }; status?: { currentHealthy?: number; observedGeneration?: number } }[]) =>
-      pdbs.some((p) => p.metadata?.name === 'guarded' && p.status?.currentHealthy === 1 && p.status.observedGeneration !== undefined), 30_000, 'PDB status');
-    const pods = await waitForList<V1Pod>(h.cp.kubeConfig, `/api/v1/namespaces/${WORKLOADS}/pods?labelSelector=app%3Dguarded`, (ps) => ps.some((p) => p.status?.phase === 'Running'), 30_000, 'guarded pod');
+    await waitForList(
+      h.cp.kubeConfig,
+      `/apis/policy/v1/namespaces/${WORKLOADS}/poddisruptionbudgets`,
+      (pdbs: { metadata?: { name?: string }; status?: { currentHealthy?: number; observedGeneration?: number } }[]) =>
+        pdbs.some(
+          (p) =>
+            p.metadata?.name === 'guarded' &&
+            p.status?.currentHealthy === 1 &&
+            p.status.observedGeneration !== undefined,
+        ),
+      30_000,
+      'PDB status',
+    );
+    const pods = await waitForList<V1Pod>(
+      h.cp.kubeConfig,
+      `/api/v1/namespaces/${WORKLOADS}/pods?labelSelector=app%3Dguarded`,
+      (ps) => ps.some((p) => p.status?.phase === 'Running'),
+      30_000,
+      'guarded pod',
+    );
     const pod = pods.find((p) => p.status?.phase === 'Running')!.metadata!.name!;
 
     await scr('guarded', 'pdb', { packages: { kernel: pkg({ type: 'reboot' }) } });
-    const blocked = await waitForSkyhook(h, 'guarded', (s) => condition(s, SKYHOOK_CONDITIONS.drainBlocked)?.status === 'True');
+    const blocked = await waitForSkyhook(
+      h,
+      'guarded',
+      (s) => condition(s, SKYHOOK_CONDITIONS.drainBlocked)?.status === 'True',
+    );
     const drainBlocked = condition(blocked, SKYHOOK_CONDITIONS.drainBlocked)!;
     expect(drainBlocked.reason).toBe('PodDisruptionBudget');
     expect(drainBlocked.message).toContain(`1/1 nodes blocked draining (pdb-0)`);
     expect(drainBlocked.message).toContain(`${WORKLOADS}/${pod} on pdb-0`);
     const node = await readNode('pdb-0');
     expect(node.spec?.unschedulable).toBe(true);
-    expect(JSON.parse(node.metadata?.annotations?.[nodeAnnotations.drainBlocked('guarded')] ?? '[]')).toEqual([expect.objectContaining({ namespace: WORKLOADS, name: pod, reason: 'PodDisruptionBudget' })]);
+    expect(JSON.parse(node.metadata?.annotations?.[nodeAnnotations.drainBlocked('guarded')] ?? '[]')).toEqual([
+      expect.objectContaining({ namespace: WORKLOADS, name: pod, reason: 'PodDisruptionBudget' }),
+    ]);
     expect(interruptsOn('pdb-0')).toHaveLength(0);
 
     await policy.deleteNamespacedPodDisruptionBudget({ name: 'guarded', namespace: WORKLOADS });
@@ -233,16 +353,26 @@ describe('configInterrupts', () => {
   const configured: Package = {
     ...pkg({ type: 'reboot' }),
     configMap: CONFIG,
-    configInterrupts: { 'containerd.toml': { type: 'service', services: ['containerd'] }, '*.properties': { type: 'restartAllServices' } },
+    configInterrupts: {
+      'containerd.toml': { type: 'service', services: ['containerd'] },
+      '*.properties': { type: 'restartAllServices' },
+    },
   };
 
   /** Changes one key of the package's configMap and waits for the SCR to complete that generation; returns the stages run. */
   async function changeKey(key: string, value: string): Promise<string[]> {
     const jobs = await recordStageJobs(h);
     const ref = { group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural, name: 'configured' };
-    const patched = await mergePatchCustomObject<Skyhook>(h.custom, ref, { spec: { packages: { conf: { configMap: { [key]: value } } } } });
+    const patched = await mergePatchCustomObject<Skyhook>(h.custom, ref, {
+      spec: { packages: { conf: { configMap: { [key]: value } } } },
+    });
     const generation = patched.metadata.generation;
-    await waitForSkyhook(h, 'configured', (s) => s.status?.status === 'complete' && s.status.observedGeneration === generation, 120_000);
+    await waitForSkyhook(
+      h,
+      'configured',
+      (s) => s.status?.status === 'complete' && s.status.observedGeneration === generation,
+      120_000,
+    );
     await jobs.stop();
     return jobs.stagesByNode('configured')['conf-0'] ?? [];
   }

@@ -9,7 +9,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, type CoreV1Event, type V1Job } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, CHILD_LABELS, GROUP_VERSION, KUBERNETES_NAMES, nodeAnnotations, NODEOP_NAMES, SKYHOOK_ANNOTATIONS, STAGE_OP_ANNOTATIONS } from '../../src/api/names.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  CHILD_LABELS,
+  GROUP_VERSION,
+  KUBERNETES_NAMES,
+  nodeAnnotations,
+  NODEOP_NAMES,
+  SKYHOOK_ANNOTATIONS,
+  STAGE_OP_ANNOTATIONS,
+} from '../../src/api/names.js';
 import type { NodeOp } from '../../src/api/nodeop.js';
 import type { Package } from '../../src/api/skyhook.js';
 import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/failed-stage-report.js';
@@ -18,7 +28,16 @@ import { mergePatchCustomObject } from '../../src/kube/client.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { SIM_ENV, SIMULATED_LOG_LINE } from '../../src/sandbox/kwok-stages.js';
 import {
-  createSkyhook, DEMO_LABEL, demoNodes, kubectlOk, listNodes, NAMESPACE, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness,
+  createSkyhook,
+  DEMO_LABEL,
+  demoNodes,
+  kubectlOk,
+  listNodes,
+  NAMESPACE,
+  recordStageJobs,
+  startSkyhookHarness,
+  waitForSkyhook,
+  type SkyhookHarness,
 } from './skyhook-harness.js';
 
 let h: SkyhookHarness;
@@ -38,8 +57,12 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-const ofSkyhook = (name: string) => (job: V1Job): boolean => job.metadata?.labels?.[CHILD_LABELS.name] === name;
-const finished = (job: V1Job): boolean => job.status?.conditions?.some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True') ?? false;
+const ofSkyhook =
+  (name: string) =>
+  (job: V1Job): boolean =>
+    job.metadata?.labels?.[CHILD_LABELS.name] === name;
+const finished = (job: V1Job): boolean =>
+  job.status?.conditions?.some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True') ?? false;
 const skyhookRef = (name: string) => ({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name });
 
 describe('pause', () => {
@@ -47,21 +70,55 @@ describe('pause', () => {
     const jobs = await recordStageJobs(h);
     // Long enough (about 8 s per Job) for the pause to land while the apply Jobs run.
     const pkg: Package = { version: '1.0.0', image: IMAGE, env: [{ name: SIM_ENV.duration, value: '4s' }] };
-    await createSkyhook(h, { metadata: { name: 'pausing' }, spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: { slow: pkg } } });
-    await waitForList<V1Job>(h.cp.kubeConfig, JOBS_PATH, (all) => all.filter(ofSkyhook('pausing')).filter((j) => (j.status?.active ?? 0) > 0).length === 2, 60_000, 'both apply Jobs running');
+    await createSkyhook(h, {
+      metadata: { name: 'pausing' },
+      spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: { slow: pkg } },
+    });
+    await waitForList<V1Job>(
+      h.cp.kubeConfig,
+      JOBS_PATH,
+      (all) => all.filter(ofSkyhook('pausing')).filter((j) => (j.status?.active ?? 0) > 0).length === 2,
+      60_000,
+      'both apply Jobs running',
+    );
 
-    await mergePatchCustomObject(h.custom, skyhookRef('pausing'), { metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: 'true' } } });
-    const suspended = await waitForList<V1Job>(h.cp.kubeConfig, JOBS_PATH, (all) => {
-      const ours = all.filter(ofSkyhook('pausing'));
-      return ours.length === 2 && ours.every((j) => j.spec?.suspend === true && (j.status?.active ?? 0) === 0 && !finished(j));
-    }, 60_000, 'apply Jobs suspended with no pod running');
-    expect(suspended.filter(ofSkyhook('pausing')).map((j) => j.metadata?.labels?.[CHILD_LABELS.stage])).toEqual(['apply', 'apply']);
+    await mergePatchCustomObject(h.custom, skyhookRef('pausing'), {
+      metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: 'true' } },
+    });
+    const suspended = await waitForList<V1Job>(
+      h.cp.kubeConfig,
+      JOBS_PATH,
+      (all) => {
+        const ours = all.filter(ofSkyhook('pausing'));
+        return (
+          ours.length === 2 &&
+          ours.every((j) => j.spec?.suspend === true && (j.status?.active ?? 0) === 0 && !finished(j))
+        );
+      },
+      60_000,
+      'apply Jobs suspended with no pod running',
+    );
+    expect(suspended.filter(ofSkyhook('pausing')).map((j) => j.metadata?.labels?.[CHILD_LABELS.stage])).toEqual([
+      'apply',
+      'apply',
+    ]);
     const paused = await waitForSkyhook(h, 'pausing', (scr) => scr.status?.status === 'paused');
     expect(paused.status?.nodeStatus).toEqual({ 'demo-0': 'paused', 'demo-1': 'paused' });
-    const ops = await waitForList<NodeOp>(h.cp.kubeConfig, NODEOPS_PATH, (all) => all.filter((op) => op.spec.skyhookStage?.skyhook === 'pausing').every((op) => op.metadata.annotations?.[STAGE_OP_ANNOTATIONS.suspended] === 'true'), 30_000, 'ops marked suspended');
+    const ops = await waitForList<NodeOp>(
+      h.cp.kubeConfig,
+      NODEOPS_PATH,
+      (all) =>
+        all
+          .filter((op) => op.spec.skyhookStage?.skyhook === 'pausing')
+          .every((op) => op.metadata.annotations?.[STAGE_OP_ANNOTATIONS.suspended] === 'true'),
+      30_000,
+      'ops marked suspended',
+    );
     expect(ops.filter((op) => op.spec.skyhookStage?.skyhook === 'pausing')).toHaveLength(2);
 
-    await mergePatchCustomObject(h.custom, skyhookRef('pausing'), { metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: null } } });
+    await mergePatchCustomObject(h.custom, skyhookRef('pausing'), {
+      metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: null } },
+    });
     const done = await waitForSkyhook(h, 'pausing', (scr) => scr.status?.status === 'complete');
     await jobs.stop();
     expect(done.status).toMatchObject({ completeNodes: '2/2', nodesInProgress: 0 });
@@ -69,12 +126,16 @@ describe('pause', () => {
     expect(jobs.stagesByNode('pausing')).toEqual({ 'demo-0': ['apply', 'config'], 'demo-1': ['apply', 'config'] });
     expect([...jobs.jobs.values()].every((job) => job.succeeded && !job.failed)).toBe(true);
     for (const node of (await listNodes(h)).filter((n) => n.metadata?.name?.startsWith('demo-'))) {
-      const entry = parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState('pausing')] ?? '{}')['slow|1.0.0'];
+      const entry = parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState('pausing')] ?? '{}')[
+        'slow|1.0.0'
+      ];
       expect(entry).toEqual({ name: 'slow', version: '1.0.0', image: IMAGE, stage: 'config', state: 'complete' });
     }
 
     // Succeeded Jobs are kept for an hour.
-    const kept = (await batch.listNamespacedJob({ namespace: NAMESPACE, labelSelector: `${CHILD_LABELS.name}=pausing` })).items;
+    const kept = (
+      await batch.listNamespacedJob({ namespace: NAMESPACE, labelSelector: `${CHILD_LABELS.name}=pausing` })
+    ).items;
     expect(kept).toHaveLength(4);
     for (const job of kept) expect(job.spec?.ttlSecondsAfterFinished).toBe(HOUR);
   }, 150_000);
@@ -86,17 +147,44 @@ describe('pause', () => {
       metadata: { name: 'held', namespace: NAMESPACE, annotations: { [STAGE_OP_ANNOTATIONS.suspended]: 'true' } },
       spec: { targetNodes: ['demo-0'], command: ['/bin/sh', '-c', 'true'] },
     };
-    await h.custom.createNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'nodeops', namespace: NAMESPACE, body });
+    await h.custom.createNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: 'nodeops',
+      namespace: NAMESPACE,
+      body,
+    });
     const ofHeld = (job: V1Job): boolean => job.metadata?.labels?.[NODEOP_NAMES.nodeOpLabel] === 'held';
-    const created = await waitForList<V1Job>(h.cp.kubeConfig, JOBS_PATH, (all) => all.some(ofHeld), 30_000, 'Job of the held NodeOp');
+    const created = await waitForList<V1Job>(
+      h.cp.kubeConfig,
+      JOBS_PATH,
+      (all) => all.some(ofHeld),
+      30_000,
+      'Job of the held NodeOp',
+    );
     const job = created.find(ofHeld)!;
     expect(job.spec?.suspend).toBe(true);
-    const pods = await h.core.listNamespacedPod({ namespace: NAMESPACE, labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${job.metadata?.name ?? ''}` });
+    const pods = await h.core.listNamespacedPod({
+      namespace: NAMESPACE,
+      labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${job.metadata?.name ?? ''}`,
+    });
     expect(pods.items).toEqual([]);
 
-    await mergePatchCustomObject(h.custom, { group: API_GROUP, version: API_VERSION, plural: 'nodeops', namespace: NAMESPACE, name: 'held' }, { metadata: { annotations: { [STAGE_OP_ANNOTATIONS.suspended]: null } } });
-    const ops = await waitForList<NodeOp>(h.cp.kubeConfig, NODEOPS_PATH, (all) => all.some((op) => op.metadata.name === 'held' && op.status?.phase === 'Completed'), 60_000, 'held NodeOp completed');
-    expect(ops.find((op) => op.metadata.name === 'held')?.status?.nodeStatuses?.['demo-0']?.jobName).toBe(job.metadata?.name);
+    await mergePatchCustomObject(
+      h.custom,
+      { group: API_GROUP, version: API_VERSION, plural: 'nodeops', namespace: NAMESPACE, name: 'held' },
+      { metadata: { annotations: { [STAGE_OP_ANNOTATIONS.suspended]: null } } },
+    );
+    const ops = await waitForList<NodeOp>(
+      h.cp.kubeConfig,
+      NODEOPS_PATH,
+      (all) => all.some((op) => op.metadata.name === 'held' && op.status?.phase === 'Completed'),
+      60_000,
+      'held NodeOp completed',
+    );
+    expect(ops.find((op) => op.metadata.name === 'held')?.status?.nodeStatuses?.['demo-0']?.jobName).toBe(
+      job.metadata?.name,
+    );
     const after = await batch.readNamespacedJob({ name: job.metadata?.name ?? '', namespace: NAMESPACE });
     expect(after.metadata?.uid).toBe(job.metadata?.uid);
     expect(after.spec?.suspend).toBe(false);
@@ -105,36 +193,92 @@ describe('pause', () => {
 
 describe('a failed stage', () => {
   it('keeps its Job for a day and tells `kubectl describe skyhook` which container failed, how, and its log tail', async () => {
-    const env = [{ name: SIM_ENV.exitCode, value: '2' }, { name: SIM_ENV.failNode, value: 'demo-1' }];
-    await createSkyhook(h, { metadata: { name: 'failing' }, spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: { broken: { version: '1.0.0', image: IMAGE, env } } } });
-    const events = await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/events', (all) => all.some((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'failing'), 90_000, 'StageFailed event on the SCR');
+    const env = [
+      { name: SIM_ENV.exitCode, value: '2' },
+      { name: SIM_ENV.failNode, value: 'demo-1' },
+    ];
+    await createSkyhook(h, {
+      metadata: { name: 'failing' },
+      spec: {
+        nodeSelectors: { matchLabels: DEMO_LABEL },
+        packages: { broken: { version: '1.0.0', image: IMAGE, env } },
+      },
+    });
+    const events = await waitForList<CoreV1Event>(
+      h.cp.kubeConfig,
+      '/api/v1/events',
+      (all) => all.some((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'failing'),
+      90_000,
+      'StageFailed event on the SCR',
+    );
     const event = events.find((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'failing')!;
     expect(event.type).toBe('Warning');
     expect(event.involvedObject.kind).toBe('Skyhook');
-    expect(event.message).toContain('Package [broken:1.0.0] stage [apply] failed on node [demo-1]: container broken-apply exited with code 2');
+    expect(event.message).toContain(
+      'Package [broken:1.0.0] stage [apply] failed on node [demo-1]: container broken-apply exited with code 2',
+    );
     expect(event.message).toContain(`log tail: ${SIMULATED_LOG_LINE}`);
 
     const described = await kubectlOk(h, ['describe', 'skyhook', 'failing']);
     expect(described).toContain(STAGE_FAILED_REASON);
     expect(described).toContain('container broken-apply exited with code 2');
 
-    const failedJobs = (await batch.listNamespacedJob({ namespace: NAMESPACE, labelSelector: `${CHILD_LABELS.name}=failing,${CHILD_LABELS.node}=demo-1` })).items.filter(finished);
+    const failedJobs = (
+      await batch.listNamespacedJob({
+        namespace: NAMESPACE,
+        labelSelector: `${CHILD_LABELS.name}=failing,${CHILD_LABELS.node}=demo-1`,
+      })
+    ).items.filter(finished);
     expect(failedJobs.length).toBeGreaterThan(0);
     for (const job of failedJobs) expect(job.spec?.ttlSecondsAfterFinished).toBe(24 * HOUR);
-    const settled = await waitForSkyhook(h, 'failing', (scr) => scr.status?.nodeStatus?.['demo-0'] === 'complete' && scr.status.nodeStatus['demo-1'] === 'erroring');
+    const settled = await waitForSkyhook(
+      h,
+      'failing',
+      (scr) => scr.status?.nodeStatus?.['demo-0'] === 'complete' && scr.status.nodeStatus['demo-1'] === 'erroring',
+    );
     expect(settled.status?.status).toBe('erroring');
   }, 150_000);
 });
 
 describe('stageTimeout', () => {
   it('ends a stage that runs longer as a failed Job (DeadlineExceeded): the package is erroring and the Events say it timed out', async () => {
-    const pkg: Package = { version: '1.0.0', image: IMAGE, stageTimeout: '2s', env: [{ name: SIM_ENV.duration, value: '60s' }] };
-    await createSkyhook(h, { metadata: { name: 'timeout' }, spec: { nodeSelectors: { matchLabels: { 'kubernetes.io/hostname': 'demo-0' } }, packages: { sleepy: pkg } } });
-    const events = await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/events', (all) => all.some((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'timeout'), 60_000, 'StageFailed event on the SCR');
-    expect(events.find((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'timeout')?.message).toMatch(/^Package \[sleepy:1.0.0\] stage \[apply\] failed on node \[demo-0\]: .*DeadlineExceeded/);
+    const pkg: Package = {
+      version: '1.0.0',
+      image: IMAGE,
+      stageTimeout: '2s',
+      env: [{ name: SIM_ENV.duration, value: '60s' }],
+    };
+    await createSkyhook(h, {
+      metadata: { name: 'timeout' },
+      spec: { nodeSelectors: { matchLabels: { 'kubernetes.io/hostname': 'demo-0' } }, packages: { sleepy: pkg } },
+    });
+    const events = await waitForList<CoreV1Event>(
+      h.cp.kubeConfig,
+      '/api/v1/events',
+      (all) => all.some((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'timeout'),
+      60_000,
+      'StageFailed event on the SCR',
+    );
+    expect(
+      events.find((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'timeout')?.message,
+    ).toMatch(/^Package \[sleepy:1.0.0\] stage \[apply\] failed on node \[demo-0\]: .*DeadlineExceeded/);
     const erroring = await waitForSkyhook(h, 'timeout', (scr) => scr.status?.nodeStatus?.['demo-0'] === 'erroring');
-    expect(erroring.status?.nodeState?.['demo-0']?.['sleepy|1.0.0']).toMatchObject({ stage: 'apply', state: 'erroring' });
-    const nodeEvents = await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/events', (all) => all.some((e) => e.involvedObject.kind === 'Node' && (e.message ?? '').includes('[skyhook:timeout] stage [apply] (stage timed out)')), 30_000, 'timed-out State event on the node');
+    expect(erroring.status?.nodeState?.['demo-0']?.['sleepy|1.0.0']).toMatchObject({
+      stage: 'apply',
+      state: 'erroring',
+    });
+    const nodeEvents = await waitForList<CoreV1Event>(
+      h.cp.kubeConfig,
+      '/api/v1/events',
+      (all) =>
+        all.some(
+          (e) =>
+            e.involvedObject.kind === 'Node' &&
+            (e.message ?? '').includes('[skyhook:timeout] stage [apply] (stage timed out)'),
+        ),
+      30_000,
+      'timed-out State event on the node',
+    );
     expect(nodeEvents.length).toBeGreaterThan(0);
   }, 90_000);
 });

@@ -16,7 +16,19 @@ import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/failed-stage-
 import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
 import { waitForList } from '../../src/kube/wait.js';
 import type { SimulatedHost } from '../../src/sandbox/simulated-host.js';
-import { batches, batchSizes, createDeploymentPolicy, createGroupSkyhook, GROUP_LABEL, groupNodes, recordStageJobs, startSkyhookHarness, waitForSkyhook, watchNodesInProgress, type SkyhookHarness } from './skyhook-harness.js';
+import {
+  batches,
+  batchSizes,
+  createDeploymentPolicy,
+  createGroupSkyhook,
+  GROUP_LABEL,
+  groupNodes,
+  recordStageJobs,
+  startSkyhookHarness,
+  waitForSkyhook,
+  watchNodesInProgress,
+  type SkyhookHarness,
+} from './skyhook-harness.js';
 
 const GROUP = GROUP_LABEL;
 const TIER = 'tier';
@@ -42,8 +54,21 @@ let host: SimulatedHost;
 
 beforeAll(async () => {
   // fail-0's interrupt command fails; fail-1's succeeds.
-  h = await startSkyhookHarness([...BY_STRATEGY, ...BY_CEILING, ...BY_NAME, ...BY_NONE, ...UNMATCHED, ...CRITICAL, ...STANDARD, ...REST, ...LEGACY, ...FAILING],
-    { simulatedHost: { failNodes: ['fail-0'] } });
+  h = await startSkyhookHarness(
+    [
+      ...BY_STRATEGY,
+      ...BY_CEILING,
+      ...BY_NAME,
+      ...BY_NONE,
+      ...UNMATCHED,
+      ...CRITICAL,
+      ...STANDARD,
+      ...REST,
+      ...LEGACY,
+      ...FAILING,
+    ],
+    { simulatedHost: { failNodes: ['fail-0'] } },
+  );
   host = h.host!;
 }, 120_000);
 
@@ -51,8 +76,8 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-
-const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> => createGroupSkyhook(h, name, group, { packages: { pkg: PACKAGE }, ...spec });
+const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> =>
+  createGroupSkyhook(h, name, group, { packages: { pkg: PACKAGE }, ...spec });
 
 describe('overlapping selectors', () => {
   it('puts a node matching several compartments in the safest strategy, then the smaller ceiling, then the first name', async () => {
@@ -62,17 +87,52 @@ describe('overlapping selectors', () => {
       default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1 } } },
       compartments: [
         // Strategy first: fixed beats linear though its ceiling is larger and its name later.
-        { name: 'a-linear', selector: selector('a-linear'), budget: { count: 2 }, strategy: { linear: { initialBatch: 2, delta: 1 } } },
-        { name: 'z-fixed', selector: selector('z-fixed'), budget: { count: 5 }, strategy: { fixed: { initialBatch: 1 } } },
+        {
+          name: 'a-linear',
+          selector: selector('a-linear'),
+          budget: { count: 2 },
+          strategy: { linear: { initialBatch: 2, delta: 1 } },
+        },
+        {
+          name: 'z-fixed',
+          selector: selector('z-fixed'),
+          budget: { count: 5 },
+          strategy: { fixed: { initialBatch: 1 } },
+        },
         // Same strategy: 25% of the 4 matching nodes is a ceiling of 1, below d-count's 2.
-        { name: 'd-count', selector: selector('d-count'), budget: { count: 2 }, strategy: { fixed: { initialBatch: 2 } } },
-        { name: 'p-percent', selector: selector('p-percent'), budget: { percent: 25 }, strategy: { fixed: { initialBatch: 1 } } },
+        {
+          name: 'd-count',
+          selector: selector('d-count'),
+          budget: { count: 2 },
+          strategy: { fixed: { initialBatch: 2 } },
+        },
+        {
+          name: 'p-percent',
+          selector: selector('p-percent'),
+          budget: { percent: 25 },
+          strategy: { fixed: { initialBatch: 1 } },
+        },
         // Same strategy and ceiling: the first name.
-        { name: 'x-second', selector: selector('x-second'), budget: { count: 2 }, strategy: { fixed: { initialBatch: 1 } } },
-        { name: 'c-first', selector: selector('c-first'), budget: { count: 2 }, strategy: { fixed: { initialBatch: 1 } } },
+        {
+          name: 'x-second',
+          selector: selector('x-second'),
+          budget: { count: 2 },
+          strategy: { fixed: { initialBatch: 1 } },
+        },
+        {
+          name: 'c-first',
+          selector: selector('c-first'),
+          budget: { count: 2 },
+          strategy: { fixed: { initialBatch: 1 } },
+        },
         // No strategy is the least safe: exponential wins over a smaller ceiling and an earlier name.
         { name: 'm-none', selector: selector('m-none'), budget: { count: 2 } },
-        { name: 'n-exponential', selector: selector('n-exponential'), budget: { count: 5 }, strategy: { exponential: { initialBatch: 1, growthFactor: 2 } } },
+        {
+          name: 'n-exponential',
+          selector: selector('n-exponential'),
+          budget: { count: 5 },
+          strategy: { exponential: { initialBatch: 1, growthFactor: 2 } },
+        },
       ],
     });
     await scr('overlap', 'overlap', { deploymentPolicy: 'overlap' });
@@ -81,7 +141,13 @@ describe('overlapping selectors', () => {
 
     const statuses = done.status?.compartmentStatuses ?? {};
     const matched = Object.fromEntries(Object.entries(statuses).map(([name, status]) => [name, status.matched]));
-    expect(matched).toMatchObject({ 'z-fixed': 2, 'p-percent': 4, 'c-first': 1, 'n-exponential': 2, [DEFAULT_COMPARTMENT]: 1 });
+    expect(matched).toMatchObject({
+      'z-fixed': 2,
+      'p-percent': 4,
+      'c-first': 1,
+      'n-exponential': 2,
+      [DEFAULT_COMPARTMENT]: 1,
+    });
     for (const loser of ['a-linear', 'd-count', 'x-second', 'm-none']) expect(matched[loser] ?? 0).toBe(0);
     expect(statuses['p-percent']).toMatchObject({ ceiling: 1, completed: 4, progressPercent: 100 });
     expect(statuses['z-fixed']).toMatchObject({ ceiling: 5, completed: 2, progressPercent: 100 });
@@ -93,14 +159,24 @@ describe('overlapping selectors', () => {
 });
 
 describe('exponential strategy in several compartments', () => {
-  it('grows each compartment\'s batches by its own growth factor, side by side, never past the compartment\'s ceiling', async () => {
+  it("grows each compartment's batches by its own growth factor, side by side, never past the compartment's ceiling", async () => {
     const jobs = await recordStageJobs(h);
     const exponential = (growthFactor: number) => ({ exponential: { initialBatch: 1, growthFactor } });
     await createDeploymentPolicy(h, 'expo', {
       default: { budget: { percent: 100 }, strategy: exponential(3) },
       compartments: [
-        { name: 'critical', selector: { matchLabels: { [TIER]: 'critical' } }, budget: { count: 2 }, strategy: exponential(3) },
-        { name: 'standard', selector: { matchLabels: { [TIER]: 'standard' } }, budget: { percent: 50 }, strategy: exponential(2) },
+        {
+          name: 'critical',
+          selector: { matchLabels: { [TIER]: 'critical' } },
+          budget: { count: 2 },
+          strategy: exponential(3),
+        },
+        {
+          name: 'standard',
+          selector: { matchLabels: { [TIER]: 'standard' } },
+          budget: { percent: 50 },
+          strategy: exponential(2),
+        },
       ],
     });
     await scr('expo', 'expo', { deploymentPolicy: 'expo' });
@@ -121,9 +197,27 @@ describe('exponential strategy in several compartments', () => {
     expect(Math.max(...spans.map((s) => s.start))).toBeLessThan(Math.min(...spans.map((s) => s.end)));
 
     const statuses = done.status?.compartmentStatuses ?? {};
-    expect(statuses['critical']).toMatchObject({ matched: 4, ceiling: 2, inProgress: 0, completed: 4, progressPercent: 100 });
-    expect(statuses['standard']).toMatchObject({ matched: 6, ceiling: 3, inProgress: 0, completed: 6, progressPercent: 100 });
-    expect(statuses[DEFAULT_COMPARTMENT]).toMatchObject({ matched: 4, ceiling: 4, inProgress: 0, completed: 4, progressPercent: 100 });
+    expect(statuses['critical']).toMatchObject({
+      matched: 4,
+      ceiling: 2,
+      inProgress: 0,
+      completed: 4,
+      progressPercent: 100,
+    });
+    expect(statuses['standard']).toMatchObject({
+      matched: 6,
+      ceiling: 3,
+      inProgress: 0,
+      completed: 6,
+      progressPercent: 100,
+    });
+    expect(statuses[DEFAULT_COMPARTMENT]).toMatchObject({
+      matched: 4,
+      ceiling: 4,
+      inProgress: 0,
+      completed: 4,
+      progressPercent: 100,
+    });
   }, 240_000);
 });
 
@@ -135,7 +229,13 @@ describe('legacy compatibility', () => {
     await inProgress.stop();
 
     expect(Object.keys(done.status?.compartmentStatuses ?? {})).toEqual([DEFAULT_COMPARTMENT]);
-    expect(done.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]).toMatchObject({ matched: 5, ceiling: 2, inProgress: 0, completed: 5, progressPercent: 100 });
+    expect(done.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]).toMatchObject({
+      matched: 5,
+      ceiling: 2,
+      inProgress: 0,
+      completed: 5,
+      progressPercent: 100,
+    });
     expect(done.status?.completeNodes).toBe('5/5');
     expect(inProgress.max()).toBe(2);
   }, 180_000);
@@ -143,16 +243,31 @@ describe('legacy compatibility', () => {
 
 describe('an interrupt that fails', () => {
   it('leaves the node cordoned and erroring at the interrupt stage, with the reason; the other node completes', async () => {
-    await scr('failing', 'fail', { packages: { svc: { ...PACKAGE, interrupt: { type: 'service', services: ['containerd'] } } } });
-    const settled = await waitForSkyhook(h, 'failing', (s) => s.status?.nodeStatus?.['fail-0'] === 'erroring' && s.status.nodeStatus['fail-1'] === 'complete', 150_000);
+    await scr('failing', 'fail', {
+      packages: { svc: { ...PACKAGE, interrupt: { type: 'service', services: ['containerd'] } } },
+    });
+    const settled = await waitForSkyhook(
+      h,
+      'failing',
+      (s) => s.status?.nodeStatus?.['fail-0'] === 'erroring' && s.status.nodeStatus['fail-1'] === 'complete',
+      150_000,
+    );
 
     expect(settled.status?.status).toBe('erroring');
-    expect(settled.status?.nodeState?.['fail-0']?.['svc|1.0.0']).toMatchObject({ stage: 'interrupt', state: 'erroring' });
+    expect(settled.status?.nodeState?.['fail-0']?.['svc|1.0.0']).toMatchObject({
+      stage: 'interrupt',
+      state: 'erroring',
+    });
     expect(host.interrupts.filter((i) => i.node === 'fail-0').every((i) => i.failed)).toBe(true);
     expect(host.interrupts.filter((i) => i.node === 'fail-1')).toEqual([expect.objectContaining({ failed: false })]);
 
-    const events = await waitForList<CoreV1Event>(h.cp.kubeConfig, '/api/v1/events',
-      (all) => all.some((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'failing'), 60_000, 'StageFailed event on the SCR');
+    const events = await waitForList<CoreV1Event>(
+      h.cp.kubeConfig,
+      '/api/v1/events',
+      (all) => all.some((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'failing'),
+      60_000,
+      'StageFailed event on the SCR',
+    );
     const event = events.find((e) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'failing')!;
     expect(event.type).toBe('Warning');
     expect(event.message).toContain('Package [svc:1.0.0] stage [interrupt] failed on node [fail-0]');
@@ -162,7 +277,9 @@ describe('an interrupt that fails', () => {
     expect(failed.spec?.unschedulable).toBe(true);
     expect(failed.metadata?.annotations?.[nodeAnnotations.cordon('failing')]).toBe('true');
     expect(failed.metadata?.annotations?.[nodeAnnotations.status('failing')]).toBe('erroring');
-    expect(parseNodeState(failed.metadata?.annotations?.[nodeAnnotations.nodeState('failing')] ?? '{}')['svc|1.0.0']).toMatchObject({ stage: 'interrupt', state: 'erroring' });
+    expect(
+      parseNodeState(failed.metadata?.annotations?.[nodeAnnotations.nodeState('failing')] ?? '{}')['svc|1.0.0'],
+    ).toMatchObject({ stage: 'interrupt', state: 'erroring' });
     const fine = await h.core.readNode({ name: 'fail-1' });
     expect(fine.spec?.unschedulable).toBeFalsy();
   }, 180_000);

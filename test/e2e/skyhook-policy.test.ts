@@ -10,7 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEFAULT_COMPARTMENT, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
-import { batches, batchSizes, createDeploymentPolicy, createGroupSkyhook, GROUP_LABEL, groupNodes, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import {
+  batches,
+  batchSizes,
+  createDeploymentPolicy,
+  createGroupSkyhook,
+  GROUP_LABEL,
+  groupNodes,
+  recordStageJobs,
+  startSkyhookHarness,
+  waitForSkyhook,
+  type SkyhookHarness,
+} from './skyhook-harness.js';
 
 const GROUP = GROUP_LABEL;
 const TIER = 'tier';
@@ -19,22 +30,24 @@ const PACKAGE: Package = { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-pack
 let h: SkyhookHarness;
 
 beforeAll(async () => {
-  h = await startSkyhookHarness([
-    ...groupNodes('linear', 6),
-    ...groupNodes('multi', 7, (i): Record<string, string> => (i < 2 ? { [TIER]: 'critical' } : {})),
-    ...groupNodes('stop', 3),
-    ...groupNodes('missing', 1),
-  // A failing stage fails its node at once, so the failed batch is judged without waiting for retries.
-  ], { skyhook: { settings: { jobBackoffLimit: 0 } } });
+  h = await startSkyhookHarness(
+    [
+      ...groupNodes('linear', 6),
+      ...groupNodes('multi', 7, (i): Record<string, string> => (i < 2 ? { [TIER]: 'critical' } : {})),
+      ...groupNodes('stop', 3),
+      ...groupNodes('missing', 1),
+      // A failing stage fails its node at once, so the failed batch is judged without waiting for retries.
+    ],
+    { skyhook: { settings: { jobBackoffLimit: 0 } } },
+  );
 }, 120_000);
 
 afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-
-const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> => createGroupSkyhook(h, name, group, { packages: { pkg: PACKAGE }, ...spec });
-
+const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> =>
+  createGroupSkyhook(h, name, group, { packages: { pkg: PACKAGE }, ...spec });
 
 async function metricsText(): Promise<string> {
   const response = await fetch(`http://127.0.0.1:${h.manager()!.metricsPort}/metrics`);
@@ -44,18 +57,35 @@ async function metricsText(): Promise<string> {
 describe('linear strategy', () => {
   it('runs batches of 1, 2, 3 nodes; keeps the batch state when the SCR says not to reset it', async () => {
     const jobs = await recordStageJobs(h);
-    await createDeploymentPolicy(h, 'linear', { default: { budget: { count: 4 }, strategy: { linear: { initialBatch: 1, delta: 1 } } } });
-    await scr('linear', 'linear', { deploymentPolicy: 'linear', deploymentPolicyOptions: { resetBatchStateOnCompletion: false } });
+    await createDeploymentPolicy(h, 'linear', {
+      default: { budget: { count: 4 }, strategy: { linear: { initialBatch: 1, delta: 1 } } },
+    });
+    await scr('linear', 'linear', {
+      deploymentPolicy: 'linear',
+      deploymentPolicyOptions: { resetBatchStateOnCompletion: false },
+    });
     const done = await waitForSkyhook(h, 'linear', (s) => s.status?.status === 'complete', 150_000);
     await jobs.stop();
 
-    expect(batchSizes(batches(jobs, 'linear', groupNodes('linear', 6).map((n) => n.name)))).toEqual([1, 2, 3]);
+    expect(
+      batchSizes(
+        batches(
+          jobs,
+          'linear',
+          groupNodes('linear', 6).map((n) => n.name),
+        ),
+      ),
+    ).toEqual([1, 2, 3]);
     const compartment = done.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT];
     expect(compartment).toMatchObject({ matched: 6, ceiling: 4, inProgress: 0, completed: 6, progressPercent: 100 });
     expect(compartment?.batchState?.currentBatch).toBeGreaterThan(1);
     const metrics = await metricsText();
-    expect(metrics).toContain(`skyhook_rollout_completed{skyhook_name="linear",policy_name="linear",compartment_name="${DEFAULT_COMPARTMENT}",strategy="linear"} 6`);
-    expect(metrics).toContain(`skyhook_rollout_matched_nodes{skyhook_name="linear",policy_name="linear",compartment_name="${DEFAULT_COMPARTMENT}",strategy="linear"} 6`);
+    expect(metrics).toContain(
+      `skyhook_rollout_completed{skyhook_name="linear",policy_name="linear",compartment_name="${DEFAULT_COMPARTMENT}",strategy="linear"} 6`,
+    );
+    expect(metrics).toContain(
+      `skyhook_rollout_matched_nodes{skyhook_name="linear",policy_name="linear",compartment_name="${DEFAULT_COMPARTMENT}",strategy="linear"} 6`,
+    );
   }, 180_000);
 });
 
@@ -64,7 +94,14 @@ describe('compartments with fixed and exponential strategies', () => {
     const jobs = await recordStageJobs(h);
     await createDeploymentPolicy(h, 'tiers', {
       default: { budget: { percent: 40 }, strategy: { exponential: { initialBatch: 1, growthFactor: 2 } } },
-      compartments: [{ name: 'critical', selector: { matchLabels: { [TIER]: 'critical' } }, budget: { count: 1 }, strategy: { fixed: { initialBatch: 1 } } }],
+      compartments: [
+        {
+          name: 'critical',
+          selector: { matchLabels: { [TIER]: 'critical' } },
+          budget: { count: 1 },
+          strategy: { fixed: { initialBatch: 1 } },
+        },
+      ],
     });
     await scr('tiers', 'multi', { deploymentPolicy: 'tiers' });
     const done = await waitForSkyhook(h, 'tiers', (s) => s.status?.status === 'complete', 150_000);
@@ -80,37 +117,68 @@ describe('compartments with fixed and exponential strategies', () => {
     expect(statuses['critical']?.batchState?.currentBatch).toBe(1);
     expect(statuses[DEFAULT_COMPARTMENT]?.batchState?.currentBatch).toBe(1);
     const metrics = await metricsText();
-    expect(metrics).toContain('skyhook_rollout_ceiling{skyhook_name="tiers",policy_name="tiers",compartment_name="critical",strategy="fixed"} 1');
-    expect(metrics).toContain(`skyhook_rollout_ceiling{skyhook_name="tiers",policy_name="tiers",compartment_name="${DEFAULT_COMPARTMENT}",strategy="exponential"} 2`);
+    expect(metrics).toContain(
+      'skyhook_rollout_ceiling{skyhook_name="tiers",policy_name="tiers",compartment_name="critical",strategy="fixed"} 1',
+    );
+    expect(metrics).toContain(
+      `skyhook_rollout_ceiling{skyhook_name="tiers",policy_name="tiers",compartment_name="${DEFAULT_COMPARTMENT}",strategy="exponential"} 2`,
+    );
   }, 180_000);
 });
 
 describe('failureThreshold', () => {
   it('stops the rollout after a failed batch: the other nodes never start', async () => {
     const jobs = await recordStageJobs(h);
-    await createDeploymentPolicy(h, 'careful', { default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1, failureThreshold: 1 } } } });
-    const env = [{ name: SIM_ENV.exitCode, value: '2' }, { name: SIM_ENV.failNode, value: 'stop-0' }];
+    await createDeploymentPolicy(h, 'careful', {
+      default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1, failureThreshold: 1 } } },
+    });
+    const env = [
+      { name: SIM_ENV.exitCode, value: '2' },
+      { name: SIM_ENV.failNode, value: 'stop-0' },
+    ];
     await scr('careful', 'stop', { deploymentPolicy: 'careful', packages: { pkg: { ...PACKAGE, env } } });
-    const stopped = await waitForSkyhook(h, 'careful', (s) => s.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]?.batchState?.shouldStop === true, 120_000);
+    const stopped = await waitForSkyhook(
+      h,
+      'careful',
+      (s) => s.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]?.batchState?.shouldStop === true,
+      120_000,
+    );
     await jobs.stop();
 
     expect(stopped.status?.nodeStatus?.['stop-0']).toBe('erroring');
-    expect(stopped.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]?.batchState).toMatchObject({ consecutiveFailures: 1, shouldStop: true });
+    expect(stopped.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT]?.batchState).toMatchObject({
+      consecutiveFailures: 1,
+      shouldStop: true,
+    });
     expect(Object.keys(jobs.stagesByNode('careful'))).toEqual(['stop-0']);
     const metrics = await metricsText();
-    expect(metrics).toContain(`skyhook_rollout_should_stop{skyhook_name="careful",policy_name="careful",compartment_name="${DEFAULT_COMPARTMENT}",strategy="fixed"} 1`);
+    expect(metrics).toContain(
+      `skyhook_rollout_should_stop{skyhook_name="careful",policy_name="careful",compartment_name="${DEFAULT_COMPARTMENT}",strategy="fixed"} 1`,
+    );
   }, 150_000);
 });
 
 describe('a missing DeploymentPolicy', () => {
   it('blocks the SCR with a condition until the policy is created, then completes', async () => {
     await scr('orphan', 'missing', { deploymentPolicy: 'later' });
-    const blocked = await waitForSkyhook(h, 'orphan', (s) => s.status?.status === 'blocked' && s.status.conditions?.some((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound && c.status === 'True') === true);
-    expect(blocked.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.message).toContain('later');
+    const blocked = await waitForSkyhook(
+      h,
+      'orphan',
+      (s) =>
+        s.status?.status === 'blocked' &&
+        s.status.conditions?.some(
+          (c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound && c.status === 'True',
+        ) === true,
+    );
+    expect(
+      blocked.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.message,
+    ).toContain('later');
     expect(blocked.status?.nodeStatus?.['missing-0']).toBe('blocked');
 
     await createDeploymentPolicy(h, 'later', { default: { budget: { count: 1 }, strategy: { fixed: {} } } });
     const done = await waitForSkyhook(h, 'orphan', (s) => s.status?.status === 'complete');
-    expect(done.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.status ?? 'False').toBe('False');
+    expect(
+      done.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.status ?? 'False',
+    ).toBe('False');
   }, 150_000);
 });

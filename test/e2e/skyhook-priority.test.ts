@@ -18,7 +18,18 @@ import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { mergePatchCustomObject } from '../../src/kube/client.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
-import { createSkyhook, DEMO_LABEL, demoNodes, kubectlOk, recordStageJobs, startSkyhookHarness, waitForSkyhook, type JobRecorder, type SkyhookHarness, type StageJob } from './skyhook-harness.js';
+import {
+  createSkyhook,
+  DEMO_LABEL,
+  demoNodes,
+  kubectlOk,
+  recordStageJobs,
+  startSkyhookHarness,
+  waitForSkyhook,
+  type JobRecorder,
+  type SkyhookHarness,
+  type StageJob,
+} from './skyhook-harness.js';
 
 let h: SkyhookHarness;
 let jobs: JobRecorder;
@@ -49,8 +60,12 @@ const statusesOn = (node: V1Node): Record<string, string | undefined> =>
   Object.fromEntries(SCRS.map(({ name }) => [name, node.metadata?.annotations?.[nodeAnnotations.status(name)]]));
 
 /** Resolves with both nodes once `done` holds for their per-SCR statuses. */
-async function waitForStatuses(what: string, done: (byNode: Record<string, Record<string, string | undefined>>) => boolean): Promise<Record<string, Record<string, string | undefined>>> {
-  const byNodeOf = (nodes: V1Node[]) => Object.fromEntries(nodes.map((node) => [node.metadata?.name ?? '', statusesOn(node)]));
+async function waitForStatuses(
+  what: string,
+  done: (byNode: Record<string, Record<string, string | undefined>>) => boolean,
+): Promise<Record<string, Record<string, string | undefined>>> {
+  const byNodeOf = (nodes: V1Node[]) =>
+    Object.fromEntries(nodes.map((node) => [node.metadata?.name ?? '', statusesOn(node)]));
   const nodes = await waitForList<V1Node>(h.cp.kubeConfig, '/api/v1/nodes', (all) => done(byNodeOf(all)), 90_000, what);
   return byNodeOf(nodes);
 }
@@ -62,7 +77,11 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
 }
 
 /** Polls `metric` until `accept` holds (a wait is reported by the reconcile after the one that wrote it onto the node). */
-async function metricEventually(name: string, labels: Record<string, string>, accept: (value: number | undefined) => boolean): Promise<number | undefined> {
+async function metricEventually(
+  name: string,
+  labels: Record<string, string>,
+  accept: (value: number | undefined) => boolean,
+): Promise<number | undefined> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const value = await metric(name, labels);
@@ -85,11 +104,18 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
     }
 
     // 1. demo-0 is at priority 2 while demo-1 is still blocked at priority 1.
-    const phase1 = await waitForStatuses('demo-0 past priority 1', (s) => s['demo-0']?.['zzz'] === 'complete' && s['demo-0']?.['a'] === 'in_progress');
+    const phase1 = await waitForStatuses(
+      'demo-0 past priority 1',
+      (s) => s['demo-0']?.['zzz'] === 'complete' && s['demo-0']?.['a'] === 'in_progress',
+    );
     expect(phase1['demo-1']).toMatchObject({ zzz: 'blocked', a: 'blocked', b: 'paused', d: 'disabled' });
     expect(jobsOf((job) => job.node === 'demo-1')).toEqual([]);
     // Metrics are set right after the reconcile's status write, so they are read once the API shows that write.
-    await waitForSkyhook(h, 'zzz', (scr) => scr.status?.nodeStatus?.['demo-0'] === 'complete' && scr.status.nodeStatus['demo-1'] === 'blocked');
+    await waitForSkyhook(
+      h,
+      'zzz',
+      (scr) => scr.status?.nodeStatus?.['demo-0'] === 'complete' && scr.status.nodeStatus['demo-1'] === 'blocked',
+    );
     await waitForSkyhook(h, 'b', (scr) => scr.status?.status === 'paused');
     await waitForSkyhook(h, 'd', (scr) => scr.status?.status === 'disabled');
     expect(await metric('skyhook_status', { skyhook_name: 'b', status: 'paused' })).toBe(1);
@@ -98,38 +124,77 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
     expect(await metric('skyhook_node_status_count', { skyhook_name: 'zzz', status: 'blocked' })).toBe(1);
     const tainted = { skyhook_name: 'zzz', reason: 'TaintNotTolerable' };
     expect(await metricEventually('skyhook_node_waiting_count', tainted, (v) => v === 1)).toBe(1);
-    expect(await metric('skyhook_node_waiting_since_timestamp_seconds', tainted)).toBeLessThanOrEqual(Date.now() / 1000);
+    expect(await metric('skyhook_node_waiting_since_timestamp_seconds', tainted)).toBeLessThanOrEqual(
+      Date.now() / 1000,
+    );
 
     // 2. Unblocked: demo-1 starts priority 1 while demo-0 still runs priority 2.
     await kubectlOk(h, ['taint', 'node', 'demo-1', 'test-block-']);
 
     // 3. Both past priority 2; the paused b holds c and e, the whole time demo-1 was catching up.
-    const phase3 = await waitForStatuses('both nodes past priority 2', (s) => ['demo-0', 'demo-1'].every((node) => s[node]?.['a'] === 'complete'));
-    for (const node of ['demo-0', 'demo-1']) expect(phase3[node]).toEqual({ zzz: 'complete', a: 'complete', b: 'paused', c: 'waiting', d: 'disabled', e: 'waiting' });
+    const phase3 = await waitForStatuses('both nodes past priority 2', (s) =>
+      ['demo-0', 'demo-1'].every((node) => s[node]?.['a'] === 'complete'),
+    );
+    for (const node of ['demo-0', 'demo-1'])
+      expect(phase3[node]).toEqual({
+        zzz: 'complete',
+        a: 'complete',
+        b: 'paused',
+        c: 'waiting',
+        d: 'disabled',
+        e: 'waiting',
+      });
     const aOnDemo0 = jobsOf((job) => job.skyhook === 'a' && job.node === 'demo-0');
     const firstZzzOnDemo1 = jobsOf((job) => job.skyhook === 'zzz' && job.node === 'demo-1')[0];
     expect(firstZzzOnDemo1?.seenAt).toBeLessThan(Math.max(...aOnDemo0.map((job) => job.doneAt ?? Infinity)));
     expect(jobsOf((job) => ['b', 'c', 'd', 'e'].includes(job.skyhook))).toEqual([]);
     await waitForSkyhook(h, 'c', (scr) => scr.status?.status === 'waiting');
-    expect(await metricEventually('skyhook_node_waiting_count', { skyhook_name: 'zzz', reason: 'TaintNotTolerable' }, (v) => v === undefined)).toBeUndefined();
+    expect(
+      await metricEventually(
+        'skyhook_node_waiting_count',
+        { skyhook_name: 'zzz', reason: 'TaintNotTolerable' },
+        (v) => v === undefined,
+      ),
+    ).toBeUndefined();
     expect(await metric('skyhook_status', { skyhook_name: 'c', status: 'waiting' })).toBe(1);
 
     // 4. Resume b: b, c and e complete on both nodes, d stays disabled and never runs.
-    await mergePatchCustomObject(h.custom, { group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name: 'b' }, { metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: null } } });
+    await mergePatchCustomObject(
+      h.custom,
+      { group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name: 'b' },
+      { metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: null } } },
+    );
     for (const name of ['b', 'c', 'e']) {
       const done = await waitForSkyhook(h, name, (scr: Skyhook) => scr.status?.status === 'complete');
       expect(done.status).toMatchObject({ completeNodes: '2/2', nodesInProgress: 0 });
     }
-    const final = await waitForStatuses('final statuses', (s) => ['demo-0', 'demo-1'].every((node) => s[node]?.['e'] === 'complete'));
-    for (const node of ['demo-0', 'demo-1']) expect(final[node]).toEqual({ zzz: 'complete', a: 'complete', b: 'complete', c: 'complete', d: 'disabled', e: 'complete' });
+    const final = await waitForStatuses('final statuses', (s) =>
+      ['demo-0', 'demo-1'].every((node) => s[node]?.['e'] === 'complete'),
+    );
+    for (const node of ['demo-0', 'demo-1'])
+      expect(final[node]).toEqual({
+        zzz: 'complete',
+        a: 'complete',
+        b: 'complete',
+        c: 'complete',
+        d: 'disabled',
+        e: 'complete',
+      });
     expect((await waitForSkyhook(h, 'd', (scr) => scr.status?.status === 'disabled')).status?.status).toBe('disabled');
     expect(await metric('skyhook_status', { skyhook_name: 'd', status: 'disabled' })).toBe(1);
     expect(jobsOf((job) => job.skyhook === 'd')).toEqual([]);
     // One stage duration per node and stage of e (the fast package has no interrupt).
     const stages = await h.manager()!.runtime.metrics.registry.getSingleMetric('skyhook_stage_duration_seconds')!.get();
-    const finished = stages.values.filter((v) => (v as { metricName?: string }).metricName === 'skyhook_stage_duration_seconds_count' && v.labels['skyhook_name'] === 'e');
-    const perStage = (entries: [string, number][]): Record<string, number> => entries.reduce<Record<string, number>>((acc, [stage, n]) => ({ ...acc, [stage]: (acc[stage] ?? 0) + n }), {});
-    expect(perStage(finished.map((v) => [`${v.labels['stage']} ${v.labels['result']}`, v.value]))).toEqual(perStage(jobsOf((job) => job.skyhook === 'e').map((job) => [`${job.stage} succeeded`, 1])));
+    const finished = stages.values.filter(
+      (v) =>
+        (v as { metricName?: string }).metricName === 'skyhook_stage_duration_seconds_count' &&
+        v.labels['skyhook_name'] === 'e',
+    );
+    const perStage = (entries: [string, number][]): Record<string, number> =>
+      entries.reduce<Record<string, number>>((acc, [stage, n]) => ({ ...acc, [stage]: (acc[stage] ?? 0) + n }), {});
+    expect(perStage(finished.map((v) => [`${v.labels['stage']} ${v.labels['result']}`, v.value]))).toEqual(
+      perStage(jobsOf((job) => job.skyhook === 'e').map((job) => [`${job.stage} succeeded`, 1])),
+    );
     expect(finished.length).toBeGreaterThan(0);
 
     // Per node, one SCR at a time in priority-then-name order: each SCR's Jobs all finish before the next SCR's first Job.
@@ -138,11 +203,15 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
       const order = [...new Set(onNode.map((job) => job.skyhook))];
       expect(order).toEqual(['zzz', 'a', 'b', 'c', 'e']);
       for (let i = 1; i < order.length; i++) {
-        const previousDone = Math.max(...onNode.filter((job) => job.skyhook === order[i - 1]).map((job) => job.doneAt ?? Infinity));
+        const previousDone = Math.max(
+          ...onNode.filter((job) => job.skyhook === order[i - 1]).map((job) => job.doneAt ?? Infinity),
+        );
         const nextStart = Math.min(...onNode.filter((job) => job.skyhook === order[i]).map((job) => job.seenAt));
         expect(nextStart).toBeGreaterThanOrEqual(previousDone);
       }
-      expect(onNode.map((job) => `${job.skyhook}/${job.stage}`)).toEqual(['zzz', 'a', 'b', 'c', 'e'].flatMap((scr) => [`${scr}/apply`, `${scr}/config`]));
+      expect(onNode.map((job) => `${job.skyhook}/${job.stage}`)).toEqual(
+        ['zzz', 'a', 'b', 'c', 'e'].flatMap((scr) => [`${scr}/apply`, `${scr}/config`]),
+      );
     }
   }, 180_000);
 });

@@ -10,7 +10,15 @@ import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
-  createSkyhook, DEMO_LABEL, demoNodes, NAMESPACE, recordStageJobs, REPO_ROOT, startSkyhookHarness, waitForSkyhook, type SkyhookHarness,
+  createSkyhook,
+  DEMO_LABEL,
+  demoNodes,
+  NAMESPACE,
+  recordStageJobs,
+  REPO_ROOT,
+  startSkyhookHarness,
+  waitForSkyhook,
+  type SkyhookHarness,
 } from './skyhook-harness.js';
 
 let h: SkyhookHarness;
@@ -27,10 +35,28 @@ afterAll(async () => {
 
 function startOperator(): ChildProcess {
   const entry = `${REPO_ROOT}bin/skyhook.js`;
-  const proc = spawn(process.execPath, [entry, 'operator', '--kubeconfig', h.cp.kubeconfigPath, '--leader-elect=false', '--namespace', NAMESPACE, '--health-port', '127.0.0.1:0', '--metrics-port', '127.0.0.1:0', '--log-level', 'warn'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, NAMESPACE },
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      entry,
+      'operator',
+      '--kubeconfig',
+      h.cp.kubeconfigPath,
+      '--leader-elect=false',
+      '--namespace',
+      NAMESPACE,
+      '--health-port',
+      '127.0.0.1:0',
+      '--metrics-port',
+      '127.0.0.1:0',
+      '--log-level',
+      'warn',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NAMESPACE },
+    },
+  );
   proc.stderr?.resume();
   return proc;
 }
@@ -44,10 +70,18 @@ async function kill(proc: ChildProcess): Promise<void> {
 
 describe('operator killed 5 times during a 6-node rollout', () => {
   it('completes, with exactly one Job per node and stage', async () => {
-    if (!existsSync(`${REPO_ROOT}dist/cli/main.js`)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+    if (!existsSync(`${REPO_ROOT}dist/cli/main.js`))
+      throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
     const jobs = await recordStageJobs(h);
     child = startOperator();
-    await createSkyhook(h, { metadata: { name: 'restarts' }, spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, interruptionBudget: { count: 2 }, packages: { pkg: { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' } } } });
+    await createSkyhook(h, {
+      metadata: { name: 'restarts' },
+      spec: {
+        nodeSelectors: { matchLabels: DEMO_LABEL },
+        interruptionBudget: { count: 2 },
+        packages: { pkg: { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' } },
+      },
+    });
     const kills: string[] = [];
     for (let i = 0; i < 5; i++) {
       // Each kill lands inside the rollout: a random moment after the (2i+1)th of its 12 Jobs appeared.
@@ -65,7 +99,8 @@ describe('operator killed 5 times during a 6-node rollout', () => {
     expect(done.status).toMatchObject({ completeNodes: '6/6', nodesInProgress: 0 });
     const all = [...jobs.jobs.values()];
     const perStage = new Map<string, number>();
-    for (const job of all) perStage.set(`${job.node}/${job.stage}`, (perStage.get(`${job.node}/${job.stage}`) ?? 0) + 1);
+    for (const job of all)
+      perStage.set(`${job.node}/${job.stage}`, (perStage.get(`${job.node}/${job.stage}`) ?? 0) + 1);
     expect(perStage.size).toBe(12);
     expect([...perStage.entries()].filter(([, count]) => count !== 1)).toEqual([]);
     expect(all.every((job) => job.succeeded)).toBe(true);

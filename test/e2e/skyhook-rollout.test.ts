@@ -11,7 +11,17 @@ import type { Package } from '../../src/api/skyhook.js';
 import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
 import {
-  createSkyhook, DEMO_LABEL, demoNodes, listNodes, NAMESPACE, recordStageJobs, startSkyhookHarness, waitForSkyhook, waitForSkyhookGone, watchNodesInProgress, type SkyhookHarness,
+  createSkyhook,
+  DEMO_LABEL,
+  demoNodes,
+  listNodes,
+  NAMESPACE,
+  recordStageJobs,
+  startSkyhookHarness,
+  waitForSkyhook,
+  waitForSkyhookGone,
+  watchNodesInProgress,
+  type SkyhookHarness,
 } from './skyhook-harness.js';
 
 let h: SkyhookHarness;
@@ -38,7 +48,10 @@ describe.each([
     const timer = setInterval(() => {
       maxJobs = Math.max(maxJobs, [...jobs.jobs.values()].filter((j) => !j.succeeded && !j.failed).length);
     }, 20);
-    await createSkyhook(h, { metadata: { name }, spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, interruptionBudget: budget, packages: { pkg: PACKAGE } } });
+    await createSkyhook(h, {
+      metadata: { name },
+      spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, interruptionBudget: budget, packages: { pkg: PACKAGE } },
+    });
     const done = await waitForSkyhook(h, name, (scr) => scr.status?.status === 'complete');
     clearInterval(timer);
     await Promise.all([nodes.stop(), jobs.stop()]);
@@ -49,7 +62,12 @@ describe.each([
     const stages = jobs.stagesByNode(name);
     expect(Object.keys(stages)).toHaveLength(NODES);
     expect(Object.values(stages).every((s) => s.join() === 'apply,config')).toBe(true);
-    await h.custom.deleteClusterCustomObject({ group: 'skyhook.nvidia.com', version: 'v1alpha1', plural: 'skyhooks', name });
+    await h.custom.deleteClusterCustomObject({
+      group: 'skyhook.nvidia.com',
+      version: 'v1alpha1',
+      plural: 'skyhooks',
+      name,
+    });
     await waitForSkyhookGone(h, name);
   }, 150_000);
 });
@@ -57,23 +75,46 @@ describe.each([
 describe('a stage exiting 2 on one node', () => {
   it('makes the package erroring with restarts, the node and the SCR erroring, with the counts right', async () => {
     const failing = 'demo-1';
-    const env = [{ name: SIM_ENV.exitCode, value: '2' }, { name: SIM_ENV.failNode, value: failing }];
-    await createSkyhook(h, { metadata: { name: 'failing' }, spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: { broken: { ...PACKAGE, env } } } });
-    const erroring = await waitForSkyhook(h, 'failing', (scr) => scr.status?.status === 'erroring' && scr.status.completeNodes === '5/6');
+    const env = [
+      { name: SIM_ENV.exitCode, value: '2' },
+      { name: SIM_ENV.failNode, value: failing },
+    ];
+    await createSkyhook(h, {
+      metadata: { name: 'failing' },
+      spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: { broken: { ...PACKAGE, env } } },
+    });
+    const erroring = await waitForSkyhook(
+      h,
+      'failing',
+      (scr) => scr.status?.status === 'erroring' && scr.status.completeNodes === '5/6',
+    );
 
     expect(erroring.status).toMatchObject({ status: 'erroring', completeNodes: '5/6', nodesInProgress: 1 });
     expect(erroring.status?.nodeStatus?.[failing]).toBe('erroring');
     const node = (await listNodes(h)).find((n) => n.metadata?.name === failing)!;
-    const entry = parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState('failing')] ?? '{}')['broken|1.0.0'];
+    const entry = parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState('failing')] ?? '{}')[
+      'broken|1.0.0'
+    ];
     expect(entry).toMatchObject({ stage: 'apply', state: 'erroring' });
     expect(entry?.restarts).toBeGreaterThan(0);
     expect(node.metadata?.labels?.[nodeLabels.status('failing')]).toBe('erroring');
-    expect(node.status?.conditions?.find((c) => c.type === nodeConditionTypes.erroring('failing'))).toMatchObject({ status: 'True' });
-    expect(node.status?.conditions?.find((c) => c.type === nodeConditionTypes.notReady('failing'))).toMatchObject({ status: 'True' });
+    expect(node.status?.conditions?.find((c) => c.type === nodeConditionTypes.erroring('failing'))).toMatchObject({
+      status: 'True',
+    });
+    expect(node.status?.conditions?.find((c) => c.type === nodeConditionTypes.notReady('failing'))).toMatchObject({
+      status: 'True',
+    });
 
     // The exit code came from the package env, in the agent's stage container (not the copy step).
-    const pods = (await h.core.listNamespacedPod({ namespace: NAMESPACE, labelSelector: `${CHILD_LABELS.name}=failing,${CHILD_LABELS.node}=${failing}` })).items;
-    const failedContainers = pods.flatMap((pod: V1Pod) => (pod.status?.initContainerStatuses ?? []).filter((s) => s.state?.terminated?.exitCode === 2).map((s) => s.name));
+    const pods = (
+      await h.core.listNamespacedPod({
+        namespace: NAMESPACE,
+        labelSelector: `${CHILD_LABELS.name}=failing,${CHILD_LABELS.node}=${failing}`,
+      })
+    ).items;
+    const failedContainers = pods.flatMap((pod: V1Pod) =>
+      (pod.status?.initContainerStatuses ?? []).filter((s) => s.state?.terminated?.exitCode === 2).map((s) => s.name),
+    );
     expect(failedContainers).toContain('broken-apply');
   }, 150_000);
 });

@@ -12,7 +12,16 @@ import { join } from 'node:path';
 import { DEFAULT_RUNTIME_REQUIRED_TAINT, nodeAnnotations } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import {
-  createGroupSkyhook, GROUP_LABEL, groupNodes, kubectlOk, listNodes, recordStageJobs, REPO_ROOT, startSkyhookHarness, waitForSkyhook, type SkyhookHarness,
+  createGroupSkyhook,
+  GROUP_LABEL,
+  groupNodes,
+  kubectlOk,
+  listNodes,
+  recordStageJobs,
+  REPO_ROOT,
+  startSkyhookHarness,
+  waitForSkyhook,
+  type SkyhookHarness,
 } from './skyhook-harness.js';
 
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
@@ -29,42 +38,85 @@ afterAll(async () => {
 }, 60_000);
 
 const packages = (updated: boolean): Record<string, Package> => ({
-  conf: { version: '1.0.0', image: IMAGE, configMap: { 'a.conf': updated ? 'two' : 'one', 'b.conf': 'same' }, ...(updated ? { gracefulShutdown: '10s' } : {}) },
-  envy: { version: '1.0.0', image: IMAGE, configMap: { 'c.conf': 'same' }, env: [{ name: 'MODE', value: updated ? 'new' : 'old' }] },
+  conf: {
+    version: '1.0.0',
+    image: IMAGE,
+    configMap: { 'a.conf': updated ? 'two' : 'one', 'b.conf': 'same' },
+    ...(updated ? { gracefulShutdown: '10s' } : {}),
+  },
+  envy: {
+    version: '1.0.0',
+    image: IMAGE,
+    configMap: { 'c.conf': 'same' },
+    env: [{ name: 'MODE', value: updated ? 'new' : 'old' }],
+  },
 });
 
 /** Complete at `generation` with every node of `group` in nodeState and nodeStatus. */
 function converged(group: string, generation: number) {
   const nodes = [0, 1].map((i) => `${group}-${i}`);
-  return (scr: Skyhook): boolean => scr.status?.status === 'complete' && scr.status.observedGeneration === generation
-    && nodes.every((node) => scr.status?.nodeStatus?.[node] === 'complete' && Object.keys(scr.status?.nodeState?.[node] ?? {}).length === 2);
+  return (scr: Skyhook): boolean =>
+    scr.status?.status === 'complete' &&
+    scr.status.observedGeneration === generation &&
+    nodes.every(
+      (node) =>
+        scr.status?.nodeStatus?.[node] === 'complete' && Object.keys(scr.status?.nodeState?.[node] ?? {}).length === 2,
+    );
 }
 
 function skyhookCli(...args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [join(REPO_ROOT, 'bin/skyhook.js'), ...args, '--kubeconfig', h.cp.kubeconfigPath], { cwd: REPO_ROOT }, (error, _stdout, stderr) => {
-      if (error) reject(new Error(`skyhook ${args.join(' ')}: ${stderr}`));
-      else resolve();
-    });
+    const child = execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'bin/skyhook.js'), ...args, '--kubeconfig', h.cp.kubeconfigPath],
+      { cwd: REPO_ROOT },
+      (error, _stdout, stderr) => {
+        if (error) reject(new Error(`skyhook ${args.join(' ')}: ${stderr}`));
+        else resolve();
+      },
+    );
     child.stdin?.end();
   });
 }
 
 /** The update as a user makes it: a merge patch of the spec, or a replace of the whole object from a manifest. */
-async function update(name: string, group: string, how: 'patch' | 'replace', extra: Partial<Skyhook['spec']> = {}): Promise<void> {
+async function update(
+  name: string,
+  group: string,
+  how: 'patch' | 'replace',
+  extra: Partial<Skyhook['spec']> = {},
+): Promise<void> {
   if (how === 'patch') {
-    await kubectlOk(h, ['patch', 'skyhook', name, '--type', 'merge', '-p', JSON.stringify({ spec: { packages: packages(true) } })]);
+    await kubectlOk(h, [
+      'patch',
+      'skyhook',
+      name,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { packages: packages(true) } }),
+    ]);
     return;
   }
   // As a test tool replaces from a file: the live resourceVersion, everything else from the file
   // (no finalizer, no annotations: the operator puts both back).
   const live = JSON.parse(await kubectlOk(h, ['get', 'skyhook', name, '-o', 'json'])) as Skyhook;
-  const manifest = { apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'Skyhook', metadata: { name, resourceVersion: live.metadata.resourceVersion }, spec: { nodeSelectors: { matchLabels: { [GROUP_LABEL]: group } }, ...extra, packages: packages(true) } };
+  const manifest = {
+    apiVersion: 'skyhook.nvidia.com/v1alpha1',
+    kind: 'Skyhook',
+    metadata: { name, resourceVersion: live.metadata.resourceVersion },
+    spec: { nodeSelectors: { matchLabels: { [GROUP_LABEL]: group } }, ...extra, packages: packages(true) },
+  };
   await kubectlOk(h, ['replace', '-f', '-'], JSON.stringify(manifest));
 }
 
 /** Update a complete SCR at generation 1 and check what re-ran and that the status converged. */
-async function updateAndConverge(name: string, group: string, how: 'patch' | 'replace', extra: Partial<Skyhook['spec']> = {}): Promise<void> {
+async function updateAndConverge(
+  name: string,
+  group: string,
+  how: 'patch' | 'replace',
+  extra: Partial<Skyhook['spec']> = {},
+): Promise<void> {
   const jobs = await recordStageJobs(h);
   await update(name, group, how, extra);
   const done = await waitForSkyhook(h, name, converged(group, 2), 60_000);
@@ -93,21 +145,32 @@ describe('status after an update', () => {
     const showsRerun = waitForSkyhook(h, 'again', (scr) => scr.status?.status === 'in_progress', 15_000);
     await skyhookCli('reset', 'again', '--yes');
     const reset = await listNodes(h);
-    for (const node of reset.filter((n) => n.metadata?.name?.startsWith('reset-'))) expect(node.metadata?.annotations?.[nodeAnnotations.nodeState('again')]).toBeUndefined();
+    for (const node of reset.filter((n) => n.metadata?.name?.startsWith('reset-')))
+      expect(node.metadata?.annotations?.[nodeAnnotations.nodeState('again')]).toBeUndefined();
     // Every node starts over, the status shows it within seconds, and converges again at the same generation.
     await showsRerun;
     await waitUntil(async () => [...rerun.jobs.values()].filter((job) => job.succeeded).length === 8);
     await rerun.stop();
-    expect(rerun.stagesByNode('again')).toEqual({ 'reset-0': ['apply', 'apply', 'config', 'config'], 'reset-1': ['apply', 'apply', 'config', 'config'] });
+    expect(rerun.stagesByNode('again')).toEqual({
+      'reset-0': ['apply', 'apply', 'config', 'config'],
+      'reset-1': ['apply', 'apply', 'config', 'config'],
+    });
     await waitForSkyhook(h, 'again', converged('reset', 1), CONVERGED_WITHIN_MS);
     await updateAndConverge('again', 'reset', 'patch');
   }, 150_000);
 
   it('converges the same after an earlier Skyhook tainted the nodes', async () => {
     const slow: Package = { version: '1.0.0', image: IMAGE };
-    await createGroupSkyhook(h, 'earlier', 'taint', { priority: 1, runtimeRequired: true, autoTaintNewNodes: true, packages: { slow } });
+    await createGroupSkyhook(h, 'earlier', 'taint', {
+      priority: 1,
+      runtimeRequired: true,
+      autoTaintNewNodes: true,
+      packages: { slow },
+    });
     // The runtime-required taint is on the nodes (an earlier Skyhook's auto-taint) when this one is created.
-    const isTainted = (name: string) => async (): Promise<boolean> => (await h.core.readNode({ name })).spec?.taints?.some((t) => t.key === DEFAULT_RUNTIME_REQUIRED_TAINT.key) ?? false;
+    const isTainted = (name: string) => async (): Promise<boolean> =>
+      (await h.core.readNode({ name })).spec?.taints?.some((t) => t.key === DEFAULT_RUNTIME_REQUIRED_TAINT.key) ??
+      false;
     for (const node of ['taint-0', 'taint-1']) await waitUntil(isTainted(node));
     await createGroupSkyhook(h, 'later', 'taint', { priority: 2, runtimeRequired: true, packages: packages(false) });
     await waitForSkyhook(h, 'later', converged('taint', 1));

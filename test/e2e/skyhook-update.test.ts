@@ -9,7 +9,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { nodeAnnotations } from '../../src/api/names.js';
 import type { Package } from '../../src/api/skyhook.js';
 import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
-import { setSkyhookPackages, createSkyhook, DEMO_LABEL, demoNodes, listNodes, NAMESPACE, recordStageJobs, startSkyhookHarness, waitForSkyhook, type SkyhookHarness } from './skyhook-harness.js';
+import {
+  setSkyhookPackages,
+  createSkyhook,
+  DEMO_LABEL,
+  demoNodes,
+  listNodes,
+  NAMESPACE,
+  recordStageJobs,
+  startSkyhookHarness,
+  waitForSkyhook,
+  type SkyhookHarness,
+} from './skyhook-harness.js';
 
 let h: SkyhookHarness;
 const NODES = ['demo-0', 'demo-1'];
@@ -24,22 +35,42 @@ afterAll(async () => {
   await h?.stop();
 }, 60_000);
 
-
 describe('updating a complete Skyhook', () => {
   it('re-runs config only where the configMap changed, installs the new prerelease packages, and completes', async () => {
-    const before = { dexter: pkg('1.2.3', { configMap: { 'game.properties': 'lives=3', 'ui.properties': 'color=blue' } }), spencer: pkg('3.2.3', { configMap: { 'motd': 'hello' } }) };
-    await createSkyhook(h, { metadata: { name: 'update' }, spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: before } });
+    const before = {
+      dexter: pkg('1.2.3', { configMap: { 'game.properties': 'lives=3', 'ui.properties': 'color=blue' } }),
+      spencer: pkg('3.2.3', { configMap: { motd: 'hello' } }),
+    };
+    await createSkyhook(h, {
+      metadata: { name: 'update' },
+      spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: before },
+    });
     const first = await waitForSkyhook(h, 'update', (scr) => scr.status?.status === 'complete');
 
     const jobs = await recordStageJobs(h);
     // One key changed, one added; spencer's configMap is the same.
-    const dexter = pkg('1.2.3', { configMap: { 'game.properties': 'lives=5', 'ui.properties': 'color=blue', 'extra.properties': 'on=true' } });
-    await setSkyhookPackages(h, 'update', { ...before, dexter, baxter: pkg('2.3.1-test'), 'jackie-chan': pkg('2024.7.7-test') });
+    const dexter = pkg('1.2.3', {
+      configMap: { 'game.properties': 'lives=5', 'ui.properties': 'color=blue', 'extra.properties': 'on=true' },
+    });
+    await setSkyhookPackages(h, 'update', {
+      ...before,
+      dexter,
+      baxter: pkg('2.3.1-test'),
+      'jackie-chan': pkg('2024.7.7-test'),
+    });
     const generation = (first.metadata.generation ?? 0) + 1;
-    const done = await waitForSkyhook(h, 'update', (scr) => scr.status?.status === 'complete' && scr.status.observedGeneration === generation);
+    const done = await waitForSkyhook(
+      h,
+      'update',
+      (scr) => scr.status?.status === 'complete' && scr.status.observedGeneration === generation,
+    );
     await jobs.stop();
 
-    expect(done.status).toMatchObject({ completeNodes: '2/2', nodesInProgress: 0, packageList: 'baxter:2.3.1-test,dexter:1.2.3,jackie-chan:2024.7.7-test,spencer:3.2.3' });
+    expect(done.status).toMatchObject({
+      completeNodes: '2/2',
+      nodesInProgress: 0,
+      packageList: 'baxter:2.3.1-test,dexter:1.2.3,jackie-chan:2024.7.7-test,spencer:3.2.3',
+    });
     expect([...(done.status?.configUpdates?.['dexter'] ?? [])].sort()).toEqual(['extra.properties', 'game.properties']);
     expect(done.status?.configUpdates?.['spencer']).toBeUndefined();
     for (const node of NODES) {
@@ -52,7 +83,12 @@ describe('updating a complete Skyhook', () => {
 
     for (const node of (await listNodes(h)).filter((n) => NODES.includes(n.metadata?.name ?? ''))) {
       const state = parseNodeState(node.metadata?.annotations?.[nodeAnnotations.nodeState('update')] ?? '{}');
-      expect(Object.keys(state).sort()).toEqual(['baxter|2.3.1-test', 'dexter|1.2.3', 'jackie-chan|2024.7.7-test', 'spencer|3.2.3']);
+      expect(Object.keys(state).sort()).toEqual([
+        'baxter|2.3.1-test',
+        'dexter|1.2.3',
+        'jackie-chan|2024.7.7-test',
+        'spencer|3.2.3',
+      ]);
       for (const entry of Object.values(state)) expect(entry).toMatchObject({ stage: 'config', state: 'complete' });
     }
     const configMap = await h.core.readNamespacedConfigMap({ name: 'update-dexter-1.2.3', namespace: NAMESPACE });

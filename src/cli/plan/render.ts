@@ -16,20 +16,36 @@ const COLUMNS: Column<PlannedNode>[] = [
 ];
 
 export function renderPlan(report: PlanReport): string {
-  const budgets = report.compartments.map((c) => `at most ${c.ceiling} of ${c.matched} at once in compartment ${c.name}`).join(', ');
-  const lines = [`Skyhook ${report.skyhook} (priority ${report.priority}) selects ${report.selected} of ${report.total} node(s)${budgets ? `; ${budgets}` : ''}.`];
-  if (report.paused) lines.push('It is paused (annotation skyhook.nvidia.com/pause): nothing starts until it is resumed.');
-  if (report.disabled) lines.push('It is disabled (annotation skyhook.nvidia.com/disable): nothing starts until it is enabled.');
+  const budgets = report.compartments
+    .map((c) => `at most ${c.ceiling} of ${c.matched} at once in compartment ${c.name}`)
+    .join(', ');
+  const lines = [
+    `Skyhook ${report.skyhook} (priority ${report.priority}) selects ${report.selected} of ${report.total} node(s)${budgets ? `; ${budgets}` : ''}.`,
+  ];
+  if (report.paused)
+    lines.push('It is paused (annotation skyhook.nvidia.com/pause): nothing starts until it is resumed.');
+  if (report.disabled)
+    lines.push('It is disabled (annotation skyhook.nvidia.com/disable): nothing starts until it is enabled.');
   for (const problem of report.problems) lines.push(`Spec problem (nothing starts until fixed): ${problem}`);
   lines.push('', report.nodes.length > 0 ? renderTable(report.nodes, COLUMNS) : 'No node is selected.');
   const blocked = report.nodes.filter((node) => node.blockers.length > 0);
   if (blocked.length > 0) {
     lines.push('', 'Held back:');
     const width = Math.max(...blocked.map((node) => node.node.length));
-    for (const node of blocked) for (const blocker of node.blockers) lines.push(`  ${node.node.padEnd(width)}  ${blocker}`);
+    for (const node of blocked)
+      for (const blocker of node.blockers) lines.push(`  ${node.node.padEnd(width)}  ${blocker}`);
   }
   if (report.notSelected.length > 0) lines.push('', `Not selected: ${report.notSelected.join(', ')}`);
-  if (report.truncated) lines.push('', 'The rollout did not settle within the simulation limit; the batches above are the first ones only.');
-  lines.push('', report.completes ? 'Every selected node would end complete.' : 'Not every selected node would end complete (see Held back).');
+  if (report.truncated)
+    lines.push(
+      '',
+      'The rollout did not settle within the simulation limit; the batches above are the first ones only.',
+    );
+  lines.push(
+    '',
+    report.completes
+      ? 'Every selected node would end complete.'
+      : 'Not every selected node would end complete (see Held back).',
+  );
   return lines.join('\n');
 }

@@ -50,11 +50,14 @@ export interface PlanReport {
 
 export function buildPlanReport(skyhook: Skyhook, nodeNames: string[], simulation: Simulation): PlanReport {
   const planned = Object.entries(simulation.nodes).map(([node, simulated]): PlannedNode => {
-    const interrupts = simulated.stages.flatMap((stage) => (stage.interrupt ? [describeInterrupt(stage.interrupt)] : []));
+    const interrupts = simulated.stages.flatMap((stage) =>
+      stage.interrupt ? [describeInterrupt(stage.interrupt)] : [],
+    );
     const statusAtEnd = simulation.statusAtEnd[node] ?? 'unknown';
     const holdAtEnd = simulation.holdAtEnd[node];
     const blockers = simulated.holds.filter((hold) => !ROUTINE_HOLDS.includes(hold.slice(0, hold.indexOf(':'))));
-    if (statusAtEnd !== 'complete' && holdAtEnd !== undefined && !blockers.includes(holdAtEnd)) blockers.push(holdAtEnd);
+    if (statusAtEnd !== 'complete' && holdAtEnd !== undefined && !blockers.includes(holdAtEnd))
+      blockers.push(holdAtEnd);
     const row: PlannedNode = {
       node,
       stages: formatStages(simulated.stages),
@@ -89,7 +92,9 @@ export function buildPlanReport(skyhook: Skyhook, nodeNames: string[], simulatio
 }
 
 export function describeInterrupt(interrupt: Interrupt): string {
-  return interrupt.services && interrupt.services.length > 0 ? `${interrupt.type}(${interrupt.services.join(', ')})` : interrupt.type;
+  return interrupt.services && interrupt.services.length > 0
+    ? `${interrupt.type}(${interrupt.services.join(', ')})`
+    : interrupt.type;
 }
 
 /** Stages grouped by package, packages in the order they start: `a:1 apply, config; b:2 apply, config`. */

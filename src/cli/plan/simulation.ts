@@ -11,7 +11,13 @@ import type { Interrupt, SkyhookStatus } from '../../api/skyhook.js';
 import { cordonAfterRelease } from '../../controllers/skyhook/cordon-claims.js';
 import type { PackageStage, SkyhookStatusValue } from '../../controllers/skyhook/node-state.js';
 import { nodeStateAnnotations, packageKey } from '../../controllers/skyhook/node-state.js';
-import { planNextActions, type NodeView, type PlannerAction, type PlannerInput, type StageOpSummary } from '../../controllers/skyhook/planner.js';
+import {
+  planNextActions,
+  type NodeView,
+  type PlannerAction,
+  type PlannerInput,
+  type StageOpSummary,
+} from '../../controllers/skyhook/planner.js';
 import { stageOpName } from '../../controllers/skyhook/stage-nodeop.js';
 
 export interface SimulatedStage {
@@ -64,7 +70,9 @@ export function simulateRollout(input: PlannerInput, skyhook: string, maxPasses 
     const before = snapshotOf(world);
     const created = applyActions(world, actions);
     const changed = snapshotOf(world) !== before;
-    for (const action of actions) if (action.kind === 'cordonNode' && action.claim === nodeAnnotations.cordon(skyhook)) entry(action.node).cordoned = true;
+    for (const action of actions)
+      if (action.kind === 'cordonNode' && action.claim === nodeAnnotations.cordon(skyhook))
+        entry(action.node).cordoned = true;
     if (passes === 0) {
       skyhookStatusOnApply = world.skyhooks.find((s) => s.skyhook.metadata.name === skyhook)?.skyhook.status;
       statusOnApply = annotationOf(world.nodes, nodeAnnotations.status(skyhook)) as Record<string, SkyhookStatusValue>;
@@ -75,7 +83,9 @@ export function simulateRollout(input: PlannerInput, skyhook: string, maxPasses 
     }
     // A batch is the nodes the rollout admits in one pass: their status turns in_progress together.
     const admitted = Object.entries(annotationOf(world.nodes, nodeAnnotations.status(skyhook)))
-      .filter(([node, status]) => (status === 'in_progress' || status === 'erroring') && nodes[node]?.batch === undefined)
+      .filter(
+        ([node, status]) => (status === 'in_progress' || status === 'erroring') && nodes[node]?.batch === undefined,
+      )
       .map(([node]) => node);
     if (admitted.length > 0) batches += 1;
     for (const node of admitted) entry(node).batch = batches;
@@ -105,7 +115,9 @@ function snapshotOf(world: World): string {
 
 /** `key`'s value on every node that has it. */
 function annotationOf(nodes: NodeView[], key: string): Record<string, string> {
-  return Object.fromEntries(nodes.flatMap((node) => (node.annotations[key] === undefined ? [] : [[node.name, node.annotations[key]]])));
+  return Object.fromEntries(
+    nodes.flatMap((node) => (node.annotations[key] === undefined ? [] : [[node.name, node.annotations[key]]])),
+  );
 }
 
 type SimulatedOp = StageOpSummary & { simulated: SimulatedStage };
@@ -120,7 +132,8 @@ interface World extends PlannerInput {
 /** The reconciler's effect of each action on the copy; returns the ops created. */
 function applyActions(world: World, actions: PlannerAction[]): SimulatedOp[] {
   const created: SimulatedOp[] = [];
-  const node = (name: string): NodeView => world.nodes.find((n) => n.name === name) ?? { name, createdAt: 0, labels: {}, annotations: {}, taints: [] };
+  const node = (name: string): NodeView =>
+    world.nodes.find((n) => n.name === name) ?? { name, createdAt: 0, labels: {}, annotations: {}, taints: [] };
   const scr = (name: string) => world.skyhooks.find((s) => s.skyhook.metadata.name === name);
   for (const action of actions) {
     switch (action.kind) {
@@ -152,13 +165,21 @@ function applyActions(world: World, actions: PlannerAction[]): SimulatedOp[] {
       }
       case 'addNodeTaint': {
         const target = node(action.node);
-        if (!target.taints.some((t) => t.key === action.taint.key && t.effect === action.taint.effect)) target.taints.push({ ...action.taint });
+        if (!target.taints.some((t) => t.key === action.taint.key && t.effect === action.taint.effect))
+          target.taints.push({ ...action.taint });
         setAnnotations(target, action.annotations ?? {});
         break;
       }
       case 'removeNodeTaint': {
         const target = node(action.node);
-        target.taints = target.taints.filter((t) => !(t.key === action.taint.key && t.effect === action.taint.effect && (t.value ?? '') === (action.taint.value ?? '')));
+        target.taints = target.taints.filter(
+          (t) =>
+            !(
+              t.key === action.taint.key &&
+              t.effect === action.taint.effect &&
+              (t.value ?? '') === (action.taint.value ?? '')
+            ),
+        );
         break;
       }
       case 'deleteStageOp':
@@ -170,7 +191,11 @@ function applyActions(world: World, actions: PlannerAction[]): SimulatedOp[] {
       case 'reportFailedStage':
         break;
       case 'createStageOp': {
-        const simulated: SimulatedStage = { package: action.package.name, version: action.package.version, stage: action.stage };
+        const simulated: SimulatedStage = {
+          package: action.package.name,
+          version: action.package.version,
+          stage: action.stage,
+        };
         if (action.interrupt) simulated.interrupt = action.interrupt;
         if (action.cordon) simulated.cordon = true;
         if (action.drain?.enabled) simulated.drain = true;

@@ -60,7 +60,11 @@ export function terminalConfirm(): Confirm | undefined {
   };
 }
 
-export async function commitChanges(ctx: PluginContext, set: ChangeSet, confirm: Confirm | undefined = terminalConfirm()): Promise<number> {
+export async function commitChanges(
+  ctx: PluginContext,
+  set: ChangeSet,
+  confirm: Confirm | undefined = terminalConfirm(),
+): Promise<number> {
   for (const note of set.notes ?? []) console.error(note);
   const { options } = ctx;
   if (set.changes.length === 0) {
@@ -68,21 +72,27 @@ export async function commitChanges(ctx: PluginContext, set: ChangeSet, confirm:
     if (options.output === 'json' || options.output === 'yaml') console.log(render([], COLUMNS, options.output));
     return 0;
   }
-  const records = set.changes.map((change): ChangeRecord => ({
-    kind: change.target.kind,
-    name: change.target.name,
-    ...(change.target.kind === 'Skyhook' && change.target.subresource ? { subresource: change.target.subresource } : {}),
-    description: change.description,
-    patch: change.patch,
-    applied: false,
-  }));
+  const records = set.changes.map(
+    (change): ChangeRecord => ({
+      kind: change.target.kind,
+      name: change.target.name,
+      ...(change.target.kind === 'Skyhook' && change.target.subresource
+        ? { subresource: change.target.subresource }
+        : {}),
+      description: change.description,
+      patch: change.patch,
+      applied: false,
+    }),
+  );
   if (options.dryRun) {
     console.log(render(records, COLUMNS, options.output));
     return 0;
   }
   if (set.destructive && !options.yes) {
     if (!confirm) {
-      throw new CommandError(`refusing to ${set.action} without confirmation (no terminal to ask on): pass --yes (-y) to confirm, or --dry-run to see the changes first`);
+      throw new CommandError(
+        `refusing to ${set.action} without confirmation (no terminal to ask on): pass --yes (-y) to confirm, or --dry-run to see the changes first`,
+      );
     }
     console.error(set.changes.map((change) => `  ${change.description}`).join('\n'));
     if (!(await confirm(`${set.action}?`))) throw new CommandError(`not confirmed; nothing changed`);
@@ -98,6 +108,7 @@ export async function commitChanges(ctx: PluginContext, set: ChangeSet, confirm:
 async function applyChange(ctx: PluginContext, { target, patch }: Change): Promise<void> {
   const { core, custom } = ctx.clients;
   if (target.kind === 'Node') await mergePatchNode(core, target.name, patch);
-  else if (target.subresource === 'status') await mergePatchCustomObjectStatus(custom, skyhookRef(target.name), (patch as { status: object }).status);
+  else if (target.subresource === 'status')
+    await mergePatchCustomObjectStatus(custom, skyhookRef(target.name), (patch as { status: object }).status);
   else await mergePatchCustomObject(custom, skyhookRef(target.name), patch);
 }

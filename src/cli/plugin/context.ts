@@ -10,7 +10,12 @@ import { retryWhileBusy } from '../../kube/busy-retry.js';
 import { isNotFound, loadKubeConfig, makeClients, type KubeClients } from '../../kube/client.js';
 import { CommandError, type PluginOptions } from './options.js';
 
-export const skyhookRef = (name: string) => ({ group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural, name });
+export const skyhookRef = (name: string) => ({
+  group: API_GROUP,
+  version: API_VERSION,
+  plural: KINDS.skyhook.plural,
+  name,
+});
 
 export class PluginContext {
   private made: KubeClients | undefined;
@@ -26,14 +31,17 @@ export class PluginContext {
     try {
       return (await retryWhileBusy(() => this.clients.custom.getClusterCustomObject(skyhookRef(name)))) as Skyhook;
     } catch (error) {
-      if (isNotFound(error)) throw new CommandError(`Skyhook '${name}' not found; \`skyhook status\` lists the Skyhooks of this cluster`);
+      if (isNotFound(error))
+        throw new CommandError(`Skyhook '${name}' not found; \`skyhook status\` lists the Skyhooks of this cluster`);
       throw error;
     }
   }
 
   async listSkyhooks(): Promise<Skyhook[]> {
     const { group, version, plural } = skyhookRef('');
-    const list = (await retryWhileBusy(() => this.clients.custom.listClusterCustomObject({ group, version, plural }))) as { items: Skyhook[] };
+    const list = (await retryWhileBusy(() =>
+      this.clients.custom.listClusterCustomObject({ group, version, plural }),
+    )) as { items: Skyhook[] };
     return [...list.items].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
   }
 

@@ -21,7 +21,9 @@ function helpFor(command: string): string {
     return `Usage: skyhook reset SKYHOOK [--skip-batch-reset]\n\nRemoves the Skyhook's state (nodeState_, status_, version_, cordon_ annotations, status_ label) from every node that has some, and restarts its rollout batches unless --skip-batch-reset; asks first.\n\n${COMMON_FLAGS_HELP}`;
   }
   const lifecycle = isLifecycleCommand(command) ? LIFECYCLE_COMMANDS[command] : undefined;
-  const what = lifecycle ? `${lifecycle.set ? 'Sets' : 'Removes'} the annotation ${lifecycle.annotation}${lifecycle.set ? '="true"' : ''}.` : '';
+  const what = lifecycle
+    ? `${lifecycle.set ? 'Sets' : 'Removes'} the annotation ${lifecycle.annotation}${lifecycle.set ? '="true"' : ''}.`
+    : '';
   return `Usage: skyhook ${command} SKYHOOK\n\n${what}\n\n${COMMON_FLAGS_HELP}`;
 }
 

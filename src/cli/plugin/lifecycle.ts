@@ -27,10 +27,12 @@ export function lifecycleChanges(command: LifecycleCommand, skyhook: Skyhook): C
   return {
     action,
     destructive: set,
-    changes: [{
-      target: { kind: 'Skyhook', name },
-      patch: { metadata: { annotations: { [annotation]: set ? 'true' : null } } },
-      description: set ? `set annotation ${annotation}="true"` : `remove annotation ${annotation}`,
-    }],
+    changes: [
+      {
+        target: { kind: 'Skyhook', name },
+        patch: { metadata: { annotations: { [annotation]: set ? 'true' : null } } },
+        description: set ? `set annotation ${annotation}="true"` : `remove annotation ${annotation}`,
+      },
+    ],
   };
 }

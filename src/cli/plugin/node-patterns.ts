@@ -12,7 +12,9 @@ export function nodeMatcher(pattern: string): (name: string) => boolean {
   try {
     regex = new RegExp(`^(?:${pattern})$`);
   } catch (error) {
-    throw new UsageError(`node pattern '${pattern}' is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `node pattern '${pattern}' is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return (name) => regex.test(name);
 }

@@ -10,10 +10,20 @@ import type { Change } from './changes.js';
 
 export function resettableAnnotations(node: V1Node, skyhook: string): string[] {
   const annotations = node.metadata?.annotations ?? {};
-  const perSkyhook = [nodeAnnotations.nodeState, nodeAnnotations.nodeStateCopy, nodeAnnotations.status, nodeAnnotations.version, nodeAnnotations.cordon, nodeAnnotations.drainStart, nodeAnnotations.drainBlocked]
+  const perSkyhook = [
+    nodeAnnotations.nodeState,
+    nodeAnnotations.nodeStateCopy,
+    nodeAnnotations.status,
+    nodeAnnotations.version,
+    nodeAnnotations.cordon,
+    nodeAnnotations.drainStart,
+    nodeAnnotations.drainBlocked,
+  ]
     .map((key) => key(skyhook))
     .filter((key) => annotations[key] !== undefined);
-  const autoTaint = Object.keys(annotations).filter((key) => key.startsWith(NODE_ANNOTATION_PREFIXES.autoTaint)).sort();
+  const autoTaint = Object.keys(annotations)
+    .filter((key) => key.startsWith(NODE_ANNOTATION_PREFIXES.autoTaint))
+    .sort();
   return [...perSkyhook, ...autoTaint];
 }
 

@@ -31,7 +31,9 @@ export function summarizeNode(node: V1Node, skyhook: Skyhook): NodeSkyhookSummar
   const record = readNodeSkyhookRecord(view, name);
   const configUpdates = skyhook.status?.configUpdates ?? {};
   const specPackages = namedPackages(skyhook.spec.packages);
-  const complete = specPackages.filter((pkg) => isPackageComplete(record.state[`${pkg.name}|${pkg.version}`], pkg, hasInterrupt(pkg, configUpdates[pkg.name]))).length;
+  const complete = specPackages.filter((pkg) =>
+    isPackageComplete(record.state[`${pkg.name}|${pkg.version}`], pkg, hasInterrupt(pkg, configUpdates[pkg.name])),
+  ).length;
   return {
     node: view.name,
     skyhook: name,
@@ -40,7 +42,9 @@ export function summarizeNode(node: V1Node, skyhook: Skyhook): NodeSkyhookSummar
     ignored: view.labels[IGNORE_NODE_LABEL] === 'true',
     cordoned: node.spec?.unschedulable === true,
     cordonedBySkyhook: view.annotations[nodeAnnotations.cordon(name)] === 'true',
-    packages: Object.keys(record.state).sort().map((key) => record.state[key]!),
+    packages: Object.keys(record.state)
+      .sort()
+      .map((key) => record.state[key]!),
   };
 }
 
@@ -48,9 +52,11 @@ export function summarizeNode(node: V1Node, skyhook: Skyhook): NodeSkyhookSummar
 export function skyhookConcernsNode(node: V1Node, skyhook: Skyhook): boolean {
   const name = skyhook.metadata.name ?? '';
   const annotations = node.metadata?.annotations ?? {};
-  return selectorMatches(skyhook.spec.nodeSelectors, node.metadata?.labels ?? {})
-    || annotations[nodeAnnotations.nodeState(name)] !== undefined
-    || annotations[nodeAnnotations.status(name)] !== undefined;
+  return (
+    selectorMatches(skyhook.spec.nodeSelectors, node.metadata?.labels ?? {}) ||
+    annotations[nodeAnnotations.nodeState(name)] !== undefined ||
+    annotations[nodeAnnotations.status(name)] !== undefined
+  );
 }
 
 /** Names of the SCRs with state on the node, from its `nodeState_`/`status_` annotations. */

@@ -10,7 +10,13 @@ import { commitChanges, type Change, type ChangeSet } from './changes.js';
 import type { PluginContext } from './context.js';
 import { nodeMatcher } from './node-patterns.js';
 import { nodeResetChange } from './node-reset.js';
-import { formatPackage, skyhookConcernsNode, skyhooksOnNode, summarizeNode, type NodeSkyhookSummary } from './node-summary.js';
+import {
+  formatPackage,
+  skyhookConcernsNode,
+  skyhooksOnNode,
+  summarizeNode,
+  type NodeSkyhookSummary,
+} from './node-summary.js';
 import { CommandError, requirePositionals, requireSkyhookFlag, UsageError } from './options.js';
 import { render, type Column } from './output.js';
 
@@ -46,7 +52,10 @@ export async function runNode(ctx: PluginContext, positionals: string[]): Promis
       return nodeStatus(ctx, rest);
     case 'ignore':
     case 'unignore':
-      return commitChanges(ctx, ignoreChanges(await matchingNodes(ctx, requirePositionals(rest, ['node'])[0]!), subcommand === 'ignore'));
+      return commitChanges(
+        ctx,
+        ignoreChanges(await matchingNodes(ctx, requirePositionals(rest, ['node'])[0]!), subcommand === 'ignore'),
+      );
     case 'reset': {
       const [pattern] = requirePositionals(rest, ['node']);
       const skyhook = requireSkyhookFlag(ctx.options);
@@ -60,7 +69,13 @@ export async function runNode(ctx: PluginContext, positionals: string[]): Promis
 async function nodeList(ctx: PluginContext): Promise<number> {
   const skyhook = await ctx.getSkyhook(requireSkyhookFlag(ctx.options));
   const nodes = (await ctx.listNodes()).filter((node) => skyhookConcernsNode(node, skyhook));
-  console.log(render(nodes.map((node) => summarizeNode(node, skyhook)), NODE_COLUMNS.filter((c) => c.header !== 'SKYHOOK'), ctx.options.output));
+  console.log(
+    render(
+      nodes.map((node) => summarizeNode(node, skyhook)),
+      NODE_COLUMNS.filter((c) => c.header !== 'SKYHOOK'),
+      ctx.options.output,
+    ),
+  );
   return 0;
 }
 
@@ -77,9 +92,11 @@ async function nodeStatus(ctx: PluginContext, positionals: string[]): Promise<nu
 
 /** One row per SCR with state on the node; one row without an SCR when there is none. */
 function nodeRows(node: V1Node, names: string[], skyhooks: Map<string, Skyhook>): NodeSkyhookSummary[] {
-  const known = names.map((name) => skyhooks.get(name) ?? { metadata: { name }, spec: {} } as Skyhook);
+  const known = names.map((name) => skyhooks.get(name) ?? ({ metadata: { name }, spec: {} } as Skyhook));
   if (known.length > 0) return known.map((scr) => summarizeNode(node, scr));
-  return [{ ...summarizeNode(node, { metadata: { name: '' }, spec: {} } as Skyhook), status: '-', packagesComplete: '-' }];
+  return [
+    { ...summarizeNode(node, { metadata: { name: '' }, spec: {} } as Skyhook), status: '-', packagesComplete: '-' },
+  ];
 }
 
 async function matchingNodes(ctx: PluginContext, pattern: string): Promise<V1Node[]> {

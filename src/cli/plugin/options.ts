@@ -69,7 +69,8 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
   }
   const { values, positionals } = parsed;
   const output = values.output;
-  if (!isOutputFormat(output)) throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not '${output}'`);
+  if (!isOutputFormat(output))
+    throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not '${output}'`);
   const options: PluginOptions = {
     namespace: values.namespace,
     output,
@@ -84,7 +85,8 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
   if (values.stage !== undefined) options.stage = values.stage;
   if (values.tail !== undefined) {
     const tail = Number(values.tail);
-    if (!Number.isInteger(tail) || tail < 0) throw new UsageError(`--tail must be a whole number of lines, not '${values.tail}'`);
+    if (!Number.isInteger(tail) || tail < 0)
+      throw new UsageError(`--tail must be a whole number of lines, not '${values.tail}'`);
     options.tail = tail;
   }
   return { options, positionals };
@@ -102,7 +104,13 @@ export function requireSkyhookFlag(options: PluginOptions): string {
 
 /** Exactly `names.length` positional arguments, named in the error when missing. */
 export function requirePositionals(positionals: string[], names: string[]): string[] {
-  if (positionals.length < names.length) throw new UsageError(`missing argument ${names.slice(positionals.length).map((n) => `<${n}>`).join(' ')}`);
+  if (positionals.length < names.length)
+    throw new UsageError(
+      `missing argument ${names
+        .slice(positionals.length)
+        .map((n) => `<${n}>`)
+        .join(' ')}`,
+    );
   if (positionals.length > names.length) throw new UsageError(`unexpected argument '${positionals[names.length]}'`);
   return positionals;
 }

@@ -16,7 +16,14 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
   const shown = columns.filter((column) => wide || !column.wide);
   const cells = [shown.map((column) => column.header), ...rows.map((row) => shown.map((column) => column.value(row)))];
   const widths = shown.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)));
-  return cells.map((line) => line.map((cell, i) => (i === line.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((line) =>
+      line
+        .map((cell, i) => (i === line.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `records` in the chosen format; `table` and `wide` use `columns`. */

@@ -27,14 +27,29 @@ export interface ContainerLog {
 export async function runPackageLogs(ctx: PluginContext, pkg: string, skyhook: string): Promise<number> {
   const { options } = ctx;
   const versions = await packageVersions(ctx, pkg, skyhook);
-  const pods = stagePods((await ctx.clients.core.listNamespacedPod({ namespace: options.namespace, labelSelector: `${CHILD_LABELS.name}=${labelValue(skyhook)}` })).items, {
-    packageLabels: new Set([...versions].map((version) => labelValue(`${pkg}-${version}`))),
-    ...(options.node ? { node: nodeMatcher(options.node) } : {}),
-    ...(options.stage ? { stage: options.stage } : {}),
-  });
+  const pods = stagePods(
+    (
+      await ctx.clients.core.listNamespacedPod({
+        namespace: options.namespace,
+        labelSelector: `${CHILD_LABELS.name}=${labelValue(skyhook)}`,
+      })
+    ).items,
+    {
+      packageLabels: new Set([...versions].map((version) => labelValue(`${pkg}-${version}`))),
+      ...(options.node ? { node: nodeMatcher(options.node) } : {}),
+      ...(options.stage ? { stage: options.stage } : {}),
+    },
+  );
   if (pods.length === 0) {
-    const filters = [`Skyhook ${skyhook}`, `package ${pkg} (version ${[...versions].join(', ') || 'unknown'})`, ...(options.node ? [`node ${options.node}`] : []), ...(options.stage ? [`stage ${options.stage}`] : [])];
-    throw new CommandError(`no stage pods in namespace ${options.namespace} for ${filters.join(', ')}; finished Jobs are deleted after their TTL, and -n must name the operator's namespace`);
+    const filters = [
+      `Skyhook ${skyhook}`,
+      `package ${pkg} (version ${[...versions].join(', ') || 'unknown'})`,
+      ...(options.node ? [`node ${options.node}`] : []),
+      ...(options.stage ? [`stage ${options.stage}`] : []),
+    ];
+    throw new CommandError(
+      `no stage pods in namespace ${options.namespace} for ${filters.join(', ')}; finished Jobs are deleted after their TTL, and -n must name the operator's namespace`,
+    );
   }
   const logs: ContainerLog[] = [];
   for (const pod of pods) {
@@ -62,7 +77,8 @@ async function packageVersions(ctx: PluginContext, pkg: string, skyhook: string)
     if (!(error instanceof CommandError)) throw error;
   }
   for (const node of await ctx.listNodes()) {
-    for (const entry of Object.values(readNodeSkyhookRecord(nodeViewOf(node), skyhook).state)) if (entry.name === pkg) versions.add(entry.version);
+    for (const entry of Object.values(readNodeSkyhookRecord(nodeViewOf(node), skyhook).state))
+      if (entry.name === pkg) versions.add(entry.version);
   }
   return versions;
 }
@@ -78,14 +94,22 @@ export function stagePods(pods: V1Pod[], filter: PodFilter): V1Pod[] {
   return pods
     .filter((pod) => {
       const labels = pod.metadata?.labels ?? {};
-      return filter.packageLabels.has(labels[CHILD_LABELS.package] ?? '')
-        && (filter.stage === undefined || labels[CHILD_LABELS.stage] === filter.stage)
-        && (filter.node === undefined || filter.node(pod.spec?.nodeName ?? ''));
+      return (
+        filter.packageLabels.has(labels[CHILD_LABELS.package] ?? '') &&
+        (filter.stage === undefined || labels[CHILD_LABELS.stage] === filter.stage) &&
+        (filter.node === undefined || filter.node(pod.spec?.nodeName ?? ''))
+      );
     })
-    .sort((a, b) => (a.spec?.nodeName ?? '').localeCompare(b.spec?.nodeName ?? '') || created(a) - created(b) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+    .sort(
+      (a, b) =>
+        (a.spec?.nodeName ?? '').localeCompare(b.spec?.nodeName ?? '') ||
+        created(a) - created(b) ||
+        (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+    );
 }
 
-const created = (pod: V1Pod): number => (pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : 0);
+const created = (pod: V1Pod): number =>
+  pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : 0;
 
 function podIdentity(pod: V1Pod): Omit<ContainerLog, 'container' | 'log'> {
   const labels = pod.metadata?.labels ?? {};
@@ -100,7 +124,12 @@ function podIdentity(pod: V1Pod): Omit<ContainerLog, 'container' | 'log'> {
 async function containerLog(ctx: PluginContext, pod: V1Pod, container: string): Promise<string> {
   try {
     const tailLines = ctx.options.tail;
-    return await ctx.clients.core.readNamespacedPodLog({ name: pod.metadata?.name ?? '', namespace: ctx.options.namespace, container, ...(tailLines !== undefined ? { tailLines } : {}) });
+    return await ctx.clients.core.readNamespacedPodLog({
+      name: pod.metadata?.name ?? '',
+      namespace: ctx.options.namespace,
+      container,
+      ...(tailLines !== undefined ? { tailLines } : {}),
+    });
   } catch (error) {
     // A container that never started (pending, pull failure) has no log yet: say so, go on with the others.
     return `(no log: ${errorMessage(error)})\n`;

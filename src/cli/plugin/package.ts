@@ -7,7 +7,13 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { nodeAnnotations } from '../../api/names.js';
 import type { PackageStage, Skyhook } from '../../api/skyhook.js';
-import { nodeStateAnnotations, packageKey, readNodeSkyhookRecord, serializeNodeState, type NodeState } from '../../controllers/skyhook/node-state.js';
+import {
+  nodeStateAnnotations,
+  packageKey,
+  readNodeSkyhookRecord,
+  serializeNodeState,
+  type NodeState,
+} from '../../controllers/skyhook/node-state.js';
 import { nodeViewOf } from '../../controllers/skyhook/planner.js';
 import { commitChanges, type Change, type ChangeSet } from './changes.js';
 import type { PluginContext } from './context.js';
@@ -16,7 +22,12 @@ import { CommandError, requirePositionals, requireSkyhookFlag, UsageError } from
 import { render, type Column } from './output.js';
 import { runPackageLogs } from './package-logs.js';
 
-export const RERUN_STAGES = ['apply', 'config', 'interrupt', 'post-interrupt'] as const satisfies readonly PackageStage[];
+export const RERUN_STAGES = [
+  'apply',
+  'config',
+  'interrupt',
+  'post-interrupt',
+] as const satisfies readonly PackageStage[];
 
 export const PACKAGE_HELP = `Usage: skyhook package <subcommand> PACKAGE --skyhook NAME [options]
 
@@ -49,7 +60,9 @@ const COLUMNS: Column<PackageNodeRow>[] = [
 export async function runPackage(ctx: PluginContext, positionals: string[]): Promise<number> {
   const [subcommand, ...rest] = positionals;
   if (subcommand !== 'status' && subcommand !== 'rerun' && subcommand !== 'logs') {
-    throw new UsageError(subcommand === undefined ? 'missing subcommand' : `unknown subcommand 'package ${subcommand}'`);
+    throw new UsageError(
+      subcommand === undefined ? 'missing subcommand' : `unknown subcommand 'package ${subcommand}'`,
+    );
   }
   const [pkg] = requirePositionals(rest, ['package']);
   const skyhookName = requireSkyhookFlag(ctx.options);
@@ -58,42 +71,61 @@ export async function runPackage(ctx: PluginContext, positionals: string[]): Pro
   const nodes = await ctx.listNodes();
   if (subcommand === 'status') {
     const matches = ctx.options.node ? nodeMatcher(ctx.options.node) : () => true;
-    const rows = packageRows(nodes.filter((node) => matches(node.metadata?.name ?? '')), skyhookName, pkg!);
+    const rows = packageRows(
+      nodes.filter((node) => matches(node.metadata?.name ?? '')),
+      skyhookName,
+      pkg!,
+    );
     console.log(render(rows, COLUMNS, ctx.options.output));
     return 0;
   }
   if (!ctx.options.node) throw new UsageError('--node NODE|REGEX is required: the nodes to run the package on again');
   const stage = ctx.options.stage;
-  if (stage !== undefined && !isRerunStage(stage)) throw new UsageError(`--stage must be one of ${RERUN_STAGES.join(', ')}, not '${stage}'`);
+  if (stage !== undefined && !isRerunStage(stage))
+    throw new UsageError(`--stage must be one of ${RERUN_STAGES.join(', ')}, not '${stage}'`);
   const matches = nodeMatcher(ctx.options.node);
   const targets = nodes.filter((node) => matches(node.metadata?.name ?? ''));
-  if (targets.length === 0) throw new CommandError(`no node matches '${ctx.options.node}'; \`kubectl get nodes\` lists them`);
+  if (targets.length === 0)
+    throw new CommandError(`no node matches '${ctx.options.node}'; \`kubectl get nodes\` lists them`);
   return commitChanges(ctx, rerunChanges(targets, skyhook, pkg!, stage));
 }
 
-const isRerunStage = (stage: string): stage is (typeof RERUN_STAGES)[number] => (RERUN_STAGES as readonly string[]).includes(stage);
+const isRerunStage = (stage: string): stage is (typeof RERUN_STAGES)[number] =>
+  (RERUN_STAGES as readonly string[]).includes(stage);
 
 /** Every entry of the package (any version) on the nodes that have one. */
 export function packageRows(nodes: V1Node[], skyhook: string, pkg: string): PackageNodeRow[] {
   return nodes.flatMap((node) => {
     const view = nodeViewOf(node);
     const { state } = readNodeSkyhookRecord(view, skyhook);
-    return Object.keys(state).sort().map((key) => state[key]!).filter((entry) => entry.name === pkg).map((entry) => ({
-      node: view.name,
-      package: entry.name,
-      version: entry.version,
-      stage: entry.stage,
-      state: entry.state,
-      restarts: entry.restarts ?? 0,
-      image: entry.image,
-    }));
+    return Object.keys(state)
+      .sort()
+      .map((key) => state[key]!)
+      .filter((entry) => entry.name === pkg)
+      .map((entry) => ({
+        node: view.name,
+        package: entry.name,
+        version: entry.version,
+        stage: entry.stage,
+        state: entry.state,
+        restarts: entry.restarts ?? 0,
+        image: entry.image,
+      }));
   });
 }
 
-export function rerunChanges(nodes: V1Node[], skyhook: Skyhook, pkg: string, stage: PackageStage | undefined): ChangeSet {
+export function rerunChanges(
+  nodes: V1Node[],
+  skyhook: Skyhook,
+  pkg: string,
+  stage: PackageStage | undefined,
+): ChangeSet {
   const scr = skyhook.metadata.name ?? '';
   const spec = skyhook.spec.packages?.[pkg];
-  if (!spec) throw new CommandError(`Skyhook ${scr} has no package '${pkg}'; its packages: ${Object.keys(skyhook.spec.packages ?? {}).join(', ') || 'none'}`);
+  if (!spec)
+    throw new CommandError(
+      `Skyhook ${scr} has no package '${pkg}'; its packages: ${Object.keys(skyhook.spec.packages ?? {}).join(', ') || 'none'}`,
+    );
   const key = packageKey(pkg, spec.version);
   const changes: Change[] = [];
   const notes: string[] = [];
@@ -113,14 +145,37 @@ export function rerunChanges(nodes: V1Node[], skyhook: Skyhook, pkg: string, sta
       }
       next = Object.fromEntries(Object.entries(record.state).filter(([k]) => k !== key));
     } else {
-      next = { ...record.state, [key]: { name: pkg, version: spec.version, image: entry?.image ?? spec.image, ...(spec.containerSHA ? { containerSHA: spec.containerSHA } : {}), stage, state: 'in_progress' } };
+      next = {
+        ...record.state,
+        [key]: {
+          name: pkg,
+          version: spec.version,
+          image: entry?.image ?? spec.image,
+          ...(spec.containerSHA ? { containerSHA: spec.containerSHA } : {}),
+          stage,
+          state: 'in_progress',
+        },
+      };
     }
     const annotation = nodeAnnotations.nodeState(scr);
     changes.push({
       target: { kind: 'Node', name: view.name },
-      patch: { metadata: { resourceVersion: node.metadata?.resourceVersion, annotations: nodeStateAnnotations(scr, serializeNodeState(next)) } },
-      description: stage === undefined ? `remove ${pkg}:${spec.version} from annotation ${annotation}` : `set ${pkg}:${spec.version} to stage ${stage}, state in_progress in annotation ${annotation}`,
+      patch: {
+        metadata: {
+          resourceVersion: node.metadata?.resourceVersion,
+          annotations: nodeStateAnnotations(scr, serializeNodeState(next)),
+        },
+      },
+      description:
+        stage === undefined
+          ? `remove ${pkg}:${spec.version} from annotation ${annotation}`
+          : `set ${pkg}:${spec.version} to stage ${stage}, state in_progress in annotation ${annotation}`,
     });
   }
-  return { action: `rerun package ${pkg} of Skyhook ${scr} on ${changes.length} node(s)`, destructive: true, changes, notes };
+  return {
+    action: `rerun package ${pkg} of Skyhook ${scr} on ${changes.length} node(s)`,
+    destructive: true,
+    changes,
+    notes,
+  };
 }

@@ -13,7 +13,15 @@ import { nodeResetChange } from './node-reset.js';
 import { requirePositionals, UsageError } from './options.js';
 
 /** upstream's fresh batch state: batch 1, no history. */
-export const FRESH_BATCH_STATE = { currentBatch: 1, consecutiveFailures: 0, completedNodes: 0, failedNodes: 0, shouldStop: false, lastBatchSize: 0, lastBatchFailed: false } as const;
+export const FRESH_BATCH_STATE = {
+  currentBatch: 1,
+  consecutiveFailures: 0,
+  completedNodes: 0,
+  failedNodes: 0,
+  shouldStop: false,
+  lastBatchSize: 0,
+  lastBatchFailed: false,
+} as const;
 
 export const DEPLOYMENT_POLICY_HELP = `Usage: skyhook deployment-policy reset SKYHOOK   (alias: dp)
 
@@ -24,8 +32,13 @@ export function batchResetChange(skyhook: Skyhook, withPickOrder: boolean): Chan
   const name = skyhook.metadata.name ?? '';
   const compartments = Object.keys(skyhook.status?.compartmentStatuses ?? {}).sort();
   const status: Record<string, unknown> = {};
-  if (compartments.length > 0) status['compartmentStatuses'] = Object.fromEntries(compartments.map((c) => [c, { batchState: { ...FRESH_BATCH_STATE } }]));
-  const pickOrder = withPickOrder ? (['nodePriority', 'nodeOrderOffset'] as const).filter((field) => skyhook.status?.[field] !== undefined) : [];
+  if (compartments.length > 0)
+    status['compartmentStatuses'] = Object.fromEntries(
+      compartments.map((c) => [c, { batchState: { ...FRESH_BATCH_STATE } }]),
+    );
+  const pickOrder = withPickOrder
+    ? (['nodePriority', 'nodeOrderOffset'] as const).filter((field) => skyhook.status?.[field] !== undefined)
+    : [];
   for (const field of pickOrder) status[field] = null;
   if (Object.keys(status).length === 0) return undefined;
   const parts = [
@@ -39,7 +52,11 @@ export function skyhookResetChanges(skyhook: Skyhook, nodes: V1Node[], skipBatch
   const name = skyhook.metadata.name ?? '';
   const changes = nodes.flatMap((node) => nodeResetChange(node, name) ?? []);
   const batch = skipBatchReset ? undefined : batchResetChange(skyhook, true);
-  return { action: `reset Skyhook ${name} on ${changes.length} node(s)`, destructive: true, changes: batch ? [...changes, batch] : changes };
+  return {
+    action: `reset Skyhook ${name} on ${changes.length} node(s)`,
+    destructive: true,
+    changes: batch ? [...changes, batch] : changes,
+  };
 }
 
 export async function runReset(ctx: PluginContext, positionals: string[]): Promise<number> {
@@ -50,13 +67,21 @@ export async function runReset(ctx: PluginContext, positionals: string[]): Promi
 
 export async function runDeploymentPolicy(ctx: PluginContext, positionals: string[]): Promise<number> {
   const [subcommand, ...rest] = positionals;
-  if (subcommand !== 'reset') throw new UsageError(subcommand === undefined ? 'missing subcommand' : `unknown subcommand 'deployment-policy ${subcommand}'`);
+  if (subcommand !== 'reset')
+    throw new UsageError(
+      subcommand === undefined ? 'missing subcommand' : `unknown subcommand 'deployment-policy ${subcommand}'`,
+    );
   const [name] = requirePositionals(rest, ['skyhook']);
   const skyhook = await ctx.getSkyhook(name!);
   const change = batchResetChange(skyhook, false);
   const action = `reset the rollout batches of Skyhook ${name}`;
   const set: ChangeSet = change
     ? { action, destructive: true, changes: [change] }
-    : { action, destructive: true, changes: [], notes: [`Skyhook ${name} has no compartment status yet (status.compartmentStatuses is empty)`] };
+    : {
+        action,
+        destructive: true,
+        changes: [],
+        notes: [`Skyhook ${name} has no compartment status yet (status.compartmentStatuses is empty)`],
+      };
   return commitChanges(ctx, set);
 }

@@ -47,7 +47,10 @@ export const SKYHOOK_COLUMNS: Column<SkyhookSummary>[] = [
 ];
 
 export async function runStatus(ctx: PluginContext, positionals: string[]): Promise<number> {
-  const skyhooks = positionals.length > 0 ? await Promise.all(positionals.map((name) => ctx.getSkyhook(name))) : await ctx.listSkyhooks();
+  const skyhooks =
+    positionals.length > 0
+      ? await Promise.all(positionals.map((name) => ctx.getSkyhook(name)))
+      : await ctx.listSkyhooks();
   if (skyhooks.length === 0 && (ctx.options.output === 'table' || ctx.options.output === 'wide')) {
     console.error('no Skyhooks in this cluster');
     return 0;

@@ -43,7 +43,12 @@ export function nodeOpConditions(
     });
   }
   if (targets.length === 0 && Object.keys(statuses).length === 0) {
-    wanted.push({ type: NODEOP_CONDITIONS.noMatchingNodes, status: 'True', reason: 'NoNodes', message: 'no node matches nodeSelector/targetNodes yet; nodes that start matching are processed' });
+    wanted.push({
+      type: NODEOP_CONDITIONS.noMatchingNodes,
+      status: 'True',
+      reason: 'NoNodes',
+      message: 'no node matches nodeSelector/targetNodes yet; nodes that start matching are processed',
+    });
   }
   return wanted.map((c) => {
     const before = previous.find((p) => p.type === c.type && p.status === c.status);

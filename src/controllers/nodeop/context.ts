@@ -58,7 +58,14 @@ export interface NodeOpView {
 export function viewOf(nodeOp: NodeOp, key: string, settings: NodeOpSettings): NodeOpView {
   const namespace = nodeOp.metadata.namespace ?? '';
   const suspended = nodeOp.metadata.annotations?.[STAGE_OP_ANNOTATIONS.suspended] === 'true';
-  return { nodeOp, key, namespace, owner: cordonOwner(nodeOp.metadata), plan: interruptPlanFor(nodeOp.spec, settings.interruptCommands), suspended };
+  return {
+    nodeOp,
+    key,
+    namespace,
+    owner: cordonOwner(nodeOp.metadata),
+    plan: interruptPlanFor(nodeOp.spec, settings.interruptCommands),
+    suspended,
+  };
 }
 
 /** Creates `object` unless it exists; resolves true when this call created it. */
@@ -80,15 +87,25 @@ export async function createIfAbsent(create: () => Promise<unknown>, what: strin
 export class RefusedAsInvalidError extends Error {
   override readonly name = 'RefusedAsInvalidError';
   constructor(what: string, cause: unknown) {
-    super(`the API server refused the ${what} built from this NodeOp: ${errorMessage(cause)}; fix that field of the NodeOp (of a Skyhook stage: the package's env, image, agentImageOverride or resources in the Skyhook)`);
+    super(
+      `the API server refused the ${what} built from this NodeOp: ${errorMessage(cause)}; fix that field of the NodeOp (of a Skyhook stage: the package's env, image, agentImageOverride or resources in the Skyhook)`,
+    );
   }
 }
 
 /** The reboot pod a node's interrupt needs (created before the Job, so a drain finds and skips it). */
-export async function ensureRebootPod(ctx: NodeOpContext, op: NodeOpView, node: string, jobName: string): Promise<void> {
+export async function ensureRebootPod(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  jobName: string,
+): Promise<void> {
   if (!op.plan || ctx.caches.pods.get(rebootPodName(jobName), op.namespace)) return;
   const pod = buildRebootPod({ nodeOp: op.nodeOp, node, jobName, plan: op.plan, settings: ctx.settings });
-  await createIfAbsent(() => ctx.clients.core.createNamespacedPod({ namespace: op.namespace, body: pod }), 'reboot pod');
+  await createIfAbsent(
+    () => ctx.clients.core.createNamespacedPod({ namespace: op.namespace, body: pod }),
+    'reboot pod',
+  );
 }
 
 /** The Job from the cache, else from the API server (the cache may not have seen a Job just created). */
@@ -110,9 +127,18 @@ export async function findJob(ctx: NodeOpContext, namespace: string, name: strin
  * State on the node when it records the outcome), and every Event is an API write. Cordon, drain,
  * reboot and failure events are always recorded on both.
  */
-export function notify(ctx: NodeOpContext, op: NodeOpView, node: string, type: EventType, reason: string, message: string, routine = false): void {
+export function notify(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  type: EventType,
+  reason: string,
+  message: string,
+  routine = false,
+): void {
   if (routine && op.nodeOp.spec.skyhookStage !== undefined) return;
   ctx.events.record(op.nodeOp, type, reason, `node ${node}: ${message}`);
   const nodeObject = ctx.caches.nodes.get(node);
-  if (nodeObject) ctx.events.record({ ...nodeObject, apiVersion: 'v1', kind: 'Node' }, type, reason, `NodeOp ${op.key}: ${message}`);
+  if (nodeObject)
+    ctx.events.record({ ...nodeObject, apiVersion: 'v1', kind: 'Node' }, type, reason, `NodeOp ${op.key}: ${message}`);
 }

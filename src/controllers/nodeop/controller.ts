@@ -33,23 +33,34 @@ const nodeOpOwners = ownerKeys(KINDS.nodeOp.kind, { apiGroup: API_GROUP });
 
 /** Node changes a NodeOp acts on: labels (selection), cordon, bootID and readiness (reboots). */
 function nodeChangeMatters(node: V1Node, old: V1Node): boolean {
-  return JSON.stringify(node.metadata?.labels) !== JSON.stringify(old.metadata?.labels)
-    || node.spec?.unschedulable !== old.spec?.unschedulable
-    || cordonedBy(node) !== cordonedBy(old)
-    || bootIdOf(node) !== bootIdOf(old)
-    || isNodeReady(node) !== isNodeReady(old);
+  return (
+    JSON.stringify(node.metadata?.labels) !== JSON.stringify(old.metadata?.labels) ||
+    node.spec?.unschedulable !== old.spec?.unschedulable ||
+    cordonedBy(node) !== cordonedBy(old) ||
+    bootIdOf(node) !== bootIdOf(old) ||
+    isNodeReady(node) !== isNodeReady(old)
+  );
 }
 
 /** NodeOps that target `node` or have started on it. */
 function nodeOpsOfNode(nodeOps: Informer<NodeOp>, node: V1Node): string[] {
   const name = node.metadata?.name ?? '';
-  return nodeOps.list()
-    .filter((op) => op.status?.nodeStatuses?.[name] !== undefined
-      || (op.spec.targetNodes ? op.spec.targetNodes.includes(name) : selectorMatches(op.spec.nodeSelector, node.metadata?.labels ?? {})))
+  return nodeOps
+    .list()
+    .filter(
+      (op) =>
+        op.status?.nodeStatuses?.[name] !== undefined ||
+        (op.spec.targetNodes
+          ? op.spec.targetNodes.includes(name)
+          : selectorMatches(op.spec.nodeSelector, node.metadata?.labels ?? {})),
+    )
     .map(objectKey);
 }
 
-export async function startNodeOpController(runtime: OperatorRuntime, options: NodeOpControllerOptions = {}): Promise<Stoppable> {
+export async function startNodeOpController(
+  runtime: OperatorRuntime,
+  options: NodeOpControllerOptions = {},
+): Promise<Stoppable> {
   const { informers, clients, events, logger } = runtime;
   const settings: NodeOpSettings = { ...readNodeOpSettings(process.env), ...options.settings };
   const byNodeOpLabel = { labelSelector: NODEOP_NAMES.nodeOpLabel };
@@ -78,7 +89,14 @@ export async function startNodeOpController(runtime: OperatorRuntime, options: N
     enqueue: (key) => controller?.queue.add(key),
     ...(podNamespace && podName ? { ownPod: `${podNamespace}/${podName}` } : {}),
   });
-  controller = new Controller({ name: 'nodeop', reconcile: reconciler.reconcile, workers: options.workers ?? 4, logger, metrics: runtime.metrics, ...(options.clock ? { clock: options.clock } : {}) });
+  controller = new Controller({
+    name: 'nodeop',
+    reconcile: reconciler.reconcile,
+    workers: options.workers ?? 4,
+    logger,
+    metrics: runtime.metrics,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const queue = controller.queue;
 
   controller.watch(nodeOps).watch(jobs, nodeOpOwners);

@@ -25,7 +25,11 @@ export class DrainTasks {
    * A drain that failed with an error (not a verdict on the node) throws it here once, so the
    * reconcile retries with backoff and the next poll drains again.
    */
-  poll(id: string, run: (signal: AbortSignal, report: (progress: string | undefined) => void) => Promise<DrainResult>, onChange: () => void): DrainResult | undefined {
+  poll(
+    id: string,
+    run: (signal: AbortSignal, report: (progress: string | undefined) => void) => Promise<DrainResult>,
+    onChange: () => void,
+  ): DrainResult | undefined {
     const existing = this.tasks.get(id);
     if (existing?.result || existing?.error !== undefined) {
       this.tasks.delete(id);

@@ -23,7 +23,15 @@ import { isNotFound, MERGE_PATCH } from '../../kube/client.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
 import { rebootPodName } from '../../templates/object-names.js';
 import { isNodeDone } from './aggregate.js';
-import { createIfAbsent, ensureRebootPod, findJob, notify, RefusedAsInvalidError, type NodeOpContext, type NodeOpView } from './context.js';
+import {
+  createIfAbsent,
+  ensureRebootPod,
+  findJob,
+  notify,
+  RefusedAsInvalidError,
+  type NodeOpContext,
+  type NodeOpView,
+} from './context.js';
 
 export interface NodeStep {
   status: NodeOpNodeStatus;
@@ -52,7 +60,12 @@ export function rebootObserved(status: NodeOpNodeStatus, node: V1Node | undefine
 }
 
 /** The entry of a node that starts now: it holds a concurrency slot from here on. */
-export function startedStatus(op: NodeOpView, jobName: string, node: V1Node | undefined, now: number): NodeOpNodeStatus {
+export function startedStatus(
+  op: NodeOpView,
+  jobName: string,
+  node: V1Node | undefined,
+  now: number,
+): NodeOpNodeStatus {
   const at = new Date(now).toISOString();
   const bootID = bootIdOf(node);
   return {
@@ -66,7 +79,12 @@ export function startedStatus(op: NodeOpView, jobName: string, node: V1Node | un
   };
 }
 
-export async function advanceNode(ctx: NodeOpContext, op: NodeOpView, node: string, status: NodeOpNodeStatus): Promise<NodeStep> {
+export async function advanceNode(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  status: NodeOpNodeStatus,
+): Promise<NodeStep> {
   switch (status.phase) {
     case 'Preflight':
     case 'Pending':
@@ -84,9 +102,16 @@ export async function advanceNode(ctx: NodeOpContext, op: NodeOpView, node: stri
 }
 
 /** An object of the node refused as invalid fails the node; the operation never ran, so our cordon goes. */
-async function refused(ctx: NodeOpContext, op: NodeOpView, node: string, status: NodeOpNodeStatus, e: unknown): Promise<NodeStep> {
+async function refused(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  status: NodeOpNodeStatus,
+  e: unknown,
+): Promise<NodeStep> {
   if (!(e instanceof RefusedAsInvalidError)) throw e;
-  if (await uncordonNode(ctx.clients.core, node, op.owner)) notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned: the node\'s objects were refused');
+  if (await uncordonNode(ctx.clients.core, node, op.owner))
+    notify(ctx, op, node, 'Normal', REASONS.uncordoned, "uncordoned: the node's objects were refused");
   return failNode(ctx, op, node, status, e.message);
 }
 
@@ -95,12 +120,14 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
   const now = ctx.clock.now();
   const jobName = status.jobName ?? '';
   const spec = op.nodeOp.spec;
-  if (await findJob(ctx, op.namespace, jobName)) return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };
+  if (await findJob(ctx, op.namespace, jobName))
+    return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };
 
   // Created before the Job, so it is already there when the drain runs (drains skip it).
   await ensureRebootPod(ctx, op, node, jobName);
   // A held op disrupts nothing: no cordon, no drain, until it is resumed (then it starts here).
-  if (op.suspended && spec.cordon) return { status: updated(status, { message: 'suspended: not cordoning or draining until resumed' }, now) };
+  if (op.suspended && spec.cordon)
+    return { status: updated(status, { message: 'suspended: not cordoning or draining until resumed' }, now) };
   if (spec.cordon) {
     const outcome = await cordonNode(ctx.clients.core, node, op.owner);
     if (outcome === 'cordoned') notify(ctx, op, node, 'Normal', REASONS.cordoned, 'cordoned');
@@ -110,29 +137,63 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
     const startedAtMs = status.startedAt ? Date.parse(status.startedAt) : now;
     const drainId = `${op.key}|${node}`;
     // A Skyhook stage's drain leaves what upstream's leaves: pods that tolerate the cordon and kube-system.
-    const exempt = (pod: V1Pod): boolean => isOperatorPod(ctx, pod) || (spec.skyhookStage !== undefined && staysThroughSkyhookDrain(pod));
+    const exempt = (pod: V1Pod): boolean =>
+      isOperatorPod(ctx, pod) || (spec.skyhookStage !== undefined && staysThroughSkyhookDrain(pod));
     const result = ctx.drains.poll(
       drainId,
-      (signal, report) => evictPods({
-        core: ctx.clients.core, logger: ctx.logger, clock: ctx.clock, signal, exempt,
-        // Reported in the node's message (`still there: <ns>/<pod> (<why>)`), which the Skyhook controller reads as drain blockers.
-        onBlocked: (blocked) => report(blocked.length > 0 ? `drain of node ${node} waiting; still there: ${blocked.join(', ')}` : undefined),
-      }, node, options, startedAtMs),
+      (signal, report) =>
+        evictPods(
+          {
+            core: ctx.clients.core,
+            logger: ctx.logger,
+            clock: ctx.clock,
+            signal,
+            exempt,
+            // Reported in the node's message (`still there: <ns>/<pod> (<why>)`), which the Skyhook controller reads as drain blockers.
+            onBlocked: (blocked) =>
+              report(
+                blocked.length > 0 ? `drain of node ${node} waiting; still there: ${blocked.join(', ')}` : undefined,
+              ),
+          },
+          node,
+          options,
+          startedAtMs,
+        ),
       () => ctx.enqueue(op.key),
     );
-    if (!result) return { status: updated(status, { message: ctx.drains.progress(drainId) ?? `draining node ${node}` }, now) };
+    if (!result)
+      return { status: updated(status, { message: ctx.drains.progress(drainId) ?? `draining node ${node}` }, now) };
     if (result.outcome !== 'drained') {
       notify(ctx, op, node, 'Warning', REASONS.drainFailed, result.message);
       // The operation never ran on this node, so a cordon of ours is lifted whatever uncordonOnFailure says.
-      if (await uncordonNode(ctx.clients.core, node, op.owner)) notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned after the failed drain');
+      if (await uncordonNode(ctx.clients.core, node, op.owner))
+        notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned after the failed drain');
       return failNode(ctx, op, node, status, result.message);
     }
-    if (result.evicted.length > 0) notify(ctx, op, node, 'Normal', REASONS.drained, `evicted ${result.evicted.join(', ')}`);
+    if (result.evicted.length > 0)
+      notify(ctx, op, node, 'Normal', REASONS.drained, `evicted ${result.evicted.join(', ')}`);
   }
 
-  const job = buildNodeJob({ nodeOp: op.nodeOp, node, jobName, settings: ctx.settings, writesSentinel: op.plan !== undefined, suspend: op.suspended });
-  if (await createIfAbsent(() => ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job }), 'Job')) {
-    notify(ctx, op, node, 'Normal', REASONS.jobCreated, `created Job ${jobName}${op.suspended ? ' (suspended)' : ''}`, true);
+  const job = buildNodeJob({
+    nodeOp: op.nodeOp,
+    node,
+    jobName,
+    settings: ctx.settings,
+    writesSentinel: op.plan !== undefined,
+    suspend: op.suspended,
+  });
+  if (
+    await createIfAbsent(() => ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job }), 'Job')
+  ) {
+    notify(
+      ctx,
+      op,
+      node,
+      'Normal',
+      REASONS.jobCreated,
+      `created Job ${jobName}${op.suspended ? ' (suspended)' : ''}`,
+      true,
+    );
   }
   return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };
 }
@@ -144,7 +205,12 @@ function isOperatorPod(ctx: NodeOpContext, pod: V1Pod): boolean {
 }
 
 /** Running: the Job's conditions and pods decide. */
-async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, status: NodeOpNodeStatus): Promise<NodeStep> {
+async function followJob(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  status: NodeOpNodeStatus,
+): Promise<NodeStep> {
   const now = ctx.clock.now();
   const jobName = status.jobName ?? '';
   const job = await findJob(ctx, op.namespace, jobName);
@@ -155,21 +221,48 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
   }
   await ensureRebootPod(ctx, op, node, jobName);
   await syncSuspension(ctx, op, job);
-  const pods = ctx.caches.pods.list(op.namespace).filter((p) => p.metadata?.labels?.[KUBERNETES_NAMES.jobNameLabel] === jobName);
+  const pods = ctx.caches.pods
+    .list(op.namespace)
+    .filter((p) => p.metadata?.labels?.[KUBERNETES_NAMES.jobNameLabel] === jobName);
   const progress = jobProgress(job, pods, now, ctx.settings.stuckPodTimeoutMs);
   switch (progress.state) {
     case 'running': {
       const recheckAt = stuckDeadline(pods, ctx.settings.stuckPodTimeoutMs);
-      return { status: runningStatus(status, progress.message, progress.restarts, now), ...(recheckAt ? { recheckAt } : {}) };
+      return {
+        status: runningStatus(status, progress.message, progress.restarts, now),
+        ...(recheckAt ? { recheckAt } : {}),
+      };
     }
     case 'succeeded': {
       if (op.plan) {
-        notify(ctx, op, node, 'Normal', REASONS.rebootRequested, `Job ${jobName} succeeded; the reboot pod now runs the interrupt`);
+        notify(
+          ctx,
+          op,
+          node,
+          'Normal',
+          REASONS.rebootRequested,
+          `Job ${jobName} succeeded; the reboot pod now runs the interrupt`,
+        );
         const waiting = op.plan.rebootsNode ? 'waiting for the node to reboot' : 'waiting for the interrupt';
-        return { status: updated(status, { phase: 'Completed', rebootStatus: 'pending', restarts: progress.restarts, message: `${progress.message}; ${waiting}` }, now) };
+        return {
+          status: updated(
+            status,
+            {
+              phase: 'Completed',
+              rebootStatus: 'pending',
+              restarts: progress.restarts,
+              message: `${progress.message}; ${waiting}`,
+            },
+            now,
+          ),
+        };
       }
       notify(ctx, op, node, 'Normal', REASONS.nodeCompleted, progress.message, true);
-      const done = updated(status, { phase: 'Completed', rebootStatus: 'not-requested', restarts: progress.restarts, message: progress.message }, now);
+      const done = updated(
+        status,
+        { phase: 'Completed', rebootStatus: 'not-requested', restarts: progress.restarts, message: progress.message },
+        now,
+      );
       await finish(ctx, op, node, done);
       return { status: done };
     }
@@ -184,7 +277,8 @@ async function followJob(ctx: NodeOpContext, op: NodeOpView, node: string, statu
 }
 
 /** "Job X created" and "Job X is running (pod … Pending/Running)": progress nobody acts on. */
-const isRoutineProgress = (message: string | undefined): boolean => /^Job \S+ (created|is running)\b/.test(message ?? '');
+const isRoutineProgress = (message: string | undefined): boolean =>
+  /^Job \S+ (created|is running)\b/.test(message ?? '');
 
 /**
  * A running node's entry, written only when it says something new: restarts (the Skyhook controller
@@ -193,7 +287,8 @@ const isRoutineProgress = (message: string | undefined): boolean => /^Job \S+ (c
  * the entry keeps "Job … created" until the Job finishes.
  */
 function runningStatus(status: NodeOpNodeStatus, message: string, restarts: number, now: number): NodeOpNodeStatus {
-  const routine = restarts === (status.restarts ?? 0) && isRoutineProgress(message) && isRoutineProgress(status.message);
+  const routine =
+    restarts === (status.restarts ?? 0) && isRoutineProgress(message) && isRoutineProgress(status.message);
   return routine ? status : updated(status, { message, restarts }, now);
 }
 
@@ -202,12 +297,18 @@ async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): P
   if ((job.spec?.suspend ?? false) === op.suspended || isJobFinished(job)) return;
   const name = job.metadata?.name ?? '';
   try {
-    await ctx.clients.batch.patchNamespacedJob({ name, namespace: op.namespace, body: { spec: { suspend: op.suspended } } }, MERGE_PATCH);
+    await ctx.clients.batch.patchNamespacedJob(
+      { name, namespace: op.namespace, body: { spec: { suspend: op.suspended } } },
+      MERGE_PATCH,
+    );
   } catch (e) {
     if (!isNotFound(e)) throw e;
     return;
   }
-  ctx.logger.info({ nodeOp: op.key, job: name, suspend: op.suspended }, op.suspended ? 'suspended the Job' : 'resumed the Job');
+  ctx.logger.info(
+    { nodeOp: op.key, job: name, suspend: op.suspended },
+    op.suspended ? 'suspended the Job' : 'resumed the Job',
+  );
 }
 
 /**
@@ -215,25 +316,58 @@ async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): P
  * `ttlSecondsAfterFinished` stays mutable after the Job finished (the TTL controller re-reads it);
  * done before the node's status moves on, so a restart in between repeats it.
  */
-async function keepFailedJob(ctx: NodeOpContext, op: NodeOpView, job: V1Job, extra: { activeDeadlineSeconds?: number } = {}): Promise<void> {
+async function keepFailedJob(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  job: V1Job,
+  extra: { activeDeadlineSeconds?: number } = {},
+): Promise<void> {
   const ttl = ctx.settings.jobTtlFailedSeconds;
   if (job.spec?.ttlSecondsAfterFinished === ttl && extra.activeDeadlineSeconds === undefined) return;
   try {
-    await ctx.clients.batch.patchNamespacedJob({ name: job.metadata?.name ?? '', namespace: op.namespace, body: { spec: { ttlSecondsAfterFinished: ttl, ...extra } } }, MERGE_PATCH);
+    await ctx.clients.batch.patchNamespacedJob(
+      {
+        name: job.metadata?.name ?? '',
+        namespace: op.namespace,
+        body: { spec: { ttlSecondsAfterFinished: ttl, ...extra } },
+      },
+      MERGE_PATCH,
+    );
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
 }
 
-async function failNode(ctx: NodeOpContext, op: NodeOpView, node: string, status: NodeOpNodeStatus, message: string, restarts?: number): Promise<NodeStep> {
+async function failNode(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  status: NodeOpNodeStatus,
+  message: string,
+  restarts?: number,
+): Promise<NodeStep> {
   notify(ctx, op, node, 'Warning', REASONS.nodeFailed, message);
-  const failed = updated(status, { phase: 'Failed', message, ...(restarts !== undefined ? { restarts } : {}), ...(op.plan ? { rebootStatus: 'cancelled' as const } : {}) }, ctx.clock.now());
+  const failed = updated(
+    status,
+    {
+      phase: 'Failed',
+      message,
+      ...(restarts !== undefined ? { restarts } : {}),
+      ...(op.plan ? { rebootStatus: 'cancelled' as const } : {}),
+    },
+    ctx.clock.now(),
+  );
   await finish(ctx, op, node, failed);
   return { status: failed };
 }
 
 /** Completed, interrupt pending: a reboot is done when the bootID changed and the node is Ready; other interrupts when the pod succeeded. */
-async function followInterrupt(ctx: NodeOpContext, op: NodeOpView, node: string, status: NodeOpNodeStatus): Promise<NodeStep> {
+async function followInterrupt(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  status: NodeOpNodeStatus,
+): Promise<NodeStep> {
   const now = ctx.clock.now();
   const jobName = status.jobName ?? '';
   const plan = op.plan;
@@ -249,19 +383,35 @@ async function followInterrupt(ctx: NodeOpContext, op: NodeOpView, node: string,
 
   if (plan.rebootsNode) {
     if (rebootObserved(status, nodeObject)) {
-      return complete(`Job ${jobName} and reboot completed successfully (bootID ${status.bootID ?? ''} → ${bootIdOf(nodeObject) ?? ''})`);
+      return complete(
+        `Job ${jobName} and reboot completed successfully (bootID ${status.bootID ?? ''} → ${bootIdOf(nodeObject) ?? ''})`,
+      );
     }
   } else if (pod?.status?.phase === 'Succeeded') {
     return complete(`Job ${jobName} and interrupt completed successfully`);
   } else if (pod && (pod.status?.phase === 'Failed' || hasFailedRun(pod))) {
-    return failNode(ctx, op, node, status, `the interrupt after Job ${jobName} failed: ${describeFailedContainer(pod) ?? 'reboot pod failed'}`);
+    return failNode(
+      ctx,
+      op,
+      node,
+      status,
+      `the interrupt after Job ${jobName} failed: ${describeFailedContainer(pod) ?? 'reboot pod failed'}`,
+    );
   }
 
   const waitingSince = status.lastUpdated ? Date.parse(status.lastUpdated) : now;
   const deadline = waitingSince + ctx.settings.rebootTimeoutMs;
   if (now >= deadline) {
-    const seen = plan.rebootsNode ? `bootID still ${bootIdOf(nodeObject) ?? 'unknown'}, node ${isNodeReady(nodeObject) ? 'Ready' : 'not Ready'}` : `reboot pod ${pod?.status?.phase ?? 'missing'}`;
-    return failNode(ctx, op, node, status, `the interrupt after Job ${jobName} did not complete within ${Math.round(ctx.settings.rebootTimeoutMs / 1000)}s (${seen}); check the reboot pod's log`);
+    const seen = plan.rebootsNode
+      ? `bootID still ${bootIdOf(nodeObject) ?? 'unknown'}, node ${isNodeReady(nodeObject) ? 'Ready' : 'not Ready'}`
+      : `reboot pod ${pod?.status?.phase ?? 'missing'}`;
+    return failNode(
+      ctx,
+      op,
+      node,
+      status,
+      `the interrupt after Job ${jobName} did not complete within ${Math.round(ctx.settings.rebootTimeoutMs / 1000)}s (${seen}); check the reboot pod's log`,
+    );
   }
   // A reboot pod deleted meanwhile comes back; its marker on the host keeps it from interrupting twice.
   await ensureRebootPod(ctx, op, node, jobName);
@@ -269,7 +419,9 @@ async function followInterrupt(ctx: NodeOpContext, op: NodeOpView, node: string,
 }
 
 function hasFailedRun(pod: V1Pod): boolean {
-  return (pod.status?.containerStatuses ?? []).some((s) => (s.state?.terminated?.exitCode ?? 0) !== 0 || (s.lastState?.terminated?.exitCode ?? 0) !== 0);
+  return (pod.status?.containerStatuses ?? []).some(
+    (s) => (s.state?.terminated?.exitCode ?? 0) !== 0 || (s.lastState?.terminated?.exitCode ?? 0) !== 0,
+  );
 }
 
 /** Terminal nodes: uncordon if we cordoned (after failure only when asked); a failed node's reboot pod goes. */
@@ -279,12 +431,18 @@ async function finish(ctx: NodeOpContext, op: NodeOpView, node: string, status: 
   const release = isNodeDone(status) || (status.phase === 'Failed' && spec.uncordonOnFailure === true);
   // The cache says whether the annotation is ours; only then is the node read and written.
   if (spec.cordon && release && nodeObject && cordonedBy(nodeObject) === op.owner) {
-    if (await uncordonNode(ctx.clients.core, node, op.owner)) notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned');
+    if (await uncordonNode(ctx.clients.core, node, op.owner))
+      notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned');
   }
   if (status.phase === 'Failed') await cancelInterrupt(ctx, op, node, status);
 }
 
-async function cancelInterrupt(ctx: NodeOpContext, op: NodeOpView, node: string, status: NodeOpNodeStatus): Promise<void> {
+async function cancelInterrupt(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  status: NodeOpNodeStatus,
+): Promise<void> {
   const name = rebootPodName(status.jobName ?? '');
   if (!op.plan || !ctx.caches.pods.get(name, op.namespace)) return;
   try {

@@ -19,7 +19,11 @@ export function targetNodes(spec: Pick<NodeOpSpec, 'nodeSelector' | 'targetNodes
     return listed ? listed.has(name) : selectorMatches(spec.nodeSelector, node.metadata?.labels ?? {});
   });
   return matching
-    .sort((a, b) => Number(isControlPlane(b)) - Number(isControlPlane(a)) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))
+    .sort(
+      (a, b) =>
+        Number(isControlPlane(b)) - Number(isControlPlane(a)) ||
+        (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+    )
     .map((node) => node.metadata?.name ?? '');
 }
 
@@ -56,10 +60,18 @@ export interface PacingDecision {
 }
 
 export function planStarts({ targets, statuses, busyNodes, concurrency, stopOnFailure }: PacingInput): PacingDecision {
-  const inFlightNodes = new Set([...Object.entries(statuses).filter(([, s]) => isInFlight(s)).map(([node]) => node), ...busyNodes]);
+  const inFlightNodes = new Set([
+    ...Object.entries(statuses)
+      .filter(([, s]) => isInFlight(s))
+      .map(([node]) => node),
+    ...busyNodes,
+  ]);
   const fresh = targets.filter((node) => !statuses[node]);
-  const failed = Object.keys(statuses).sort().find((node) => statuses[node]?.phase === 'Failed');
-  if (stopOnFailure && failed !== undefined) return { start: [], inFlight: inFlightNodes.size, stoppedBy: failed, waiting: fresh };
+  const failed = Object.keys(statuses)
+    .sort()
+    .find((node) => statuses[node]?.phase === 'Failed');
+  if (stopOnFailure && failed !== undefined)
+    return { start: [], inFlight: inFlightNodes.size, stoppedBy: failed, waiting: fresh };
   const limit = concurrency > 0 ? concurrency : Number.POSITIVE_INFINITY;
   const slots = Math.max(0, limit - inFlightNodes.size);
   const start = fresh.slice(0, slots);

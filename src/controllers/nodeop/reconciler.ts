@@ -10,7 +10,12 @@ import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js'
 import type { NodeOp, NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js';
 import { cordonedBy, uncordonNode } from '../../jobs/cordon.js';
 import { isJobFinished } from '../../jobs/job-progress.js';
-import { isNotFound, mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from '../../kube/client.js';
+import {
+  isNotFound,
+  mergePatchCustomObject,
+  mergePatchCustomObjectStatus,
+  type CustomObjectRef,
+} from '../../kube/client.js';
 import { parseKey } from '../../kube/controller.js';
 import type { ReconcileResult } from '../../kube/queue.js';
 import { nodeJobName } from '../../templates/object-names.js';
@@ -58,7 +63,12 @@ export class NodeOpReconciler {
     const targets = targetNodes(nodeOp.spec, this.ctx.caches.nodes.list());
     let recheckAt = Number.POSITIVE_INFINITY;
     // In target order, so nodes started together get their Jobs control-plane first too.
-    const started = [...targets.filter((n) => before[n]), ...Object.keys(before).filter((n) => !targets.includes(n)).sort()];
+    const started = [
+      ...targets.filter((n) => before[n]),
+      ...Object.keys(before)
+        .filter((n) => !targets.includes(n))
+        .sort(),
+    ];
     for (const node of started) {
       const step = await advanceNode(this.ctx, op, node, before[node]!);
       statuses[node] = step.status;
@@ -74,7 +84,12 @@ export class NodeOpReconciler {
     });
     let deferred = false;
     for (const node of pacing.start) {
-      const started = startedStatus(op, nodeJobName(nodeOp.metadata.name ?? '', nodeOp.metadata.uid ?? '', node), this.ctx.caches.nodes.get(node), now);
+      const started = startedStatus(
+        op,
+        nodeJobName(nodeOp.metadata.name ?? '', nodeOp.metadata.uid ?? '', node),
+        this.ctx.caches.nodes.get(node),
+        now,
+      );
       statuses[node] = started;
       if (startsAtOnce(op)) {
         // Nothing to record before the Job: its deterministic name finds it again after a restart
@@ -89,7 +104,13 @@ export class NodeOpReconciler {
 
     await this.writeStatus(op, before, statuses, {
       phase: aggregatePhase(targets, statuses),
-      conditions: nodeOpConditions(targets, statuses, pacing, nodeOp.status?.conditions ?? [], new Date(now).toISOString()),
+      conditions: nodeOpConditions(
+        targets,
+        statuses,
+        pacing,
+        nodeOp.status?.conditions ?? [],
+        new Date(now).toISOString(),
+      ),
     });
     this.ctx.stageMetrics?.observe(nodeOp, before, statuses, this.ctx.clock.now());
 
@@ -100,13 +121,25 @@ export class NodeOpReconciler {
 
   private ref(key: string): CustomObjectRef {
     const { name, namespace } = parseKey(key);
-    return { group: API_GROUP, version: API_VERSION, plural: KINDS.nodeOp.plural, name, ...(namespace ? { namespace } : {}) };
+    return {
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: KINDS.nodeOp.plural,
+      name,
+      ...(namespace ? { namespace } : {}),
+    };
   }
 
   private async read(key: string): Promise<NodeOp | undefined> {
     const { group, version, plural, name, namespace } = this.ref(key);
     try {
-      return (await this.ctx.clients.custom.getNamespacedCustomObject({ group, version, plural, name, namespace: namespace ?? '' })) as NodeOp;
+      return (await this.ctx.clients.custom.getNamespacedCustomObject({
+        group,
+        version,
+        plural,
+        name,
+        namespace: namespace ?? '',
+      })) as NodeOp;
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
@@ -116,10 +149,12 @@ export class NodeOpReconciler {
   /** Nodes whose Job of this NodeOp exists and is unfinished, as the cache sees them. */
   private busyNodes(op: NodeOpView, nodes: string[]): Set<string> {
     const { name = '', uid = '' } = op.nodeOp.metadata;
-    return new Set(nodes.filter((node) => {
-      const job = this.ctx.caches.jobs.get(nodeJobName(name, uid, node), op.namespace);
-      return job !== undefined && !isJobFinished(job);
-    }));
+    return new Set(
+      nodes.filter((node) => {
+        const job = this.ctx.caches.jobs.get(nodeJobName(name, uid, node), op.namespace);
+        return job !== undefined && !isJobFinished(job);
+      }),
+    );
   }
 
   /** Only changed node entries are sent: a merge patch leaves the others as they are. */
@@ -130,12 +165,15 @@ export class NodeOpReconciler {
     summary: Pick<NodeOpStatus, 'phase' | 'conditions'>,
   ): Promise<void> {
     const previous = op.nodeOp.status ?? {};
-    const changedNodes = Object.fromEntries(Object.entries(after).filter(([node, s]) => JSON.stringify(s) !== JSON.stringify(before[node])));
+    const changedNodes = Object.fromEntries(
+      Object.entries(after).filter(([node, s]) => JSON.stringify(s) !== JSON.stringify(before[node])),
+    );
     const generation = op.nodeOp.metadata.generation;
-    const unchanged = Object.keys(changedNodes).length === 0
-      && previous.phase === summary.phase
-      && JSON.stringify(previous.conditions ?? []) === JSON.stringify(summary.conditions ?? [])
-      && previous.observedGeneration === generation;
+    const unchanged =
+      Object.keys(changedNodes).length === 0 &&
+      previous.phase === summary.phase &&
+      JSON.stringify(previous.conditions ?? []) === JSON.stringify(summary.conditions ?? []) &&
+      previous.observedGeneration === generation;
     if (unchanged) return;
     const status: NodeOpStatus = {
       ...summary,
@@ -144,7 +182,8 @@ export class NodeOpReconciler {
       lastUpdated: new Date(this.ctx.clock.now()).toISOString(),
     };
     await mergePatchCustomObjectStatus(this.ctx.clients.custom, this.ref(op.key), status);
-    if (previous.phase !== summary.phase) this.ctx.logger.info({ nodeOp: op.key, phase: summary.phase }, 'NodeOp phase changed');
+    if (previous.phase !== summary.phase)
+      this.ctx.logger.info({ nodeOp: op.key, phase: summary.phase }, 'NodeOp phase changed');
   }
 
   private async setFinalizers(op: NodeOpView, finalizers: string[]): Promise<void> {
@@ -162,10 +201,15 @@ export class NodeOpReconciler {
     const holding = op.nodeOp.metadata.finalizers?.includes(NODEOP_NAMES.finalizer) === true;
     const running = holding ? await stopNodeOpWork(this.ctx, op) : 0;
     const deletedAt = new Date(op.nodeOp.metadata.deletionTimestamp ?? NaN).getTime();
-    if (running > 0 && !(this.ctx.clock.now() - deletedAt >= STOP_TIMEOUT_MS)) return { requeueAfterMs: STOP_RECHECK_MS };
+    if (running > 0 && !(this.ctx.clock.now() - deletedAt >= STOP_TIMEOUT_MS))
+      return { requeueAfterMs: STOP_RECHECK_MS };
     const ours = this.ctx.caches.nodes.list().filter((node) => cordonedBy(node) === op.owner);
     for (const node of ours) await uncordonNode(this.ctx.clients.core, node.metadata?.name ?? '', op.owner);
     const finalizers = op.nodeOp.metadata.finalizers ?? [];
-    if (finalizers.includes(NODEOP_NAMES.finalizer)) await this.setFinalizers(op, finalizers.filter((f) => f !== NODEOP_NAMES.finalizer));
+    if (finalizers.includes(NODEOP_NAMES.finalizer))
+      await this.setFinalizers(
+        op,
+        finalizers.filter((f) => f !== NODEOP_NAMES.finalizer),
+      );
   }
 }

@@ -24,7 +24,7 @@ export class StageMetrics {
   constructor(registry: Registry) {
     this.duration = new Histogram({
       name: STAGE_DURATION_METRIC,
-      help: 'Time from a node\'s stage start to its success (interrupt included) or failure',
+      help: "Time from a node's stage start to its success (interrupt included) or failure",
       labelNames: ['skyhook_name', 'package_name', 'package_version', 'stage', 'result'],
       buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200],
       registers: [registry],
@@ -32,14 +32,28 @@ export class StageMetrics {
   }
 
   /** `before`/`after`: the node statuses read and written by one reconcile; `nowMs` when it wrote them. */
-  observe(nodeOp: NodeOp, before: Record<string, NodeOpNodeStatus>, after: Record<string, NodeOpNodeStatus>, nowMs: number): void {
+  observe(
+    nodeOp: NodeOp,
+    before: Record<string, NodeOpNodeStatus>,
+    after: Record<string, NodeOpNodeStatus>,
+    nowMs: number,
+  ): void {
     const stage = nodeOp.spec.skyhookStage;
     if (stage === undefined) return;
     for (const [node, status] of Object.entries(after)) {
       const result = resultOf(before[node], status);
       if (result === undefined || status.startedAt === undefined) continue;
       const seconds = Math.max(0, (nowMs - Date.parse(status.startedAt)) / 1000);
-      this.duration.observe({ skyhook_name: stage.skyhook, package_name: stage.package.name, package_version: stage.package.version, stage: stage.stage, result }, seconds);
+      this.duration.observe(
+        {
+          skyhook_name: stage.skyhook,
+          package_name: stage.package.name,
+          package_version: stage.package.version,
+          stage: stage.stage,
+          result,
+        },
+        seconds,
+      );
     }
   }
 }

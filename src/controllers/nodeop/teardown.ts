@@ -20,19 +20,27 @@ export async function stopNodeOpWork(ctx: NodeOpContext, op: NodeOpView): Promis
   const ignoreGone = (e: unknown): void => {
     if (!isNotFound(e)) throw e;
   };
-  const jobs = ctx.caches.jobs.list(op.namespace).filter((job) => job.metadata?.ownerReferences?.some((ref) => ref.uid === uid));
+  const jobs = ctx.caches.jobs
+    .list(op.namespace)
+    .filter((job) => job.metadata?.ownerReferences?.some((ref) => ref.uid === uid));
   const jobNames = new Set(jobs.map((job) => job.metadata?.name ?? ''));
   // Jobs first: a Job whose pod is deleted while it lives would start another pod.
   for (const job of jobs.filter((j) => !j.metadata?.deletionTimestamp)) {
-    await ctx.clients.batch.deleteNamespacedJob({ name: job.metadata?.name ?? '', namespace: op.namespace, propagationPolicy: 'Background' }).catch(ignoreGone);
+    await ctx.clients.batch
+      .deleteNamespacedJob({ name: job.metadata?.name ?? '', namespace: op.namespace, propagationPolicy: 'Background' })
+      .catch(ignoreGone);
   }
   const pods = ctx.caches.pods.list(op.namespace).filter((pod) => {
     const labels = pod.metadata?.labels ?? {};
-    const ours = jobNames.has(labels[KUBERNETES_NAMES.jobNameLabel] ?? '') || (labels[NODEOP_NAMES.nodeOpLabel] === name && pod.metadata?.ownerReferences?.some((ref) => ref.uid === uid));
+    const ours =
+      jobNames.has(labels[KUBERNETES_NAMES.jobNameLabel] ?? '') ||
+      (labels[NODEOP_NAMES.nodeOpLabel] === name && pod.metadata?.ownerReferences?.some((ref) => ref.uid === uid));
     return ours && !isPodFinished(pod.status?.phase);
   });
   for (const pod of pods.filter((p) => !p.metadata?.deletionTimestamp)) {
-    await ctx.clients.core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: op.namespace }).catch(ignoreGone);
+    await ctx.clients.core
+      .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: op.namespace })
+      .catch(ignoreGone);
   }
   return pods.length;
 }

@@ -28,7 +28,11 @@ export function nextBatchSize(strategy: StrategyParams, state: BatchState, total
   let size: number;
   if (last === 0 || strategy.kind === 'fixed') size = strategy.initialBatch;
   else if (strategy.kind === 'linear') size = shrink ? Math.max(1, last - strategy.delta) : last + strategy.delta;
-  else size = Math.min(total, shrink ? Math.max(1, Math.floor(last / strategy.growthFactor)) : last * strategy.growthFactor);
+  else
+    size = Math.min(
+      total,
+      shrink ? Math.max(1, Math.floor(last / strategy.growthFactor)) : last * strategy.growthFactor,
+    );
   return Math.max(1, Math.min(size, total - completed - failed));
 }
 
@@ -39,12 +43,19 @@ export function nextBatchSize(strategy: StrategyParams, state: BatchState, total
  * failures below the safety limit stop the rollout. Counts that went down (nodes left the
  * compartment, a failed node recovered) move the checkpoints without a verdict.
  */
-export function evaluateBatch(strategy: StrategyParams, state: BatchState, counts: { completed: number; failed: number; total: number }): BatchState {
+export function evaluateBatch(
+  strategy: StrategyParams,
+  state: BatchState,
+  counts: { completed: number; failed: number; total: number },
+): BatchState {
   const newlyCompleted = Math.max(0, counts.completed - (state.completedNodes ?? 0));
   const newlyFailed = Math.max(0, counts.failed - (state.failedNodes ?? 0));
   const checkpoints = { completedNodes: counts.completed, failedNodes: counts.failed };
   if (newlyCompleted + newlyFailed === 0) {
-    return checkpoints.completedNodes === (state.completedNodes ?? 0) && checkpoints.failedNodes === (state.failedNodes ?? 0) ? state : compact({ ...state, ...checkpoints });
+    return checkpoints.completedNodes === (state.completedNodes ?? 0) &&
+      checkpoints.failedNodes === (state.failedNodes ?? 0)
+      ? state
+      : compact({ ...state, ...checkpoints });
   }
   const failedBatch = (newlyCompleted * 100) / (newlyCompleted + newlyFailed) < strategy.batchThreshold;
   const consecutiveFailures = failedBatch ? (state.consecutiveFailures ?? 0) + 1 : 0;

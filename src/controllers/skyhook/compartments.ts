@@ -41,10 +41,22 @@ export interface Compartment {
 const STRATEGY_RANK: Readonly<Record<StrategyKind | 'none', number>> = { fixed: 0, linear: 1, exponential: 2, none: 3 };
 
 export function strategyParams(strategy: Strategy | undefined): StrategyParams | undefined {
-  const kind = strategy?.fixed ? 'fixed' : strategy?.linear ? 'linear' : strategy?.exponential ? 'exponential' : undefined;
+  const kind = strategy?.fixed
+    ? 'fixed'
+    : strategy?.linear
+      ? 'linear'
+      : strategy?.exponential
+        ? 'exponential'
+        : undefined;
   if (kind === undefined) return undefined;
-  const raw: { initialBatch?: number; batchThreshold?: number; failureThreshold?: number | null; safetyLimit?: number; delta?: number; growthFactor?: number } =
-    strategy![kind]!;
+  const raw: {
+    initialBatch?: number;
+    batchThreshold?: number;
+    failureThreshold?: number | null;
+    safetyLimit?: number;
+    delta?: number;
+    growthFactor?: number;
+  } = strategy![kind]!;
   const params: StrategyParams = {
     kind,
     initialBatch: raw.initialBatch ?? 1,
@@ -53,7 +65,8 @@ export function strategyParams(strategy: Strategy | undefined): StrategyParams |
     delta: raw.delta ?? 1,
     growthFactor: raw.growthFactor ?? 2,
   };
-  if (raw.failureThreshold !== undefined && raw.failureThreshold !== null) params.failureThreshold = raw.failureThreshold;
+  if (raw.failureThreshold !== undefined && raw.failureThreshold !== null)
+    params.failureThreshold = raw.failureThreshold;
   return params;
 }
 
@@ -64,10 +77,21 @@ export function policyCeiling(budget: Budget, matched: number): number {
 }
 
 /** `nodes` must be the SCR's targeted nodes in work order. */
-export function buildCompartments(spec: SkyhookSpec, policy: DeploymentPolicySpec | undefined, nodes: NodeView[]): Compartment[] {
+export function buildCompartments(
+  spec: SkyhookSpec,
+  policy: DeploymentPolicySpec | undefined,
+  nodes: NodeView[],
+): Compartment[] {
   if (policy === undefined) {
     const names = nodes.map((node) => node.name);
-    return [{ name: DEFAULT_COMPARTMENT, nodes: names, ceiling: budgetCeiling(spec.interruptionBudget, names.length), legacy: true }];
+    return [
+      {
+        name: DEFAULT_COMPARTMENT,
+        nodes: names,
+        ceiling: budgetCeiling(spec.interruptionBudget, names.length),
+        legacy: true,
+      },
+    ];
   }
   const declared = (policy.compartments ?? []).map((compartment) => {
     const matching = nodes.filter((node) => selectorMatches(compartment.selector, node.labels));
@@ -80,21 +104,36 @@ export function buildCompartments(spec: SkyhookSpec, policy: DeploymentPolicySpe
       strategy,
     };
   });
-  const members = new Map<string, string[]>([[DEFAULT_COMPARTMENT, []], ...declared.map((d): [string, string[]] => [d.compartment.name, []])]);
+  const members = new Map<string, string[]>([
+    [DEFAULT_COMPARTMENT, []],
+    ...declared.map((d): [string, string[]] => [d.compartment.name, []]),
+  ]);
   for (const node of nodes) {
     const candidates = declared
       .filter((d) => d.matching.has(node.name))
-      .sort((a, b) => a.rank - b.rank || a.tieCeiling - b.tieCeiling || (a.compartment.name < b.compartment.name ? -1 : 1));
+      .sort(
+        (a, b) => a.rank - b.rank || a.tieCeiling - b.tieCeiling || (a.compartment.name < b.compartment.name ? -1 : 1),
+      );
     members.get(candidates[0]?.compartment.name ?? DEFAULT_COMPARTMENT)!.push(node.name);
   }
   const compartments: Compartment[] = declared.map((d) => {
     const names = members.get(d.compartment.name)!;
-    const built: Compartment = { name: d.compartment.name, nodes: names, ceiling: policyCeiling(d.compartment.budget, names.length), legacy: false };
+    const built: Compartment = {
+      name: d.compartment.name,
+      nodes: names,
+      ceiling: policyCeiling(d.compartment.budget, names.length),
+      legacy: false,
+    };
     if (d.strategy) built.strategy = d.strategy;
     return built;
   });
   const defaults = members.get(DEFAULT_COMPARTMENT)!;
-  const fallback: Compartment = { name: DEFAULT_COMPARTMENT, nodes: defaults, ceiling: policyCeiling(policy.default.budget, defaults.length), legacy: false };
+  const fallback: Compartment = {
+    name: DEFAULT_COMPARTMENT,
+    nodes: defaults,
+    ceiling: policyCeiling(policy.default.budget, defaults.length),
+    legacy: false,
+  };
   const strategy = strategyParams(policy.default.strategy);
   if (strategy) fallback.strategy = strategy;
   return [...compartments, fallback];

@@ -12,7 +12,8 @@ import type { StageOpSummary } from './planner-types.js';
 import { isLive } from './stage-machine.js';
 
 /** `<skyhook>-<pkg>-<version>` lower-cased, dots kept (upstream's package ConfigMap name). */
-export const packageConfigMapName = (skyhook: string, pkg: string, version: string): string => `${skyhook}-${pkg}-${version}`.toLowerCase();
+export const packageConfigMapName = (skyhook: string, pkg: string, version: string): string =>
+  `${skyhook}-${pkg}-${version}`.toLowerCase();
 
 export interface ConfigCycleInput {
   packages: Record<string, Package> | undefined;
@@ -39,10 +40,13 @@ export function planConfigCycles(input: ConfigCycleInput): ConfigCyclePlan {
     const desired = pkg.configMap ?? {};
     const current = input.configMaps[packageKey(pkg.name, pkg.version)];
     if (current === undefined) {
-      if (Object.keys(desired).length > 0) plan.upserts.push({ package: pkg.name, version: pkg.version, data: desired });
+      if (Object.keys(desired).length > 0)
+        plan.upserts.push({ package: pkg.name, version: pkg.version, data: desired });
       continue;
     }
-    const changedKeys = Object.keys(desired).filter((key) => current[key] !== desired[key]).sort();
+    const changedKeys = Object.keys(desired)
+      .filter((key) => current[key] !== desired[key])
+      .sort();
     const removedKeys = Object.keys(current).filter((key) => !(key in desired));
     if (changedKeys.length === 0) {
       if (removedKeys.length > 0) plan.upserts.push({ package: pkg.name, version: pkg.version, data: desired });
@@ -51,7 +55,9 @@ export function planConfigCycles(input: ConfigCycleInput): ConfigCyclePlan {
     const key = packageKey(pkg.name, pkg.version);
     const withInterrupt = hasInterrupt(pkg, input.configUpdates[pkg.name]);
     const allComplete = input.nodes.every(
-      (node) => isPackageComplete(node.state[key], pkg, withInterrupt) && !node.ops.some((op) => isLive(op) && op.package === pkg.name),
+      (node) =>
+        isPackageComplete(node.state[key], pkg, withInterrupt) &&
+        !node.ops.some((op) => isLive(op) && op.package === pkg.name),
     );
     const configSideErroring = input.nodes.some((node) => {
       const entry = node.state[key];

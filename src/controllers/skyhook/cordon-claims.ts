@@ -5,7 +5,12 @@
  * foreign: we work under it and never lift it. Pure, so the reconciler applies the same rule on the
  * node it reads at write time that the planner applied to its cached view.
  */
-import { NODE_ANNOTATION_PREFIXES, nodeAnnotations, NODEOP_NAMES, RUNTIME_REQUIRED_CORDON_ANNOTATION } from '../../api/names.js';
+import {
+  NODE_ANNOTATION_PREFIXES,
+  nodeAnnotations,
+  NODEOP_NAMES,
+  RUNTIME_REQUIRED_CORDON_ANNOTATION,
+} from '../../api/names.js';
 
 export const cordonClaim = (skyhook: string): string => nodeAnnotations.cordon(skyhook);
 
@@ -43,7 +48,10 @@ export interface CordonPatch {
  * What releasing `claim` does to the node as it is now: the claim goes, and the node is
  * uncordoned only if it is cordoned, no other claim remains and no NodeOp holds it.
  */
-export function cordonAfterRelease(node: { unschedulable?: boolean; annotations: Record<string, string> }, claim: string): CordonPatch {
+export function cordonAfterRelease(
+  node: { unschedulable?: boolean; annotations: Record<string, string> },
+  claim: string,
+): CordonPatch {
   const remaining = cordonClaims(node.annotations).filter((key) => key !== claim);
   const present = Object.hasOwn(node.annotations, claim);
   const heldByNodeOp = node.annotations[NODEOP_NAMES.cordonedBy] !== undefined;

@@ -58,7 +58,12 @@ export function drainBlockersFromMessage(message: string | undefined): DrainBloc
   const refused = message.match(/ refused: (.*)$/);
   const pattern = refused ? /([a-z0-9.-]+)\/([a-z0-9.-]+) is ([^;]*)/g : /([a-z0-9.-]+)\/([a-z0-9.-]+) \(([^)]*)\)/g;
   for (const match of (refused?.[1] ?? message).matchAll(pattern)) {
-    blockers.push({ namespace: match[1]!, name: match[2]!, reason: blockerReason(match[3]!), detail: match[3]!.trim() });
+    blockers.push({
+      namespace: match[1]!,
+      name: match[2]!,
+      reason: blockerReason(match[3]!),
+      detail: match[3]!.trim(),
+    });
   }
   return blockers;
 }
@@ -70,8 +75,13 @@ const NODE_LIST_LIMIT = 10;
  * Newer upstream's DrainBlocked condition: `<k>/<total> nodes blocked draining (names)` then one
  * `; <ns>/<pod> on <node>: <detail>` per pod (at most ten), reason the common cause or MultipleCauses.
  */
-export function drainBlockedCondition(blockedNodes: Record<string, DrainBlocker[]>, total: number): { reason: string; message: string } | undefined {
-  const nodes = Object.keys(blockedNodes).filter((node) => blockedNodes[node]!.length > 0).sort();
+export function drainBlockedCondition(
+  blockedNodes: Record<string, DrainBlocker[]>,
+  total: number,
+): { reason: string; message: string } | undefined {
+  const nodes = Object.keys(blockedNodes)
+    .filter((node) => blockedNodes[node]!.length > 0)
+    .sort();
   if (nodes.length === 0) return undefined;
   const lines = nodes
     .flatMap((node) => blockedNodes[node]!.map((b) => `${b.namespace}/${b.name} on ${node}: ${b.detail ?? b.reason}`))

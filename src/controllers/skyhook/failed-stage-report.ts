@@ -46,9 +46,13 @@ export function failedStageMessage(failed: FailedStage): string {
   const c = failed.container;
   const how = c
     ? `container ${c.container} exited with code ${c.exitCode}${c.reason || c.message ? ` (${[c.reason, c.message].filter(Boolean).join(': ')})` : ''}`
-    : failed.summary ?? 'no failed container found';
+    : (failed.summary ?? 'no failed container found');
   const text = `${head}: ${how}`;
-  const lines = (failed.log ?? '').split('\n').map((line) => line.trimEnd()).filter((line) => line.length > 0).slice(-LOG_TAIL_LINES);
+  const lines = (failed.log ?? '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => line.length > 0)
+    .slice(-LOG_TAIL_LINES);
   if (lines.length === 0) return truncateEnd(text, MAX_EVENT_MESSAGE);
   const prefix = `${text}; log tail: `;
   const room = MAX_EVENT_MESSAGE - prefix.length;
@@ -70,7 +74,13 @@ export function failedContainerOf(pods: V1Pod[]): FailedContainer | undefined {
     const failed = failedTermination(pod);
     if (!failed) continue;
     const { reason, message, exitCode } = failed.terminated;
-    return { pod: pod.metadata?.name ?? '', container: failed.container, exitCode, ...(reason ? { reason } : {}), ...(message ? { message: message.trim() } : {}) };
+    return {
+      pod: pod.metadata?.name ?? '',
+      container: failed.container,
+      exitCode,
+      ...(reason ? { reason } : {}),
+      ...(message ? { message: message.trim() } : {}),
+    };
   }
   return undefined;
 }
@@ -91,13 +101,25 @@ export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logge
   // A stuck Job was ended by the NodeOp controller: its killed pods would hide why (e.g. an image pull).
   if (!nodeStatus?.jobName || nodeStatus.message?.includes(STUCK_MARK)) return failed;
   try {
-    const pods = await core.listNamespacedPod({ namespace, labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${nodeStatus.jobName}` });
+    const pods = await core.listNamespacedPod({
+      namespace,
+      labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${nodeStatus.jobName}`,
+    });
     const container = failedContainerOf(pods.items);
     if (!container) return failed;
     failed.container = container;
-    failed.log = await core.readNamespacedPodLog({ name: container.pod, namespace, container: container.container, tailLines: LOG_TAIL_LINES, limitBytes: 16_384 });
+    failed.log = await core.readNamespacedPodLog({
+      name: container.pod,
+      namespace,
+      container: container.container,
+      tailLines: LOG_TAIL_LINES,
+      limitBytes: 16_384,
+    });
   } catch (e) {
-    logger.debug({ nodeOp: nodeOp.metadata.name, error: errorMessage(e) }, 'the failed stage\'s log could not be read; the Event goes without it');
+    logger.debug(
+      { nodeOp: nodeOp.metadata.name, error: errorMessage(e) },
+      "the failed stage's log could not be read; the Event goes without it",
+    );
   }
   return failed;
 }

@@ -6,7 +6,12 @@
  * condition says what was read, how, and what to change, so the surprise is not silent.
  */
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
-import { IGNORE_NODE_LABEL, NODE_ANNOTATION_PREFIXES, SKYHOOK_ANNOTATIONS, SKYHOOK_CONDITIONS } from '../../api/names.js';
+import {
+  IGNORE_NODE_LABEL,
+  NODE_ANNOTATION_PREFIXES,
+  SKYHOOK_ANNOTATIONS,
+  SKYHOOK_CONDITIONS,
+} from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import type { Compartment } from './compartments.js';
 import { selectorMatches } from './node-eligibility.js';
@@ -37,7 +42,12 @@ function nodeNames(nodes: string[]): string {
 }
 
 export function inputWarnings(input: InputWarningsInput): InputWarning[] {
-  return [...annotationWarnings(input.skyhook), ...nodeWarnings(input), ...budgetWarnings(input), ...packageConflicts(input)];
+  return [
+    ...annotationWarnings(input.skyhook),
+    ...nodeWarnings(input),
+    ...budgetWarnings(input),
+    ...packageConflicts(input),
+  ];
 }
 
 /** pause/disable: only "true" counts (upstream's rule); "false" and absence are the same. */
@@ -54,12 +64,17 @@ function annotationWarnings(skyhook: Skyhook): InputWarning[] {
 function nodeWarnings({ skyhooks, targeted }: InputWarningsInput): InputWarning[] {
   const warnings: InputWarning[] = [];
   if (targeted.length === 0) {
-    warnings.push({ reason: 'NoMatchingNodes', message: 'spec.nodeSelectors matches no node, so nothing will be installed; check it against `kubectl get nodes --show-labels`' });
+    warnings.push({
+      reason: 'NoMatchingNodes',
+      message:
+        'spec.nodeSelectors matches no node, so nothing will be installed; check it against `kubectl get nodes --show-labels`',
+    });
   }
   const byValue = new Map<string, string[]>();
   for (const node of targeted) {
     const value = node.labels[IGNORE_NODE_LABEL];
-    if (value !== undefined && value !== 'true' && value !== 'false') byValue.set(value, [...(byValue.get(value) ?? []), node.name]);
+    if (value !== undefined && value !== 'true' && value !== 'false')
+      byValue.set(value, [...(byValue.get(value) ?? []), node.name]);
   }
   for (const [value, nodes] of byValue) {
     warnings.push({
@@ -94,13 +109,20 @@ function budgetWarnings({ skyhook, compartments, policy }: InputWarningsInput): 
     const nodes = legacy.nodes.length;
     if (budget.count === 0 || budget.percent === 0) {
       const field = budget.count === 0 ? 'count' : 'percent';
-      warnings.push({ reason: 'BudgetRoundedUp', message: `spec.interruptionBudget.${field} is 0, which upstream's rule reads as 1 node at a time; set count: 1 to say so (pause the Skyhook to stop it)` });
+      warnings.push({
+        reason: 'BudgetRoundedUp',
+        message: `spec.interruptionBudget.${field} is 0, which upstream's rule reads as 1 node at a time; set count: 1 to say so (pause the Skyhook to stop it)`,
+      });
     } else if (budget.count !== undefined && budget.count !== null && nodes > 0 && budget.count > nodes) {
-      warnings.push({ reason: 'BudgetAboveNodes', message: `spec.interruptionBudget.count ${budget.count} is above the ${nodes} targeted node(s), so every node may be interrupted at once; lower it if that is not intended` });
+      warnings.push({
+        reason: 'BudgetAboveNodes',
+        message: `spec.interruptionBudget.count ${budget.count} is above the ${nodes} targeted node(s), so every node may be interrupted at once; lower it if that is not intended`,
+      });
     }
   }
   for (const compartment of compartments) {
-    if (compartment.legacy || compartment.nodes.length === 0 || compartment.ceiling <= compartment.nodes.length) continue;
+    if (compartment.legacy || compartment.nodes.length === 0 || compartment.ceiling <= compartment.nodes.length)
+      continue;
     warnings.push({
       reason: 'BudgetAboveNodes',
       message: `DeploymentPolicy ${policy?.metadata.name ?? ''} compartment ${compartment.name}: budget count ${compartment.ceiling} is above its ${compartment.nodes.length} node(s) of this Skyhook, so all of them may be interrupted at once; lower it if that is not intended`,
@@ -119,15 +141,25 @@ function packageConflicts({ skyhook, skyhooks, targeted }: InputWarningsInput): 
   const warnings: InputWarning[] = [];
   for (const other of skyhooks) {
     const otherName = other.metadata.name ?? '';
-    if (otherName === name || other.metadata.deletionTimestamp || other.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true') continue;
+    if (
+      otherName === name ||
+      other.metadata.deletionTimestamp ||
+      other.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true'
+    )
+      continue;
     const shared = Object.keys(skyhook.spec.packages ?? {}).filter((pkg) => other.spec.packages?.[pkg] !== undefined);
     if (shared.length === 0) continue;
-    const nodes = targeted.filter((node) => selectorMatches(other.spec.nodeSelectors, node.labels)).map((node) => node.name);
+    const nodes = targeted
+      .filter((node) => selectorMatches(other.spec.nodeSelectors, node.labels))
+      .map((node) => node.name);
     if (nodes.length === 0) continue;
     for (const pkg of shared.sort()) {
       const mine = skyhook.spec.packages![pkg]!.version;
       const theirs = other.spec.packages![pkg]!.version;
-      const what = mine === theirs ? `also installs package ${pkg}:${theirs}, so it runs twice` : `installs package ${pkg} at version ${theirs} (this one: ${mine}), so the host ends with whichever runs last`;
+      const what =
+        mine === theirs
+          ? `also installs package ${pkg}:${theirs}, so it runs twice`
+          : `installs package ${pkg} at version ${theirs} (this one: ${mine}), so the host ends with whichever runs last`;
       warnings.push({
         reason: 'PackageConflict',
         message: `Skyhook ${otherName} ${what} on node(s) ${nodeNames(nodes)}; install each package from one Skyhook, or give them disjoint nodeSelectors`,

@@ -31,7 +31,6 @@ export interface InterruptFlowInput {
   otherLiveOps: StageOpSummary[];
 }
 
-
 export interface InterruptFlow {
   plan: NodePackagesPlan;
   /** The state with `{interrupt, skipped}` written for packages whose interrupt is merged into another's. */
@@ -47,13 +46,24 @@ export interface InterruptFlow {
 }
 
 /** Stages of an interrupt package that run cordoned, and those that are drained first. */
-const CORDONED_STAGES: ReadonlySet<PackageStage> = new Set(['apply', 'upgrade', 'config', 'interrupt', 'post-interrupt']);
+const CORDONED_STAGES: ReadonlySet<PackageStage> = new Set([
+  'apply',
+  'upgrade',
+  'config',
+  'interrupt',
+  'post-interrupt',
+]);
 const DRAINED_STAGES: ReadonlySet<PackageStage> = new Set(['apply', 'upgrade', 'config', 'interrupt']);
 
 export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   const { spec, node, configUpdates } = input;
-  const withInterrupt = new Map(namedPackages(spec.packages).filter((pkg) => hasInterrupt(pkg, configUpdates[pkg.name])).map((pkg) => [pkg.name, pkg]));
-  const stepOf = (pkg: NamedPackage): PackageStep | undefined => input.plan.steps.find((step) => stepPackage(step) === packageKey(pkg.name, pkg.version));
+  const withInterrupt = new Map(
+    namedPackages(spec.packages)
+      .filter((pkg) => hasInterrupt(pkg, configUpdates[pkg.name]))
+      .map((pkg) => [pkg.name, pkg]),
+  );
+  const stepOf = (pkg: NamedPackage): PackageStep | undefined =>
+    input.plan.steps.find((step) => stepPackage(step) === packageKey(pkg.name, pkg.version));
   const active = [...withInterrupt.values()].filter((pkg) => isActive(stepOf(pkg)));
   let state = input.state;
   const members = active.filter((pkg) => !isPastInterrupt(state[packageKey(pkg.name, pkg.version)]));
@@ -64,7 +74,12 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   let cordonReady = true;
   if (active.length > 0) {
     if (node.unschedulable !== true) {
-      cordon = { kind: 'cordonNode', node: node.name, claim, reason: `packages with interrupts: ${active.map((p) => p.name).join(', ')}` };
+      cordon = {
+        kind: 'cordonNode',
+        node: node.name,
+        claim,
+        reason: `packages with interrupts: ${active.map((p) => p.name).join(', ')}`,
+      };
       cordonReady = false;
     } else if (!Object.hasOwn(node.annotations, claim) && !isForeignCordon(node)) {
       // Another SCR holds the cordon: add our claim so its release does not uncordon under us.
@@ -77,20 +92,28 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   // An interrupt cuts off whatever else runs on the node: it waits for other ops, and for stages
   // other packages would start in this same pass.
   const othersBusy = [
-    ...[...input.ops.filter(isLive), ...input.otherLiveOps].filter((op) => op.skyhook !== input.skyhook || !memberKeys.has(packageKey(op.package, op.version))).map((op) => op.name),
-    ...input.plan.steps.filter((step) => (step.kind === 'start' || step.kind === 'replace') && !memberKeys.has(stepPackage(step))).map(stepPackage),
+    ...[...input.ops.filter(isLive), ...input.otherLiveOps]
+      .filter((op) => op.skyhook !== input.skyhook || !memberKeys.has(packageKey(op.package, op.version)))
+      .map((op) => op.name),
+    ...input.plan.steps
+      .filter((step) => (step.kind === 'start' || step.kind === 'replace') && !memberKeys.has(stepPackage(step)))
+      .map(stepPackage),
   ];
   const owner = merged === undefined ? undefined : members.find((pkg) => pkg.name === merged.owner);
   const ownerEntry = owner === undefined ? undefined : state[packageKey(owner.name, owner.version)];
   const ownerStarted = ownerEntry?.stage === 'interrupt' && ownerEntry.state !== 'skipped';
-  const interruptMayStart = cordonReady && nonInterruptPods.length === 0 && waitingMembers.length === 0 && othersBusy.length === 0;
+  const interruptMayStart =
+    cordonReady && nonInterruptPods.length === 0 && waitingMembers.length === 0 && othersBusy.length === 0;
   const holds: NodeHold[] = [];
 
   const steps = input.plan.steps.map((step): PackageStep => {
     if (step.kind !== 'start' || !withInterrupt.has(step.target.name) || step.target.spec === undefined) return step;
     const { target } = step;
     if (!CORDONED_STAGES.has(target.stage)) return step;
-    const wait = (reason: 'cordon' | 'non-interrupt-pods' | 'interrupt-merge' | 'ops-running' | 'skipped', hold?: NodeHold): PackageStep => {
+    const wait = (
+      reason: 'cordon' | 'non-interrupt-pods' | 'interrupt-merge' | 'ops-running' | 'skipped',
+      hold?: NodeHold,
+    ): PackageStep => {
       if (hold) holds.push(hold);
       return { kind: 'wait', name: target.name, version: target.version, stage: target.stage, reason };
     };
@@ -100,12 +123,18 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
     }
     if (target.stage !== 'interrupt' || merged === undefined) return step;
     if (waitingMembers.length > 0) {
-      return wait('interrupt-merge', { reason: 'InterruptMerge', detail: `interrupt waits for ${waitingMembers.map((p) => p.name).join(', ')}` });
+      return wait('interrupt-merge', {
+        reason: 'InterruptMerge',
+        detail: `interrupt waits for ${waitingMembers.map((p) => p.name).join(', ')}`,
+      });
     }
     if (target.name !== merged.owner) {
       // Skipped only together with the owner's start, so a held interrupt leaves no skips behind.
       if (!ownerStarted && !interruptMayStart) return wait('interrupt-merge');
-      state = { ...state, [packageKey(target.name, target.version)]: skippedEntry(state[packageKey(target.name, target.version)]!) };
+      state = {
+        ...state,
+        [packageKey(target.name, target.version)]: skippedEntry(state[packageKey(target.name, target.version)]!),
+      };
       return wait('skipped');
     }
     if (othersBusy.length > 0) {
@@ -117,7 +146,11 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   const drainBlockers = input.ops
     .filter((op) => !op.deleting && (isLive(op) || op.phase === 'Failed'))
     .flatMap((op) => op.drainBlockers ?? drainBlockersFromMessage(op.message));
-  if (drainBlockers.length > 0) holds.unshift({ reason: 'DrainBlocked', detail: drainBlockers.map((b) => `${b.namespace}/${b.name} (${b.detail ?? b.reason})`).join(', ') });
+  if (drainBlockers.length > 0)
+    holds.unshift({
+      reason: 'DrainBlocked',
+      detail: drainBlockers.map((b) => `${b.namespace}/${b.name} (${b.detail ?? b.reason})`).join(', '),
+    });
   const pods = holds.find((hold) => hold.reason === 'NonInterruptPodsRunning');
   const hold = pods ?? holds[0];
   const drain = stageDrainOptions(spec.drainConfig);
@@ -135,18 +168,26 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
  * The merged interrupt of the packages due now. Once one of them is at its interrupt stage it owns
  * the interrupt already started (its op carries what was merged then).
  */
-function mergedFor(members: NamedPackage[], state: NodeState, configUpdates: Record<string, string[]>): MergedInterrupt | undefined {
+function mergedFor(
+  members: NamedPackage[],
+  state: NodeState,
+  configUpdates: Record<string, string[]>,
+): MergedInterrupt | undefined {
   const started = members.find((pkg) => {
     const entry = state[packageKey(pkg.name, pkg.version)];
     return entry?.stage === 'interrupt' && entry.state !== 'skipped' && entry.state !== 'complete';
   });
-  const merged = mergeInterrupts(members.map((pkg) => ({ package: pkg.name, interrupts: packageInterrupts(pkg, configUpdates[pkg.name]) })));
+  const merged = mergeInterrupts(
+    members.map((pkg) => ({ package: pkg.name, interrupts: packageInterrupts(pkg, configUpdates[pkg.name]) })),
+  );
   return started && merged ? { owner: started.name, interrupt: merged.interrupt } : merged;
 }
 
 /** The step of a spec package (`name|version`); uninstalls of other versions have their own keys. */
 function stepPackage(step: PackageStep): string {
-  return step.kind === 'done' || step.kind === 'wait' ? packageKey(step.name, step.version) : packageKey(step.target.name, step.target.version);
+  return step.kind === 'done' || step.kind === 'wait'
+    ? packageKey(step.name, step.version)
+    : packageKey(step.target.name, step.target.version);
 }
 
 /** Work the package can do now or is doing (not done, not waiting for its parents). */
@@ -156,11 +197,14 @@ function isActive(step: PackageStep | undefined): boolean {
 }
 
 const isPastInterrupt = (entry: PackageStatus | undefined): boolean =>
-  entry !== undefined && (entry.stage === 'post-interrupt' || (entry.stage === 'interrupt' && entry.state === 'complete'));
+  entry !== undefined &&
+  (entry.stage === 'post-interrupt' || (entry.stage === 'interrupt' && entry.state === 'complete'));
 
 /** Config done (the interrupt is next) or the interrupt under way. */
 const atInterrupt = (entry: PackageStatus | undefined): boolean =>
-  entry !== undefined && ((entry.stage === 'config' && entry.state === 'complete') || (entry.stage === 'interrupt' && entry.state !== 'complete'));
+  entry !== undefined &&
+  ((entry.stage === 'config' && entry.state === 'complete') ||
+    (entry.stage === 'interrupt' && entry.state !== 'complete'));
 
 function skippedEntry(entry: PackageStatus): PackageStatus {
   const { restarts: _dropped, ...rest } = entry;
@@ -169,7 +213,8 @@ function skippedEntry(entry: PackageStatus): PackageStatus {
 
 /** Running or pending pods matching the selector; an empty selector protects nothing. Unknown pods hold. */
 export function protectedPods(selector: LabelSelector | undefined, node: NodeView): string[] {
-  const empty = Object.keys(selector?.matchLabels ?? {}).length === 0 && (selector?.matchExpressions ?? []).length === 0;
+  const empty =
+    Object.keys(selector?.matchLabels ?? {}).length === 0 && (selector?.matchExpressions ?? []).length === 0;
   if (empty) return [];
   if (node.pods === undefined) return ['(pods on the node not known yet)'];
   return node.pods
@@ -185,7 +230,9 @@ export function protectedPods(selector: LabelSelector | undefined, node: NodeVie
 export function releaseOrphanedSkips(state: NodeState, ops: StageOpSummary[]): NodeState {
   const skipped = Object.entries(state).filter(([, entry]) => entry.stage === 'interrupt' && entry.state === 'skipped');
   if (skipped.length === 0) return state;
-  const ownerPending = Object.values(state).some((entry) => entry.stage === 'interrupt' && entry.state !== 'skipped' && entry.state !== 'complete');
+  const ownerPending = Object.values(state).some(
+    (entry) => entry.stage === 'interrupt' && entry.state !== 'skipped' && entry.state !== 'complete',
+  );
   if (ownerPending || ops.some((op) => isLive(op) && op.stage === 'interrupt')) return state;
   const next = { ...state };
   for (const [key, entry] of skipped) next[key] = { ...entry, stage: 'config', state: 'complete' };

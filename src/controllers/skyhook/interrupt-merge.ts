@@ -31,14 +31,21 @@ export interface MergedInterrupt {
 }
 
 /** Merges the interrupts of several packages (any order; they are taken by package name). */
-export function mergeInterrupts(candidates: readonly { package: string; interrupts: readonly Interrupt[] }[]): MergedInterrupt | undefined {
+export function mergeInterrupts(
+  candidates: readonly { package: string; interrupts: readonly Interrupt[] }[],
+): MergedInterrupt | undefined {
   let merged: MergedInterrupt | undefined;
-  for (const candidate of [...candidates].sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : 0))) {
+  for (const candidate of [...candidates].sort((a, b) =>
+    a.package < b.package ? -1 : a.package > b.package ? 1 : 0,
+  )) {
     for (const interrupt of candidate.interrupts) {
       if (merged === undefined || TYPE_RANK[interrupt.type] < TYPE_RANK[merged.interrupt.type]) {
         merged = { owner: candidate.package, interrupt: normalized(interrupt) };
       } else if (interrupt.type === 'service' && merged.interrupt.type === 'service') {
-        merged = { owner: merged.owner, interrupt: { type: 'service', services: union(merged.interrupt.services, interrupt.services) } };
+        merged = {
+          owner: merged.owner,
+          interrupt: { type: 'service', services: union(merged.interrupt.services, interrupt.services) },
+        };
       }
       // A reboot restarts everything: nothing can outrank it, so the first one found stands.
       if (merged.interrupt.type === 'reboot') return merged;

@@ -18,13 +18,20 @@ const CONFLICT_ATTEMPTS = 5;
  * Reads the node, lets `decide` turn it into a patch (undefined: nothing to write), and applies it
  * guarded by the node's resourceVersion, again on conflict. Resolves to the written node, if any.
  */
-async function patchFromFresh(core: CoreV1Api, name: string, decide: (node: V1Node) => object | undefined): Promise<V1Node | undefined> {
+async function patchFromFresh(
+  core: CoreV1Api,
+  name: string,
+  decide: (node: V1Node) => object | undefined,
+): Promise<V1Node | undefined> {
   for (let attempt = 1; ; attempt++) {
     const node = await core.readNode({ name });
     const patch = decide(node) as { metadata?: object } | undefined;
     if (patch === undefined) return undefined;
     try {
-      return await mergePatchNode(core, name, { ...patch, metadata: { ...patch.metadata, resourceVersion: node.metadata?.resourceVersion } });
+      return await mergePatchNode(core, name, {
+        ...patch,
+        metadata: { ...patch.metadata, resourceVersion: node.metadata?.resourceVersion },
+      });
     } catch (e) {
       if (!isConflict(e) || attempt >= CONFLICT_ATTEMPTS) throw e;
     }
@@ -48,7 +55,10 @@ export function cordonWithClaim(core: CoreV1Api, name: string, claim: string): P
 /** Drops `claim`; uncordons only when no other claim holds the node (see cordonAfterRelease). */
 export function releaseCordonClaim(core: CoreV1Api, name: string, claim: string): Promise<V1Node | undefined> {
   return patchFromFresh(core, name, (node) => {
-    const release = cordonAfterRelease({ unschedulable: node.spec?.unschedulable === true, annotations: annotationsOf(node) }, claim);
+    const release = cordonAfterRelease(
+      { unschedulable: node.spec?.unschedulable === true, annotations: annotationsOf(node) },
+      claim,
+    );
     if (release.remove.length === 0 && !release.uncordon) return undefined;
     const metadata = { annotations: Object.fromEntries(release.remove.map((key) => [key, null])) };
     return release.uncordon ? { metadata, spec: { unschedulable: false } } : { metadata };
@@ -58,12 +68,25 @@ export function releaseCordonClaim(core: CoreV1Api, name: string, claim: string)
 const sameTaint = (a: V1Taint, b: TaintView): boolean => a.key === b.key && a.effect === b.effect;
 
 /** Adds `taint` unless one with its key and effect is there; `annotations` go in the same patch. */
-export function addTaint(core: CoreV1Api, name: string, taint: TaintView, annotations: Record<string, string> = {}): Promise<V1Node | undefined> {
+export function addTaint(
+  core: CoreV1Api,
+  name: string,
+  taint: TaintView,
+  annotations: Record<string, string> = {},
+): Promise<V1Node | undefined> {
   return patchFromFresh(core, name, (node) => {
     const taints = node.spec?.taints ?? [];
     if (taints.some((t) => sameTaint(t, taint))) return undefined;
     // A merge patch replaces the whole list: the list as read, plus ours, under the read resourceVersion.
-    return { metadata: { annotations }, spec: { taints: [...taints, { key: taint.key, ...(taint.value !== undefined ? { value: taint.value } : {}), effect: taint.effect }] } };
+    return {
+      metadata: { annotations },
+      spec: {
+        taints: [
+          ...taints,
+          { key: taint.key, ...(taint.value !== undefined ? { value: taint.value } : {}), effect: taint.effect },
+        ],
+      },
+    };
   });
 }
 
@@ -75,4 +98,3 @@ export function removeTaint(core: CoreV1Api, name: string, taint: TaintView): Pr
     return kept.length === taints.length ? undefined : { spec: { taints: kept } };
   });
 }
-

@@ -30,13 +30,22 @@ export function selectorMatches(selector: LabelSelector | undefined, labels: Rec
 export const isIgnored = (node: NodeView): boolean => node.labels[IGNORE_NODE_LABEL] === 'true';
 
 /** The node's taints the SCR cannot tolerate (empty: it may run there). */
-export function untoleratedTaints(node: NodeView, spec: SkyhookSpec, runtimeRequiredTaint: TaintView = DEFAULT_RUNTIME_REQUIRED_TAINT): TaintView[] {
+export function untoleratedTaints(
+  node: NodeView,
+  spec: SkyhookSpec,
+  runtimeRequiredTaint: TaintView = DEFAULT_RUNTIME_REQUIRED_TAINT,
+): TaintView[] {
   const tolerations: Toleration[] = [
     { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
     ...(spec.additionalTolerations ?? []),
   ];
   if (spec.runtimeRequired) {
-    tolerations.push({ key: runtimeRequiredTaint.key, operator: 'Equal', value: runtimeRequiredTaint.value, effect: runtimeRequiredTaint.effect as Toleration['effect'] });
+    tolerations.push({
+      key: runtimeRequiredTaint.key,
+      operator: 'Equal',
+      value: runtimeRequiredTaint.value,
+      effect: runtimeRequiredTaint.effect as Toleration['effect'],
+    });
   }
   return node.taints.filter((taint) => !tolerations.some((toleration) => tolerates(toleration, taint)));
 }

@@ -46,7 +46,10 @@ export function malformedHold(skyhook: string, error: NodeStateMalformedError): 
   };
 }
 
-export function holdAnnotations(skyhook: string, reports: NodeHoldReport[]): { actions: SetNodeAnnotations[]; events: PlannerEvent[] } {
+export function holdAnnotations(
+  skyhook: string,
+  reports: NodeHoldReport[],
+): { actions: SetNodeAnnotations[]; events: PlannerEvent[] } {
   const actions: SetNodeAnnotations[] = [];
   const events: PlannerEvent[] = [];
   const waitingKey = nodeAnnotations.waiting(skyhook);
@@ -65,9 +68,21 @@ export function holdAnnotations(skyhook: string, reports: NodeHoldReport[]): { a
     }
     const before = node.annotations[waitingKey];
     if (hold && waiting !== before && NOTIFIED[hold.reason] && !before?.startsWith(`${hold.reason}:`)) {
-      events.push({ kind: 'event', involved: { kind: 'Node', name: node.name }, type: NOTIFIED[hold.reason]!, reason: hold.reason, message: `Skyhook [${skyhook}] waits: ${hold.detail}` });
+      events.push({
+        kind: 'event',
+        involved: { kind: 'Node', name: node.name },
+        type: NOTIFIED[hold.reason]!,
+        reason: hold.reason,
+        message: `Skyhook [${skyhook}] waits: ${hold.detail}`,
+      });
       if (hold.reason === 'NonInterruptPodsRunning') {
-        events.push({ kind: 'event', involved: { kind: 'Skyhook', name: skyhook }, type: 'Warning', reason: 'Drain', message: `node [${node.name}] interrupt held by non-interrupt pods: ${hold.detail}` });
+        events.push({
+          kind: 'event',
+          involved: { kind: 'Skyhook', name: skyhook },
+          type: 'Warning',
+          reason: 'Drain',
+          message: `node [${node.name}] interrupt held by non-interrupt pods: ${hold.detail}`,
+        });
       }
     }
   }
@@ -75,12 +90,20 @@ export function holdAnnotations(skyhook: string, reports: NodeHoldReport[]): { a
 }
 
 /** Conditions to set and types to remove on the SCR for the holds of this pass. */
-export function holdConditions(reports: NodeHoldReport[], targeted: number): { wanted: ConditionValue[]; remove: string[] } {
+export function holdConditions(
+  reports: NodeHoldReport[],
+  targeted: number,
+): { wanted: ConditionValue[]; remove: string[] } {
   const wanted: ConditionValue[] = [];
   const remove: string[] = [];
   const byPods = reports.filter((r) => r.hold?.reason === 'NonInterruptPodsRunning').map((r) => r.node.name);
   if (byPods.length > 0) {
-    wanted.push({ type: SKYHOOK_CONDITIONS.blocked, status: 'True', reason: 'NonInterruptPodsRunning', message: nonInterruptBlockedMessage(byPods) });
+    wanted.push({
+      type: SKYHOOK_CONDITIONS.blocked,
+      status: 'True',
+      reason: 'NonInterruptPodsRunning',
+      message: nonInterruptBlockedMessage(byPods),
+    });
   } else remove.push(SKYHOOK_CONDITIONS.blocked);
   // Only the nodes with blockers: a record of every targeted node, made on every pass, was pure garbage.
   const blocked = reports.filter((r) => r.drainBlockers.length > 0);

@@ -29,7 +29,12 @@ export const NODE_METADATA_KIND = 'NodeMetadataConfigMap';
  * equal. `written` is the node as this pass's own write returned it, when there was one: newer than
  * the cache, which may not have seen that write yet.
  */
-export async function ensureNodeMetadata(io: SkyhookIo, skyhook: Skyhook, nodeName: string, written?: V1Node): Promise<void> {
+export async function ensureNodeMetadata(
+  io: SkyhookIo,
+  skyhook: Skyhook,
+  nodeName: string,
+  written?: V1Node,
+): Promise<void> {
   const { clients, caches, settings, expectations } = io;
   const namespace = settings.namespace;
   const node = newer(caches.nodes.get(nodeName), written);
@@ -76,9 +81,12 @@ function newer(cached: V1Node | undefined, written: V1Node | undefined): V1Node 
 export async function deleteStaleNodeMetadata(io: SkyhookIo, skyhook: Skyhook): Promise<void> {
   const { clients, caches, settings, expectations } = io;
   const namespace = settings.namespace;
-  const targeted = new Set(caches.nodes.list()
-    .filter((node) => selectorMatches(skyhook.spec.nodeSelectors, node.metadata?.labels ?? {}))
-    .map((node) => node.metadata?.name ?? ''));
+  const targeted = new Set(
+    caches.nodes
+      .list()
+      .filter((node) => selectorMatches(skyhook.spec.nodeSelectors, node.metadata?.labels ?? {}))
+      .map((node) => node.metadata?.name ?? ''),
+  );
   for (const cm of staleNodeMetadataConfigMaps(caches.nodeMetadata.list(namespace), skyhook, targeted)) {
     const name = cm.metadata?.name ?? '';
     try {

@@ -23,7 +23,11 @@ import { labelValue, nodeMetadataConfigMapName } from '../../templates/object-na
 import { skyhookOwnerReference } from './stage-nodeop.js';
 
 /** The three files, by key. */
-export const NODE_METADATA_KEYS = { annotations: 'annotations.json', labels: 'labels.json', packages: 'packages.json' } as const;
+export const NODE_METADATA_KEYS = {
+  annotations: 'annotations.json',
+  labels: 'labels.json',
+  packages: 'packages.json',
+} as const;
 
 /**
  * Ours: a short hash of the ConfigMap's data, written with it, so the cache can hold the hash instead
@@ -38,7 +42,11 @@ export const NODE_METADATA_HASH_ANNOTATION = `${PREFIX}/dataHash`;
  * (`nodeStateCopy_<scr>`), and which NodeOp holds a cordon (`cordoned-by`). Taken from the builders
  * the operator writes them with, so the two cannot drift apart.
  */
-const OURS_ONLY_PREFIXES = [nodeAnnotations.waiting(''), nodeAnnotations.recordedOps(''), nodeAnnotations.nodeStateCopy('')];
+const OURS_ONLY_PREFIXES = [
+  nodeAnnotations.waiting(''),
+  nodeAnnotations.recordedOps(''),
+  nodeAnnotations.nodeStateCopy(''),
+];
 const OURS_ONLY_KEYS: ReadonlySet<string> = new Set([NODEOP_NAMES.cordonedBy]);
 
 /** True for a node key only this operator writes (left out of labels.json and annotations.json). */
@@ -64,7 +72,13 @@ export function agentVersion(agentImage: string): string {
 
 // --- Go encoding/json, for the shapes written here -------------------------------------------
 
-const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+const GO_ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
 
 function goString(text: string): string {
   return JSON.stringify(text).replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c] ?? c);
@@ -77,12 +91,18 @@ function byBytes(a: string, b: string): number {
 
 function goMap<V>(map: Readonly<Record<string, V>> | undefined, value: (v: V, key: string) => string): string {
   if (map === undefined) return 'null';
-  return `{${Object.keys(map).sort(byBytes).map((key) => `${goString(key)}:${value(map[key]!, key)}`).join(',')}}`;
+  return `{${Object.keys(map)
+    .sort(byBytes)
+    .map((key) => `${goString(key)}:${value(map[key]!, key)}`)
+    .join(',')}}`;
 }
 
 /** Fields in order; `undefined` ones are left out (omitempty). */
 function goStruct(fields: [string, string | undefined][]): string {
-  return `{${fields.filter(([, v]) => v !== undefined).map(([k, v]) => `${goString(k)}:${v!}`).join(',')}}`;
+  return `{${fields
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${goString(k)}:${v!}`)
+    .join(',')}}`;
 }
 
 function interruptJson(interrupt: Interrupt): string {
@@ -94,16 +114,26 @@ function interruptJson(interrupt: Interrupt): string {
 
 /** `{"agentVersion","packages":{"<key>":{"name","version","image","agentImageOverride"?,"interrupt"?,"configInterrupts"?}}}`. */
 export function packagesJson(skyhook: Skyhook, agentImage: string): string {
-  const packages = goMap(skyhook.spec.packages ?? {}, (pkg, key) => goStruct([
-    // The map key: upstream fills an empty name from it, and a set name must equal it.
-    ['name', goString(key)],
-    ['version', goString(pkg.version)],
-    ['image', goString(pkg.image)],
-    ['agentImageOverride', pkg.agentImageOverride ? goString(pkg.agentImageOverride) : undefined],
-    ['interrupt', pkg.interrupt ? interruptJson(pkg.interrupt) : undefined],
-    ['configInterrupts', pkg.configInterrupts && Object.keys(pkg.configInterrupts).length > 0 ? goMap(pkg.configInterrupts, (i) => interruptJson(i)) : undefined],
-  ]));
-  return goStruct([['agentVersion', goString(agentVersion(agentImage))], ['packages', packages]]);
+  const packages = goMap(skyhook.spec.packages ?? {}, (pkg, key) =>
+    goStruct([
+      // The map key: upstream fills an empty name from it, and a set name must equal it.
+      ['name', goString(key)],
+      ['version', goString(pkg.version)],
+      ['image', goString(pkg.image)],
+      ['agentImageOverride', pkg.agentImageOverride ? goString(pkg.agentImageOverride) : undefined],
+      ['interrupt', pkg.interrupt ? interruptJson(pkg.interrupt) : undefined],
+      [
+        'configInterrupts',
+        pkg.configInterrupts && Object.keys(pkg.configInterrupts).length > 0
+          ? goMap(pkg.configInterrupts, (i) => interruptJson(i))
+          : undefined,
+      ],
+    ]),
+  );
+  return goStruct([
+    ['agentVersion', goString(agentVersion(agentImage))],
+    ['packages', packages],
+  ]);
 }
 
 function withoutOursOnly(map: Record<string, string> | undefined): Record<string, string> | undefined {
@@ -121,7 +151,11 @@ export function nodeMetadataData(skyhook: Skyhook, node: V1Node, agentImage: str
 
 /** Short sha256 of the data, independent of key order. */
 export function nodeMetadataHash(data: Readonly<Record<string, string>>): string {
-  const canonical = JSON.stringify(Object.keys(data).sort().map((key) => [key, data[key]]));
+  const canonical = JSON.stringify(
+    Object.keys(data)
+      .sort()
+      .map((key) => [key, data[key]]),
+  );
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
@@ -129,7 +163,12 @@ export function nodeMetadataHash(data: Readonly<Record<string, string>>): string
  * The ConfigMap as written. Upstream skips a node with neither labels nor annotations; we always
  * write it, since every stage Job mounts it and a Job whose ConfigMap is missing never starts.
  */
-export function buildNodeMetadataConfigMap(skyhook: Skyhook, node: V1Node, namespace: string, agentImage: string): V1ConfigMap {
+export function buildNodeMetadataConfigMap(
+  skyhook: Skyhook,
+  node: V1Node,
+  namespace: string,
+  agentImage: string,
+): V1ConfigMap {
   const scr = skyhook.metadata.name ?? '';
   const nodeName = node.metadata?.name ?? '';
   const data = nodeMetadataData(skyhook, node, agentImage);
@@ -161,7 +200,10 @@ export function compactNodeMetadata(cm: V1ConfigMap): V1ConfigMap {
   return {
     apiVersion: cm.apiVersion ?? 'v1',
     kind: cm.kind ?? 'ConfigMap',
-    metadata: { ...metadata, annotations: { ...metadata.annotations, [NODE_METADATA_HASH_ANNOTATION]: nodeMetadataHash(cm.data ?? {}) } },
+    metadata: {
+      ...metadata,
+      annotations: { ...metadata.annotations, [NODE_METADATA_HASH_ANNOTATION]: nodeMetadataHash(cm.data ?? {}) },
+    },
   };
 }
 
@@ -172,10 +214,18 @@ export function sameData(cm: V1ConfigMap, data: Readonly<Record<string, string>>
 }
 
 /** This SCR's node-metadata ConfigMaps whose node it no longer targets (or that no longer exists). */
-export function staleNodeMetadataConfigMaps(configMaps: V1ConfigMap[], skyhook: Skyhook, targetedNodes: ReadonlySet<string>): V1ConfigMap[] {
+export function staleNodeMetadataConfigMaps(
+  configMaps: V1ConfigMap[],
+  skyhook: Skyhook,
+  targetedNodes: ReadonlySet<string>,
+): V1ConfigMap[] {
   const scr = skyhook.metadata.name ?? '';
   return configMaps.filter((cm) => {
     const annotations = cm.metadata?.annotations ?? {};
-    return annotations[CHILD_ANNOTATIONS.name] === scr && !cm.metadata?.deletionTimestamp && !targetedNodes.has(annotations[CHILD_ANNOTATIONS.nodeName] ?? '');
+    return (
+      annotations[CHILD_ANNOTATIONS.name] === scr &&
+      !cm.metadata?.deletionTimestamp &&
+      !targetedNodes.has(annotations[CHILD_ANNOTATIONS.nodeName] ?? '')
+    );
   });
 }

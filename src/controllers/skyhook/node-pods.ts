@@ -50,14 +50,20 @@ export function podViewsByNode(pods: V1Pod[]): Map<string, PodView[]> {
 
 /** What the barrier reads of a pod changed (not, say, a status heartbeat of its containers). */
 export function podChangeMatters(pod: V1Pod, old: V1Pod): boolean {
-  return pod.status?.phase !== old.status?.phase
-    || pod.spec?.nodeName !== old.spec?.nodeName
-    || (pod.metadata?.deletionTimestamp === undefined) !== (old.metadata?.deletionTimestamp === undefined)
-    || JSON.stringify(pod.metadata?.labels ?? {}) !== JSON.stringify(old.metadata?.labels ?? {});
+  return (
+    pod.status?.phase !== old.status?.phase ||
+    pod.spec?.nodeName !== old.spec?.nodeName ||
+    (pod.metadata?.deletionTimestamp === undefined) !== (old.metadata?.deletionTimestamp === undefined) ||
+    JSON.stringify(pod.metadata?.labels ?? {}) !== JSON.stringify(old.metadata?.labels ?? {})
+  );
 }
 
 /** SCRs whose barrier this pod (in any of `versions`) can hold or release on its node. */
-export function skyhooksHeldByPod(versions: V1Pod[], skyhooks: Skyhook[], nodeOf: (name: string) => V1Node | undefined): string[] {
+export function skyhooksHeldByPod(
+  versions: V1Pod[],
+  skyhooks: Skyhook[],
+  nodeOf: (name: string) => V1Node | undefined,
+): string[] {
   const names = new Set<string>();
   for (const pod of versions) {
     const node = pod.spec?.nodeName ? nodeOf(pod.spec.nodeName) : undefined;

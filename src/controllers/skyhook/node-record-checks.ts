@@ -16,9 +16,11 @@ const isStatus = (value: string): boolean => (SKYHOOK_STATUSES as readonly strin
 export function garbledNodeRecords(node: NodeView, skyhook: string): { status: string[]; recordedOps: boolean } {
   const status: string[] = [];
   const annotation = node.annotations[nodeAnnotations.status(skyhook)];
-  if (annotation !== undefined && !isStatus(annotation)) status.push(`annotation ${nodeAnnotations.status(skyhook)}=${JSON.stringify(annotation)}`);
+  if (annotation !== undefined && !isStatus(annotation))
+    status.push(`annotation ${nodeAnnotations.status(skyhook)}=${JSON.stringify(annotation)}`);
   const label = node.labels[nodeLabels.status(skyhook)];
-  if (label !== undefined && !isStatus(label)) status.push(`label ${nodeLabels.status(skyhook)}=${JSON.stringify(label)}`);
+  if (label !== undefined && !isStatus(label))
+    status.push(`label ${nodeLabels.status(skyhook)}=${JSON.stringify(label)}`);
   const listed = (node.annotations[nodeAnnotations.recordedOps(skyhook)] ?? '').split(',').filter((uid) => uid !== '');
   return { status, recordedOps: listed.some((uid) => !UID.test(uid)) };
 }

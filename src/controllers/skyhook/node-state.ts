@@ -60,14 +60,22 @@ export function parseNodeState(text: string, node = '', skyhook = ''): NodeState
       return typeof value === 'string' ? value : fail(`entry ${JSON.stringify(key)}: ${field} is not a string`);
     };
     const stage = stringField('stage') ?? '';
-    if (!isOneOf(PACKAGE_STAGES, stage)) return fail(`entry ${JSON.stringify(key)}: unknown stage ${JSON.stringify(stage)}`);
+    if (!isOneOf(PACKAGE_STAGES, stage))
+      return fail(`entry ${JSON.stringify(key)}: unknown stage ${JSON.stringify(stage)}`);
     const stateText = stringField('state') ?? 'unknown';
-    if (!isOneOf(PACKAGE_STATES, stateText)) return fail(`entry ${JSON.stringify(key)}: unknown state ${JSON.stringify(stateText)}`);
+    if (!isOneOf(PACKAGE_STATES, stateText))
+      return fail(`entry ${JSON.stringify(key)}: unknown state ${JSON.stringify(stateText)}`);
     const restarts = raw['restarts'];
     if (restarts !== undefined && restarts !== null && !(Number.isInteger(restarts) && (restarts as number) >= 0)) {
       return fail(`entry ${JSON.stringify(key)}: restarts is not a non-negative integer`);
     }
-    const entry: PackageStatus = { name: stringField('name') ?? '', version: stringField('version') ?? '', image: stringField('image') ?? '', stage, state: stateText };
+    const entry: PackageStatus = {
+      name: stringField('name') ?? '',
+      version: stringField('version') ?? '',
+      image: stringField('image') ?? '',
+      stage,
+      state: stateText,
+    };
     const containerSHA = stringField('containerSHA');
     if (containerSHA) entry.containerSHA = containerSHA;
     if (typeof restarts === 'number' && restarts > 0) entry.restarts = restarts;
@@ -87,7 +95,11 @@ export function serializeNodeState(state: NodeState): string {
 }
 
 export function serializePackageStatus(entry: PackageStatus): string {
-  const fields = [`"name":${goString(entry.name)}`, `"version":${goString(entry.version)}`, `"image":${goString(entry.image)}`];
+  const fields = [
+    `"name":${goString(entry.name)}`,
+    `"version":${goString(entry.version)}`,
+    `"image":${goString(entry.image)}`,
+  ];
   if (entry.containerSHA) fields.push(`"containerSHA":${goString(entry.containerSHA)}`);
   fields.push(`"stage":${goString(entry.stage)}`);
   if (entry.state) fields.push(`"state":${goString(entry.state)}`);
@@ -180,7 +192,10 @@ export function nodeSkyhookConditions(skyhook: string, complete: boolean, state:
 
 /** Go's json.Marshal escapes <, >, & and the JS line separators that JSON.stringify leaves alone. */
 function goString(value: string): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Go sorts map keys by UTF-8 bytes, which is code point order (not JS's UTF-16 order). */

@@ -8,7 +8,14 @@ import { parseDurationMs } from '../../util/duration.js';
 import { packageConfigMapName } from './config-cycle.js';
 import { nodeAnnotations } from '../../api/names.js';
 import { packageKey, type NodeSkyhookRecord, type NodeState, type PackageStatus } from './node-state.js';
-import type { CreateStageOp, DeleteStageOp, NodeView, PlannerEvent, PlannerSettings, StageOpSummary } from './planner-types.js';
+import type {
+  CreateStageOp,
+  DeleteStageOp,
+  NodeView,
+  PlannerEvent,
+  PlannerSettings,
+  StageOpSummary,
+} from './planner-types.js';
 import type { NodePackagesPlan, StageTarget } from './stage-machine.js';
 import { isLive } from './stage-machine.js';
 import { entryIdentity, recordOpOutcome, withRestarts } from './state-transitions.js';
@@ -39,7 +46,9 @@ export function recordedOpUids(node: NodeView, skyhook: string): Set<string> {
  */
 export function recordedOpsUpdate(work: NodeWork, rewrite = false): string | undefined {
   const listed = work.recordedUids;
-  const finished = work.ops.filter((op) => (op.phase === 'Completed' || op.phase === 'Failed') && op.uid !== '').map((op) => op.uid);
+  const finished = work.ops
+    .filter((op) => (op.phase === 'Completed' || op.phase === 'Failed') && op.uid !== '')
+    .map((op) => op.uid);
   if (!rewrite && finished.every((uid) => listed.has(uid))) return undefined;
   return [...new Set(finished)].sort().join(',');
 }
@@ -57,7 +66,8 @@ export function absorbOpOutcomes(work: NodeWork): PlannerEvent[] {
     work.recorded.push(op);
     if (before !== work.state) {
       const outcome = op.phase === 'Completed' ? 'complete' : 'erroring';
-      const detail = op.failureReason === 'DeadlineExceeded' ? ' (stage timed out)' : op.message ? ` (${op.message})` : '';
+      const detail =
+        op.failureReason === 'DeadlineExceeded' ? ' (stage timed out)' : op.message ? ` (${op.message})` : '';
       events.push({
         kind: 'event',
         involved: { kind: 'Node', name: work.node.name },
@@ -87,7 +97,14 @@ export interface NodeActions {
  * For an admitted node: start what the stage machine says may start (one package at a time with
  * `serial`), clear the ops that hold a stage's name, and note when a backoff ends.
  */
-export function advanceNode(work: NodeWork, plan: NodePackagesPlan, skyhook: string, serial: boolean, settings: PlannerSettings, now: number): NodeActions {
+export function advanceNode(
+  work: NodeWork,
+  plan: NodePackagesPlan,
+  skyhook: string,
+  serial: boolean,
+  settings: PlannerSettings,
+  now: number,
+): NodeActions {
   const actions: NodeActions = { creates: [], deletes: [] };
   for (const step of plan.steps) {
     if (step.kind === 'replace') actions.deletes.push(deleteOp(work, step.op, step.reason));
@@ -107,7 +124,8 @@ export function recordRunningStages(work: NodeWork, plan: NodePackagesPlan): voi
     if (step.kind !== 'running') continue;
     const key = packageKey(step.target.name, step.target.version);
     const entry = work.state[key];
-    if (entry === undefined || entry.stage !== step.op.stage || entry.state === 'complete') work.state = { ...work.state, [key]: stageEntry(step.target) };
+    if (entry === undefined || entry.stage !== step.op.stage || entry.state === 'complete')
+      work.state = { ...work.state, [key]: stageEntry(step.target) };
   }
 }
 
@@ -130,7 +148,8 @@ function createStageOp(skyhook: string, node: string, target: StageTarget, setti
   };
   if (target.containerSHA) op.package.containerSHA = target.containerSHA;
   if (target.interrupt) op.interrupt = target.interrupt;
-  if (Object.keys(target.spec?.configMap ?? {}).length > 0) op.configMap = packageConfigMapName(skyhook, target.name, target.version);
+  if (Object.keys(target.spec?.configMap ?? {}).length > 0)
+    op.configMap = packageConfigMapName(skyhook, target.name, target.version);
   const timeout = stageTimeoutSeconds(target.spec, settings.defaultStageTimeoutSeconds);
   if (timeout > 0) op.stageTimeoutSeconds = timeout;
   return op;
@@ -153,7 +172,11 @@ export function stageTimeoutSeconds(spec: Package | undefined, fallback: number)
  * next one expires (for a requeue). An op not yet recorded is kept whatever its age: its outcome
  * still has to reach the node's state.
  */
-export function expiredOps(work: NodeWork, retention: PlannerSettings['finishedOpRetentionMs'], now: number): { expired: StageOpSummary[]; nextExpiry?: number } {
+export function expiredOps(
+  work: NodeWork,
+  retention: PlannerSettings['finishedOpRetentionMs'],
+  now: number,
+): { expired: StageOpSummary[]; nextExpiry?: number } {
   const expired: StageOpSummary[] = [];
   let nextExpiry: number | undefined;
   for (const op of work.ops) {

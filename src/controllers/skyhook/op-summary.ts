@@ -47,7 +47,8 @@ export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOp
     if (finished) summary.finishedAt = Date.parse(finished);
   }
   if (nodeStatus?.message) summary.message = nodeStatus.message;
-  if (phase === 'Failed' && /DeadlineExceeded/.test(nodeStatus?.message ?? '')) summary.failureReason = 'DeadlineExceeded';
+  if (phase === 'Failed' && /DeadlineExceeded/.test(nodeStatus?.message ?? ''))
+    summary.failureReason = 'DeadlineExceeded';
   return summary;
 }
 

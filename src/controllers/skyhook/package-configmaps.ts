@@ -12,7 +12,11 @@ import { packageKey } from './node-state.js';
 import type { UpsertPackageConfigMap } from './planner-types.js';
 import { skyhookOwnerReference } from './stage-nodeop.js';
 
-export function buildPackageConfigMap(action: UpsertPackageConfigMap, skyhook: Skyhook, namespace: string): V1ConfigMap {
+export function buildPackageConfigMap(
+  action: UpsertPackageConfigMap,
+  skyhook: Skyhook,
+  namespace: string,
+): V1ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -33,7 +37,11 @@ export function buildPackageConfigMap(action: UpsertPackageConfigMap, skyhook: S
 
 /** The SCR's package ConfigMaps: those labelled with its name and annotated with its package. */
 export function configMapsOf(configMaps: V1ConfigMap[], skyhook: string): V1ConfigMap[] {
-  return configMaps.filter((cm) => cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name] === skyhook && cm.metadata.annotations[CHILD_ANNOTATIONS.packageName] !== undefined);
+  return configMaps.filter(
+    (cm) =>
+      cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name] === skyhook &&
+      cm.metadata.annotations[CHILD_ANNOTATIONS.packageName] !== undefined,
+  );
 }
 
 /** The planner's input: data by `"<pkg>|<version>"`. */
@@ -41,7 +49,9 @@ export function packageConfigMapData(configMaps: V1ConfigMap[]): Record<string, 
   const data: Record<string, Record<string, string>> = {};
   for (const cm of configMaps) {
     const annotations = cm.metadata?.annotations ?? {};
-    data[packageKey(annotations[CHILD_ANNOTATIONS.packageName] ?? '', annotations[CHILD_ANNOTATIONS.packageVersion] ?? '')] = cm.data ?? {};
+    data[
+      packageKey(annotations[CHILD_ANNOTATIONS.packageName] ?? '', annotations[CHILD_ANNOTATIONS.packageVersion] ?? '')
+    ] = cm.data ?? {};
   }
   return data;
 }

@@ -56,14 +56,23 @@ export function nextStage(completed: PackageStage, withInterrupt: boolean): Pack
 }
 
 export function isPackageComplete(entry: PackageStatus | undefined, pkg: Package, withInterrupt: boolean): boolean {
-  return entry !== undefined && entry.version === pkg.version && entry.state === 'complete' && entry.stage === finalStage(withInterrupt);
+  return (
+    entry !== undefined &&
+    entry.version === pkg.version &&
+    entry.state === 'complete' &&
+    entry.stage === finalStage(withInterrupt)
+  );
 }
 
 /**
  * Upstream's node completeness for one SCR: every spec package (`named`, from namedPackages) complete
  * at its spec version, and no entry still uninstalling.
  */
-export function isNodeComplete(state: NodeState, named: readonly NamedPackage[], configUpdates: Record<string, string[]>): boolean {
+export function isNodeComplete(
+  state: NodeState,
+  named: readonly NamedPackage[],
+  configUpdates: Record<string, string[]>,
+): boolean {
   const specComplete = named.every((pkg) =>
     isPackageComplete(state[packageKey(pkg.name, pkg.version)], pkg, hasInterrupt(pkg, configUpdates[pkg.name])),
   );

@@ -298,4 +298,3 @@ export interface PlannerEvent {
   reason: string;
   message: string;
 }
-

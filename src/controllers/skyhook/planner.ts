@@ -10,7 +10,13 @@ import type { Skyhook } from '../../api/skyhook.js';
 import { readNodeSkyhookRecord, type SkyhookStatusValue } from './node-state.js';
 import { planAutoTaints, planRuntimeRequiredRelease } from './runtime-required.js';
 import { planSkyhook } from './skyhook-plan.js';
-import { DEFAULT_PLANNER_SETTINGS, type NodeView, type PlannerAction, type PlannerInput, type PlanResult } from './planner-types.js';
+import {
+  DEFAULT_PLANNER_SETTINGS,
+  type NodeView,
+  type PlannerAction,
+  type PlannerInput,
+  type PlanResult,
+} from './planner-types.js';
 
 export * from './planner-types.js';
 
@@ -25,25 +31,38 @@ export function planNextActions(input: PlannerInput): PlanResult {
   actions.push(...planAutoTaints(wantedScrs, input.nodes, settings.runtimeRequiredTaint));
   const planned = new Map<string, Record<string, SkyhookStatusValue>>();
   for (const skyhook of [...input.skyhooks].sort((a, b) => comparePriority(a.skyhook, b.skyhook))) {
-    const plan = planSkyhook({ skyhook, nodes: input.nodes, stageOps: input.stageOps, now: input.now, settings, gates, skyhooks: scrs, ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}) });
+    const plan = planSkyhook({
+      skyhook,
+      nodes: input.nodes,
+      stageOps: input.stageOps,
+      now: input.now,
+      settings,
+      gates,
+      skyhooks: scrs,
+      ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}),
+    });
     const name = skyhook.skyhook.metadata.name ?? '';
     planned.set(name, plan.nodeStatus);
     const wanted = input.only === undefined || input.only === name;
     if (wanted) actions.push(...plan.actions);
-    if (wanted && plan.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
+    if (wanted && plan.requeueAfterMs !== undefined)
+      requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
     if (input.only === name) break;
     const disabled = skyhook.skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
     if (!disabled) gates.add(name, plan.nodeStatus, skyhook.skyhook.spec.sequencing === 'all');
   }
   const nodesByName = new Map(input.nodes.map((node) => [node.name, node]));
-  actions.push(...planRuntimeRequiredRelease({
-    skyhooks: scrs,
-    nodes: input.nodes,
-    taint: settings.runtimeRequiredTaint,
-    // SCRs after `only` were not planned: their status as last written stands in.
-    statusOf: (skyhook, node) => planned.get(skyhook)?.[node] ?? readNodeSkyhookRecord(nodesByName.get(node)!, skyhook).status,
-    ...(input.only !== undefined ? { only: input.only } : {}),
-  }));
+  actions.push(
+    ...planRuntimeRequiredRelease({
+      skyhooks: scrs,
+      nodes: input.nodes,
+      taint: settings.runtimeRequiredTaint,
+      // SCRs after `only` were not planned: their status as last written stands in.
+      statusOf: (skyhook, node) =>
+        planned.get(skyhook)?.[node] ?? readNodeSkyhookRecord(nodesByName.get(node)!, skyhook).status,
+      ...(input.only !== undefined ? { only: input.only } : {}),
+    }),
+  );
   return requeueAfterMs === undefined ? { actions } : { actions, requeueAfterMs: Math.max(0, requeueAfterMs) };
 }
 
@@ -89,7 +108,11 @@ export function nodeViewOf(node: V1Node): NodeView {
     createdAt: node.metadata?.creationTimestamp ? new Date(node.metadata.creationTimestamp).getTime() : 0,
     labels: node.metadata?.labels ?? {},
     annotations: node.metadata?.annotations ?? {},
-    taints: (node.spec?.taints ?? []).map((taint) => (taint.value === undefined ? { key: taint.key, effect: taint.effect } : { key: taint.key, value: taint.value, effect: taint.effect })),
+    taints: (node.spec?.taints ?? []).map((taint) =>
+      taint.value === undefined
+        ? { key: taint.key, effect: taint.effect }
+        : { key: taint.key, value: taint.value, effect: taint.effect },
+    ),
     unschedulable: node.spec?.unschedulable === true,
   };
 }

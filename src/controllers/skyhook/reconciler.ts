@@ -6,7 +6,14 @@
  * written with the next ones). Deletion clears what the SCR left on nodes, deletes its NodeOps and
  * ConfigMaps, then releases the finalizer.
  */
-import { API_GROUP, API_VERSION, KINDS, nodeAnnotations, SKYHOOK_ANNOTATIONS, SKYHOOK_FINALIZER } from '../../api/names.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  KINDS,
+  nodeAnnotations,
+  SKYHOOK_ANNOTATIONS,
+  SKYHOOK_FINALIZER,
+} from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import { errorDetails, isConflict, isNotFound, mergePatchCustomObject } from '../../kube/client.js';
 import type { ReconcileResult } from '../../kube/queue.js';
@@ -54,7 +61,10 @@ export class SkyhookReconciler {
         return;
       }
       if (isConflict(e)) {
-        this.io.logger.debug({ skyhook: key }, 'Skyhook changed since it was cached; looking again once the cache has the change');
+        this.io.logger.debug(
+          { skyhook: key },
+          'Skyhook changed since it was cached; looking again once the cache has the change',
+        );
         return { requeueAfterMs: CACHE_CATCH_UP_RECHECK_MS };
       }
       throw e;
@@ -100,13 +110,23 @@ export class SkyhookReconciler {
     const plan = planNextActions(this.plannerInput(key));
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
-    const statusWrite = pacedStatusWrite(this.statusPacing, key, skyhook.status, statusAction?.status, now, plan.requeueAfterMs);
-    const actions = statusAction && !statusWrite.write ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
+    const statusWrite = pacedStatusWrite(
+      this.statusPacing,
+      key,
+      skyhook.status,
+      statusAction?.status,
+      now,
+      plan.requeueAfterMs,
+    );
+    const actions =
+      statusAction && !statusWrite.write ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
     await applyActions(io, skyhook, actions);
     if (statusWrite.write) this.statusPacing.written(key, now);
     await this.deleteStaleConfigMaps(skyhook);
     await deleteStaleNodeMetadata(io, skyhook);
-    const policy = skyhook.spec.deploymentPolicy ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy) : undefined;
+    const policy = skyhook.spec.deploymentPolicy
+      ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy)
+      : undefined;
     this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy, this.waitReasons(key), now);
     return statusWrite.requeueAfterMs === undefined ? undefined : { requeueAfterMs: statusWrite.requeueAfterMs };
   }
@@ -118,10 +138,18 @@ export class SkyhookReconciler {
     const configMaps = caches.configMaps.list(namespace);
     return {
       now: this.io.now(),
-      skyhooks: skyhooks.map((scr) => ({ skyhook: scr, packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, scr.metadata.name ?? '')) })),
+      skyhooks: skyhooks.map((scr) => ({
+        skyhook: scr,
+        packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, scr.metadata.name ?? '')),
+      })),
       nodes: this.nodeViews(skyhooks),
       stageOps: stageOpSummaries(caches.nodeOps.list(namespace), skyhooks, namespace),
-      settings: { operatorVersion: settings.operatorVersion, defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds, runtimeRequiredTaint: settings.runtimeRequiredTaint, finishedOpRetentionMs: settings.finishedOpRetentionMs },
+      settings: {
+        operatorVersion: settings.operatorVersion,
+        defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds,
+        runtimeRequiredTaint: settings.runtimeRequiredTaint,
+        finishedOpRetentionMs: settings.finishedOpRetentionMs,
+      },
       deploymentPolicies: caches.deploymentPolicies.list(),
       only,
     };
@@ -173,13 +201,17 @@ export class SkyhookReconciler {
     for (const op of io.caches.nodeOps.list(namespace)) {
       if (op.spec.skyhookStage?.skyhook !== name || op.metadata.deletionTimestamp) continue;
       try {
-        await io.clients.custom.deleteNamespacedCustomObject({ ...nodeOpRef(io.settings, op.metadata.name ?? ''), propagationPolicy: 'Background' });
+        await io.clients.custom.deleteNamespacedCustomObject({
+          ...nodeOpRef(io.settings, op.metadata.name ?? ''),
+          propagationPolicy: 'Background',
+        });
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
       io.expectations.deleted('NodeOp', op.metadata.name ?? '');
     }
-    for (const cm of configMapsOf(io.caches.configMaps.list(namespace), name)) await this.deleteConfigMap(cm.metadata?.name ?? '');
+    for (const cm of configMapsOf(io.caches.configMaps.list(namespace), name))
+      await this.deleteConfigMap(cm.metadata?.name ?? '');
     for (const node of io.caches.nodes.list()) {
       if (!hasSkyhookTraces(node, name)) continue;
       const written = await clearSkyhookFromNode(io.clients.core, node, name);
@@ -190,12 +222,16 @@ export class SkyhookReconciler {
   }
 
   /** A merge patch of the SCR's metadata only (never its spec: the generation stays). */
-  private async patchMetadata(skyhook: Skyhook, change: { finalizers?: string[]; annotations?: Record<string, string> }): Promise<void> {
+  private async patchMetadata(
+    skyhook: Skyhook,
+    change: { finalizers?: string[]; annotations?: Record<string, string> },
+  ): Promise<void> {
     const metadata = { resourceVersion: skyhook.metadata.resourceVersion, ...change };
     const name = skyhook.metadata.name ?? '';
     const written = await mergePatchCustomObject<Skyhook>(this.io.clients.custom, skyhookRef(name), { metadata });
     // The last finalizer off a deleting SCR deletes it: the cache will lose it, not catch up with this version.
-    if (skyhook.metadata.deletionTimestamp && change.finalizers?.length === 0) this.io.expectations.deleted('Skyhook', name);
+    if (skyhook.metadata.deletionTimestamp && change.finalizers?.length === 0)
+      this.io.expectations.deleted('Skyhook', name);
     else this.io.expectations.wrote('Skyhook', written);
   }
 }

@@ -35,29 +35,56 @@ export interface CompartmentAdmission {
   stopped: boolean;
 }
 
-export function admitCompartment(compartment: Compartment, nodes: RolloutNode[], previous: BatchState | undefined): CompartmentAdmission {
+export function admitCompartment(
+  compartment: Compartment,
+  nodes: RolloutNode[],
+  previous: BatchState | undefined,
+): CompartmentAdmission {
   if (compartment.strategy === undefined) {
-    const candidates = nodes.map((n) => ({ node: n.node, busy: n.busy || n.holdsCordon, ready: n.ready, sticky: n.sticky }));
+    const candidates = nodes.map((n) => ({
+      node: n.node,
+      busy: n.busy || n.holdsCordon,
+      ready: n.ready,
+      sticky: n.sticky,
+    }));
     return { admitted: [...admitNodes(candidates, compartment.ceiling)], stopped: false };
   }
   const strategy = compartment.strategy;
   let state = compact(previous ?? INITIAL_BATCH_STATE);
   const inBatch = nodes.filter((n) => !n.complete && (n.busy || (n.sticky && !n.failed)));
-  if (inBatch.length > 0) return { admitted: inBatch.filter((n) => n.ready).map((n) => n.node), batchState: state, stopped: state.shouldStop === true };
+  if (inBatch.length > 0)
+    return {
+      admitted: inBatch.filter((n) => n.ready).map((n) => n.node),
+      batchState: state,
+      stopped: state.shouldStop === true,
+    };
 
-  const counts = { completed: nodes.filter((n) => n.complete).length, failed: nodes.filter((n) => !n.complete && n.failed).length, total: nodes.length };
-  state = (state.lastBatchSize ?? 0) > 0 ? evaluateBatch(strategy, state, counts) : compact({ ...state, completedNodes: counts.completed, failedNodes: counts.failed });
+  const counts = {
+    completed: nodes.filter((n) => n.complete).length,
+    failed: nodes.filter((n) => !n.complete && n.failed).length,
+    total: nodes.length,
+  };
+  state =
+    (state.lastBatchSize ?? 0) > 0
+      ? evaluateBatch(strategy, state, counts)
+      : compact({ ...state, completedNodes: counts.completed, failedNodes: counts.failed });
   if (state.shouldStop === true) return { admitted: [], batchState: state, stopped: true };
   const held = nodes.filter((n) => n.holdsCordon).length;
   const size = Math.min(nextBatchSize(strategy, state, counts.total), Math.max(0, compartment.ceiling - held));
   const candidates = nodes.filter((n) => n.ready && !n.complete);
-  const picked = [...candidates.filter((n) => !n.failed), ...candidates.filter((n) => n.failed)].slice(0, size).map((n) => n.node);
+  const picked = [...candidates.filter((n) => !n.failed), ...candidates.filter((n) => n.failed)]
+    .slice(0, size)
+    .map((n) => n.node);
   if (picked.length > 0) state = compact({ ...state, lastBatchSize: picked.length });
   return { admitted: picked, batchState: state, stopped: false };
 }
 
 /** The compartment's entry in `status.compartmentStatuses`, from the node statuses of this pass. */
-export function compartmentStatus(compartment: Compartment, nodeStatus: Record<string, SkyhookStatusValue>, batchState: BatchState | undefined): CompartmentStatus {
+export function compartmentStatus(
+  compartment: Compartment,
+  nodeStatus: Record<string, SkyhookStatusValue>,
+  batchState: BatchState | undefined,
+): CompartmentStatus {
   const matched = compartment.nodes.length;
   const completed = compartment.nodes.filter((node) => nodeStatus[node] === 'complete').length;
   const status: CompartmentStatus = {

@@ -46,8 +46,14 @@ export function planRollout(input: RolloutInput): RolloutPlan {
     for (const node of admission.admitted) admitted.add(node);
     if (admission.batchState) batchStates.set(compartment.name, admission.batchState);
     const hold = admission.stopped
-      ? { reason: 'RolloutStopped' as const, detail: `compartment ${compartment.name} stopped after ${admission.batchState?.consecutiveFailures ?? 0} failed batches` }
-      : { reason: 'RolloutBudget' as const, detail: `compartment ${compartment.name} works on ${compartment.ceiling} node(s) at a time${compartment.strategy ? ` (${compartment.strategy.kind} batches, batch ${admission.batchState?.currentBatch ?? 1})` : ''}` };
+      ? {
+          reason: 'RolloutStopped' as const,
+          detail: `compartment ${compartment.name} stopped after ${admission.batchState?.consecutiveFailures ?? 0} failed batches`,
+        }
+      : {
+          reason: 'RolloutBudget' as const,
+          detail: `compartment ${compartment.name} works on ${compartment.ceiling} node(s) at a time${compartment.strategy ? ` (${compartment.strategy.kind} batches, batch ${admission.batchState?.currentBatch ?? 1})` : ''}`,
+        };
     for (const node of compartment.nodes) holds.set(node, hold);
   }
   return { compartments, admitted, batchStates, holdOf: (node) => (admitted.has(node) ? undefined : holds.get(node)) };
@@ -55,14 +61,25 @@ export function planRollout(input: RolloutInput): RolloutPlan {
 
 /** Whether completion or a version change resets batch state: the SCR's option, else the policy's (default true), else no. */
 export function resetsBatchState(spec: SkyhookSpec, policy: DeploymentPolicySpec | undefined): boolean {
-  return spec.deploymentPolicyOptions?.resetBatchStateOnCompletion ?? (policy ? (policy.resetBatchStateOnCompletion ?? true) : false);
+  return (
+    spec.deploymentPolicyOptions?.resetBatchStateOnCompletion ??
+    (policy ? (policy.resetBatchStateOnCompletion ?? true) : false)
+  );
 }
 
-export function compartmentStatuses(plan: RolloutPlan, nodeStatus: Record<string, SkyhookStatusValue>, reset: boolean): Record<string, CompartmentStatus> {
+export function compartmentStatuses(
+  plan: RolloutPlan,
+  nodeStatus: Record<string, SkyhookStatusValue>,
+  reset: boolean,
+): Record<string, CompartmentStatus> {
   const statuses: Record<string, CompartmentStatus> = {};
   for (const compartment of plan.compartments) {
     const state = plan.batchStates.get(compartment.name);
-    statuses[compartment.name] = compartmentStatus(compartment, nodeStatus, state === undefined ? undefined : reset ? { ...INITIAL_BATCH_STATE } : state);
+    statuses[compartment.name] = compartmentStatus(
+      compartment,
+      nodeStatus,
+      state === undefined ? undefined : reset ? { ...INITIAL_BATCH_STATE } : state,
+    );
   }
   return statuses;
 }

@@ -10,7 +10,10 @@
  * percent, else count, else 100%; count → max(1, min(n, count)); percent → max(1, floor(n × percent
  * / 100)); at least 1 node even with 0 nodes or a budget of 0.
  */
-export function budgetCeiling(budget: { percent?: number | null; count?: number | null } | undefined, matched: number): number {
+export function budgetCeiling(
+  budget: { percent?: number | null; count?: number | null } | undefined,
+  matched: number,
+): number {
   const percent = budget?.percent ?? (budget?.count === undefined || budget.count === null ? 100 : undefined);
   if (percent !== undefined) return Math.max(1, Math.floor((matched * percent) / 100));
   return Math.max(1, Math.min(matched, budget?.count ?? 0));

@@ -31,7 +31,12 @@ export function planAutoTaints(skyhooks: Skyhook[], nodes: NodeView[], taint: Ta
   if (tainting.length === 0) return [];
   return nodes
     .filter((node) => !hasTaint(node, taint) && isUntouched(node) && tainting.some((scr) => targets(scr, node)))
-    .map((node) => ({ kind: 'addNodeTaint', node: node.name, taint: { ...taint }, annotations: { [nodeAnnotations.autoTaint(taint.key)]: 'true' } }));
+    .map((node) => ({
+      kind: 'addNodeTaint',
+      node: node.name,
+      taint: { ...taint },
+      annotations: { [nodeAnnotations.autoTaint(taint.key)]: 'true' },
+    }));
 }
 
 export interface RuntimeRequiredInput {
@@ -55,17 +60,30 @@ export function planRuntimeRequiredRelease(input: RuntimeRequiredInput): Planner
     const holding = required.filter((scr) => targets(scr, node));
     if (!hasTaint(node, input.taint) || holding.length === 0) continue;
     const disabled = (scr: Skyhook): boolean => scr.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
-    if (!holding.every((scr) => !disabled(scr) && input.statusOf(scr.metadata.name ?? '', node.name) === 'complete')) continue;
+    if (!holding.every((scr) => !disabled(scr) && input.statusOf(scr.metadata.name ?? '', node.name) === 'complete'))
+      continue;
     actions.push({ kind: 'removeNodeTaint', node: node.name, taint: { ...input.taint } });
-    if (holding.some((scr) => scr.spec.runtimeRequiredCordonAfter === true) && !Object.hasOwn(node.annotations, RUNTIME_REQUIRED_CORDON_ANNOTATION)) {
-      const cordon: CordonNode = { kind: 'cordonNode', node: node.name, claim: RUNTIME_REQUIRED_CORDON_ANNOTATION, reason: 'runtimeRequiredCordonAfter: packages done, node held for validation' };
+    if (
+      holding.some((scr) => scr.spec.runtimeRequiredCordonAfter === true) &&
+      !Object.hasOwn(node.annotations, RUNTIME_REQUIRED_CORDON_ANNOTATION)
+    ) {
+      const cordon: CordonNode = {
+        kind: 'cordonNode',
+        node: node.name,
+        claim: RUNTIME_REQUIRED_CORDON_ANNOTATION,
+        reason: 'runtimeRequiredCordonAfter: packages done, node held for validation',
+      };
       actions.push(cordon);
     }
   }
   // A person lifted the runtime-required cordon but left its claim: the claim goes too.
   for (const node of input.nodes) {
     if (node.unschedulable === false && Object.hasOwn(node.annotations, RUNTIME_REQUIRED_CORDON_ANNOTATION)) {
-      actions.push({ kind: 'setNodeAnnotations', node: node.name, annotations: { [RUNTIME_REQUIRED_CORDON_ANNOTATION]: null } });
+      actions.push({
+        kind: 'setNodeAnnotations',
+        node: node.name,
+        annotations: { [RUNTIME_REQUIRED_CORDON_ANNOTATION]: null },
+      });
     }
   }
   return actions;

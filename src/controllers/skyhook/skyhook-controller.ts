@@ -34,13 +34,18 @@ export interface SkyhookControllerOptions {
 
 /** What the planner reads from a node: a status-only update (heartbeats, our conditions) changes nothing. */
 function nodeChangeMatters(node: V1Node, old: V1Node): boolean {
-  return JSON.stringify(node.metadata?.labels) !== JSON.stringify(old.metadata?.labels)
-    || JSON.stringify(node.metadata?.annotations) !== JSON.stringify(old.metadata?.annotations)
-    || JSON.stringify(node.spec?.taints) !== JSON.stringify(old.spec?.taints)
-    || (node.spec?.unschedulable === true) !== (old.spec?.unschedulable === true);
+  return (
+    JSON.stringify(node.metadata?.labels) !== JSON.stringify(old.metadata?.labels) ||
+    JSON.stringify(node.metadata?.annotations) !== JSON.stringify(old.metadata?.annotations) ||
+    JSON.stringify(node.spec?.taints) !== JSON.stringify(old.spec?.taints) ||
+    (node.spec?.unschedulable === true) !== (old.spec?.unschedulable === true)
+  );
 }
 
-export async function startSkyhookController(runtime: OperatorRuntime, options: SkyhookControllerOptions = {}): Promise<Stoppable> {
+export async function startSkyhookController(
+  runtime: OperatorRuntime,
+  options: SkyhookControllerOptions = {},
+): Promise<Stoppable> {
   const { informers, clients, events, logger } = runtime;
   const settings: SkyhookSettings = { ...readSkyhookSettings(process.env, runtime.namespace), ...options.settings };
   const namespace = settings.namespace;
@@ -48,11 +53,21 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
     skyhooks: informers.informer<Skyhook>(customResourcePath(API_GROUP, API_VERSION, KINDS.skyhook.plural)),
     nodes: informers.informer<V1Node>('/api/v1/nodes', { transform: cachedNode }),
     nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural)),
-    configMaps: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.name }),
+    configMaps: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, {
+      labelSelector: CHILD_LABELS.name,
+    }),
     // Up to SCRs × nodes of them: the cache keeps metadata and a hash of the data, not the data.
-    nodeMetadata: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: CHILD_LABELS.nodeMeta, transform: compactNodeMetadata }),
-    pods: informers.informer<V1Pod>('/api/v1/pods', { fieldSelector: LIVE_BOUND_PODS_FIELD_SELECTOR, transform: cachedBarrierPod }),
-    deploymentPolicies: informers.informer<DeploymentPolicy>(customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural)),
+    nodeMetadata: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, {
+      labelSelector: CHILD_LABELS.nodeMeta,
+      transform: compactNodeMetadata,
+    }),
+    pods: informers.informer<V1Pod>('/api/v1/pods', {
+      fieldSelector: LIVE_BOUND_PODS_FIELD_SELECTOR,
+      transform: cachedBarrierPod,
+    }),
+    deploymentPolicies: informers.informer<DeploymentPolicy>(
+      customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural),
+    ),
   };
   await Promise.all(Object.values(caches).map((informer) => informer.waitForSync(options.syncTimeoutMs ?? 120_000)));
 
@@ -62,18 +77,30 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
     { clients, caches, settings, events, expectations, logger: log, now: Date.now },
     new SkyhookMetrics(runtime.metrics.registry),
   );
-  const controller = new Controller({ name: 'skyhook', reconcile: reconciler.reconcile, workers: options.workers ?? 4, logger, metrics: runtime.metrics });
+  const controller = new Controller({
+    name: 'skyhook',
+    reconcile: reconciler.reconcile,
+    workers: options.workers ?? 4,
+    logger,
+    metrics: runtime.metrics,
+  });
   const queue = controller.queue;
   const everySkyhook = (): void => caches.skyhooks.list().forEach((scr) => queue.add(scr.metadata.name ?? ''));
 
   caches.skyhooks.on({
     add: everySkyhook,
     // Spec or annotation edits (priority, pause, disable) change what later SCRs wait for; a status write does not.
-    update: (scr, old) => (scr.metadata.generation !== old.metadata.generation || JSON.stringify(scr.metadata.annotations) !== JSON.stringify(old.metadata.annotations)
-      || scr.metadata.deletionTimestamp !== old.metadata.deletionTimestamp ? everySkyhook() : queue.add(scr.metadata.name ?? '')),
+    update: (scr, old) =>
+      scr.metadata.generation !== old.metadata.generation ||
+      JSON.stringify(scr.metadata.annotations) !== JSON.stringify(old.metadata.annotations) ||
+      scr.metadata.deletionTimestamp !== old.metadata.deletionTimestamp
+        ? everySkyhook()
+        : queue.add(scr.metadata.name ?? ''),
     delete: everySkyhook,
   });
-  controller.watch(caches.nodeOps, (op) => (op.metadata.namespace === namespace && op.spec.skyhookStage ? [op.spec.skyhookStage.skyhook] : []));
+  controller.watch(caches.nodeOps, (op) =>
+    op.metadata.namespace === namespace && op.spec.skyhookStage ? [op.spec.skyhookStage.skyhook] : [],
+  );
   controller.watch(caches.configMaps, (cm) => {
     const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
     return owner ? [owner] : [];
@@ -85,11 +112,22 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
     const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
     if (owner && expectations.awaits(NODE_METADATA_KIND, cm.metadata?.name ?? '')) queue.add(owner);
   };
-  caches.nodeMetadata.on({ add: nodeMetadataWake, update: (cm, old) => (cm !== old ? nodeMetadataWake(cm) : undefined), delete: nodeMetadataWake });
+  caches.nodeMetadata.on({
+    add: nodeMetadataWake,
+    update: (cm, old) => (cm !== old ? nodeMetadataWake(cm) : undefined),
+    delete: nodeMetadataWake,
+  });
   // A policy change moves only the SCRs that name it (a missing one blocks them until it appears).
   controller.watch(caches.deploymentPolicies, (policy) =>
-    caches.skyhooks.list().filter((scr) => scr.spec.deploymentPolicy === policy.metadata.name).map((scr) => scr.metadata.name ?? ''));
-  const podWakes = (versions: V1Pod[]): void => skyhooksHeldByPod(versions, caches.skyhooks.list(), (name) => caches.nodes.get(name)).forEach((name) => queue.add(name));
+    caches.skyhooks
+      .list()
+      .filter((scr) => scr.spec.deploymentPolicy === policy.metadata.name)
+      .map((scr) => scr.metadata.name ?? ''),
+  );
+  const podWakes = (versions: V1Pod[]): void =>
+    skyhooksHeldByPod(versions, caches.skyhooks.list(), (name) => caches.nodes.get(name)).forEach((name) =>
+      queue.add(name),
+    );
   caches.pods.on({
     add: (pod) => podWakes([pod]),
     update: (pod, old) => (pod !== old && podChangeMatters(pod, old) ? podWakes([pod, old]) : undefined),
@@ -99,7 +137,8 @@ export async function startSkyhookController(runtime: OperatorRuntime, options: 
     add: everySkyhook,
     update: (node, old) => {
       // A status-only update matters too when it is the one a reconcile waits to see (our condition write).
-      if (node === old || nodeChangeMatters(node, old) || expectations.awaits('Node', node.metadata?.name ?? '')) everySkyhook();
+      if (node === old || nodeChangeMatters(node, old) || expectations.awaits('Node', node.metadata?.name ?? ''))
+        everySkyhook();
     },
     delete: everySkyhook,
   });

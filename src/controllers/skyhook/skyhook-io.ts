@@ -8,7 +8,15 @@
 import type { KubernetesObject, V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
-import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS, nodeAnnotations, nodeLabels, STAGE_OP_ANNOTATIONS } from '../../api/names.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  GROUP_VERSION,
+  KINDS,
+  nodeAnnotations,
+  nodeLabels,
+  STAGE_OP_ANNOTATIONS,
+} from '../../api/names.js';
 import { nodeStateAnnotations } from './node-state.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import type { Skyhook } from '../../api/skyhook.js';
@@ -47,8 +55,13 @@ export interface SkyhookIo {
   now(): number;
 }
 
-export const nodeOpRef = (settings: SkyhookSettings, name: string) =>
-  ({ group: API_GROUP, version: API_VERSION, plural: KINDS.nodeOp.plural, namespace: settings.namespace, name });
+export const nodeOpRef = (settings: SkyhookSettings, name: string) => ({
+  group: API_GROUP,
+  version: API_VERSION,
+  plural: KINDS.nodeOp.plural,
+  namespace: settings.namespace,
+  name,
+});
 
 export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: PlannerAction[]): Promise<void> {
   const nodeWrites = new Map<string, NodeWrite>();
@@ -60,13 +73,15 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
     writtenNodes.set(written.metadata?.name ?? '', written);
   };
   const flushNodeWrites = async (): Promise<void> => {
-    for (const write of nodeWrites.values()) noted(await applyNodeWrite(io.clients.core, io.caches.nodes.get(write.node), write, new Date(io.now())));
+    for (const write of nodeWrites.values())
+      noted(await applyNodeWrite(io.clients.core, io.caches.nodes.get(write.node), write, new Date(io.now())));
     nodeWrites.clear();
   };
   for (const action of actions) {
     if (action.kind === 'writeNodeState' || action.kind === 'setNodeStatus' || action.kind === 'setNodeAnnotations') {
       const write = nodeWrites.get(action.node) ?? { node: action.node, annotations: {}, labels: {} };
-      if (action.kind === 'writeNodeState') Object.assign(write.annotations, nodeStateAnnotations(action.skyhook, action.annotation));
+      if (action.kind === 'writeNodeState')
+        Object.assign(write.annotations, nodeStateAnnotations(action.skyhook, action.annotation));
       // Plain annotations (a hold's reason, a lifted runtime-required mark) ride along in the same patch.
       else if (action.kind === 'setNodeAnnotations') Object.assign(write.annotations, action.annotations);
       else {
@@ -112,7 +127,10 @@ async function applyAction(
     case 'deleteStageOp': {
       io.logger.info({ nodeOp: action.name, reason: action.reason }, 'deleting stage NodeOp');
       try {
-        await clients.custom.deleteNamespacedCustomObject({ ...nodeOpRef(settings, action.name), propagationPolicy: 'Background' });
+        await clients.custom.deleteNamespacedCustomObject({
+          ...nodeOpRef(settings, action.name),
+          propagationPolicy: 'Background',
+        });
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
@@ -126,7 +144,10 @@ async function applyAction(
       await ensureNodeMetadata(io, skyhook, action.node, writtenNodes.get(action.node));
       const body = buildStageNodeOp({ op: action, skyhook, settings });
       try {
-        const created = (await clients.custom.createNamespacedCustomObject({ ...nodeOpRef(settings, ''), body })) as NodeOp;
+        const created = (await clients.custom.createNamespacedCustomObject({
+          ...nodeOpRef(settings, ''),
+          body,
+        })) as NodeOp;
         expectations.wrote('NodeOp', created);
       } catch (e) {
         // Created by an earlier pass whose write the cache had not shown yet: the same op, by name.
@@ -143,7 +164,10 @@ async function applyAction(
       return notedNodeWrite(await cordonWithClaim(clients.core, action.node, action.claim));
     }
     case 'releaseNodeCordon': {
-      io.logger.info({ node: action.node, claim: action.claim, reason: action.reason }, 'releasing our cordon of the node');
+      io.logger.info(
+        { node: action.node, claim: action.claim, reason: action.reason },
+        'releasing our cordon of the node',
+      );
       return notedNodeWrite(await releaseCordonClaim(clients.core, action.node, action.claim));
     }
     case 'addNodeTaint': {
@@ -155,9 +179,10 @@ async function applyAction(
       return notedNodeWrite(await removeTaint(clients.core, action.node, action.taint));
     }
     case 'event': {
-      const involved: KubernetesObject | undefined = action.involved.kind === 'Skyhook'
-        ? io.caches.skyhooks.get(action.involved.name)
-        : withKind(io.caches.nodes.get(action.involved.name), 'v1', 'Node');
+      const involved: KubernetesObject | undefined =
+        action.involved.kind === 'Skyhook'
+          ? io.caches.skyhooks.get(action.involved.name)
+          : withKind(io.caches.nodes.get(action.involved.name), 'v1', 'Node');
       if (involved) io.events.record(involved, action.type, action.reason, action.message);
       return;
     }
@@ -170,7 +195,12 @@ async function applyAction(
  * overwriting a newer status.
  */
 async function writeSkyhookStatus(io: SkyhookIo, skyhook: Skyhook, action: SetSkyhookStatus): Promise<void> {
-  const body = { ...skyhook, apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.skyhook.kind, status: action.status };
+  const body = {
+    ...skyhook,
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: KINDS.skyhook.kind,
+    status: action.status,
+  };
   const written = (await io.clients.custom.replaceClusterCustomObjectStatus({
     group: API_GROUP,
     version: API_VERSION,
@@ -202,7 +232,12 @@ async function reportFailedStage(io: SkyhookIo, skyhook: Skyhook, opName: string
   const nodeOp = io.caches.nodeOps.get(opName, io.settings.namespace);
   if (!nodeOp) return;
   const failed = await describeFailedStage(io.clients.core, nodeOp, io.logger);
-  io.events.record({ ...skyhook, apiVersion: GROUP_VERSION, kind: KINDS.skyhook.kind }, 'Warning', STAGE_FAILED_REASON, failedStageMessage(failed));
+  io.events.record(
+    { ...skyhook, apiVersion: GROUP_VERSION, kind: KINDS.skyhook.kind },
+    'Warning',
+    STAGE_FAILED_REASON,
+    failedStageMessage(failed),
+  );
 }
 
 function withKind<T extends KubernetesObject>(object: T | undefined, apiVersion: string, kind: string): T | undefined {

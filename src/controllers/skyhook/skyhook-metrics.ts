@@ -17,7 +17,10 @@ const LEGACY_POLICY = 'legacy';
 /** The compartment's strategy label: the policy's (`none` when it sets none), `fixed` for the legacy budget. */
 function strategyOf(policy: DeploymentPolicy | undefined, compartment: string): string {
   if (policy === undefined) return 'fixed';
-  const strategy = compartment === DEFAULT_COMPARTMENT ? policy.spec.default.strategy : policy.spec.compartments?.find((c) => c.name === compartment)?.strategy;
+  const strategy =
+    compartment === DEFAULT_COMPARTMENT
+      ? policy.spec.default.strategy
+      : policy.spec.compartments?.find((c) => c.name === compartment)?.strategy;
   return strategyParams(strategy)?.kind ?? 'none';
 }
 
@@ -41,13 +44,44 @@ export class SkyhookMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.status = new Gauge({ name: 'skyhook_status', help: '1 for the Skyhook\'s current status, 0 for the others', labelNames: ['skyhook_name', 'status'], registers });
-    this.nodeStatusCount = new Gauge({ name: 'skyhook_node_status_count', help: 'Nodes of the Skyhook per node status', labelNames: ['skyhook_name', 'status'], registers });
-    this.nodeTargetCount = new Gauge({ name: 'skyhook_node_target_count', help: 'Nodes the Skyhook targets', labelNames: ['skyhook_name'], registers });
-    this.packageState = new Gauge({ name: 'skyhook_package_state_count', help: 'Nodes per package state', labelNames: ['skyhook_name', 'package_name', 'package_version', 'state'], registers });
-    this.packageStage = new Gauge({ name: 'skyhook_package_stage_count', help: 'Nodes per package stage', labelNames: ['skyhook_name', 'package_name', 'package_version', 'stage'], registers });
-    this.packageRestarts = new Gauge({ name: 'skyhook_package_restarts_count', help: 'Restarts of the package summed over nodes', labelNames: ['skyhook_name', 'package_name', 'package_version'], registers });
-    const rollout = (name: string, help: string): Gauge<RolloutLabel> => new Gauge({ name, help, labelNames: [...ROLLOUT], registers });
+    this.status = new Gauge({
+      name: 'skyhook_status',
+      help: "1 for the Skyhook's current status, 0 for the others",
+      labelNames: ['skyhook_name', 'status'],
+      registers,
+    });
+    this.nodeStatusCount = new Gauge({
+      name: 'skyhook_node_status_count',
+      help: 'Nodes of the Skyhook per node status',
+      labelNames: ['skyhook_name', 'status'],
+      registers,
+    });
+    this.nodeTargetCount = new Gauge({
+      name: 'skyhook_node_target_count',
+      help: 'Nodes the Skyhook targets',
+      labelNames: ['skyhook_name'],
+      registers,
+    });
+    this.packageState = new Gauge({
+      name: 'skyhook_package_state_count',
+      help: 'Nodes per package state',
+      labelNames: ['skyhook_name', 'package_name', 'package_version', 'state'],
+      registers,
+    });
+    this.packageStage = new Gauge({
+      name: 'skyhook_package_stage_count',
+      help: 'Nodes per package stage',
+      labelNames: ['skyhook_name', 'package_name', 'package_version', 'stage'],
+      registers,
+    });
+    this.packageRestarts = new Gauge({
+      name: 'skyhook_package_restarts_count',
+      help: 'Restarts of the package summed over nodes',
+      labelNames: ['skyhook_name', 'package_name', 'package_version'],
+      registers,
+    });
+    const rollout = (name: string, help: string): Gauge<RolloutLabel> =>
+      new Gauge({ name, help, labelNames: [...ROLLOUT], registers });
     this.rollout = {
       matched: rollout('skyhook_rollout_matched_nodes', 'Nodes in the compartment'),
       ceiling: rollout('skyhook_rollout_ceiling', 'Nodes of the compartment allowed in progress at once'),
@@ -58,7 +92,12 @@ export class SkyhookMetrics {
       failures: rollout('skyhook_rollout_consecutive_failures', 'Consecutive failed batches'),
       shouldStop: rollout('skyhook_rollout_should_stop', '1 when the rollout stopped on failures'),
     };
-    this.waiting = new Gauge({ name: 'skyhook_node_waiting_count', help: 'Nodes of the Skyhook held, per wait reason', labelNames: ['skyhook_name', 'reason'], registers });
+    this.waiting = new Gauge({
+      name: 'skyhook_node_waiting_count',
+      help: 'Nodes of the Skyhook held, per wait reason',
+      labelNames: ['skyhook_name', 'reason'],
+      registers,
+    });
     this.waitingSince = new Gauge({
       name: 'skyhook_node_waiting_since_timestamp_seconds',
       help: 'Unix time since which the longest-held node of the Skyhook waits for the reason (as first seen by this operator process)',
@@ -71,7 +110,13 @@ export class SkyhookMetrics {
    * `policy`: the DeploymentPolicy the SCR names, when it exists (else the legacy budget's labels);
    * `waits`: the wait reason of each held node (node name → reason); `nowMs`: the time of this report.
    */
-  report(skyhook: Skyhook, status: SkyhookStatus, policy?: DeploymentPolicy, waits: ReadonlyMap<string, string> = new Map(), nowMs = Date.now()): void {
+  report(
+    skyhook: Skyhook,
+    status: SkyhookStatus,
+    policy?: DeploymentPolicy,
+    waits: ReadonlyMap<string, string> = new Map(),
+    nowMs = Date.now(),
+  ): void {
     const name = skyhook.metadata.name ?? '';
     this.remove(name);
     const tracked: { gauge: Gauge<string>; labels: Record<string, string> }[] = [];
@@ -84,7 +129,8 @@ export class SkyhookMetrics {
       gauge.inc(labels, value);
       tracked.push({ gauge: gauge as unknown as Gauge<string>, labels });
     };
-    for (const value of SKYHOOK_STATUSES) set(this.status, { skyhook_name: name, status: value }, status.status === value ? 1 : 0);
+    for (const value of SKYHOOK_STATUSES)
+      set(this.status, { skyhook_name: name, status: value }, status.status === value ? 1 : 0);
     const nodeStatus = status.nodeStatus ?? {};
     const nodes = Object.keys(nodeStatus);
     set(this.nodeTargetCount, { skyhook_name: name }, nodes.length);
@@ -103,7 +149,12 @@ export class SkyhookMetrics {
     }
     // One series set per compartment, from the status the planner wrote (legacy: `__default__`, policy "legacy", fixed).
     for (const [compartment, counts] of Object.entries(status.compartmentStatuses ?? {})) {
-      const labels = { skyhook_name: name, policy_name: policy?.metadata.name ?? LEGACY_POLICY, compartment_name: compartment, strategy: strategyOf(policy, compartment) };
+      const labels = {
+        skyhook_name: name,
+        policy_name: policy?.metadata.name ?? LEGACY_POLICY,
+        compartment_name: compartment,
+        strategy: strategyOf(policy, compartment),
+      };
       const batch = counts.batchState;
       set(this.rollout['matched']!, labels, counts.matched);
       set(this.rollout['ceiling']!, labels, counts.ceiling);
@@ -129,7 +180,11 @@ export class SkyhookMetrics {
   }
 
   /** Held nodes per reason and the earliest start among them; a node keeps its start while its reason stays. */
-  private waitsByReason(name: string, waits: ReadonlyMap<string, string>, nowMs: number): Map<string, { count: number; sinceMs: number }> {
+  private waitsByReason(
+    name: string,
+    waits: ReadonlyMap<string, string>,
+    nowMs: number,
+  ): Map<string, { count: number; sinceMs: number }> {
     const before = this.waitStarts.get(name) ?? new Map<string, { reason: string; sinceMs: number }>();
     const starts = new Map<string, { reason: string; sinceMs: number }>();
     const byReason = new Map<string, { count: number; sinceMs: number }>();

@@ -48,7 +48,8 @@ export function readSkyhookSettings(env: Env, namespace: string): SkyhookSetting
     return value.replace(/\/+$/, '');
   };
   const backoff = Number(env['JOB_BACKOFF_LIMIT'] || '3');
-  if (!Number.isInteger(backoff) || backoff < 0) throw new Error(`JOB_BACKOFF_LIMIT must be a whole number, not '${env['JOB_BACKOFF_LIMIT']}'`);
+  if (!Number.isInteger(backoff) || backoff < 0)
+    throw new Error(`JOB_BACKOFF_LIMIT must be a whole number, not '${env['JOB_BACKOFF_LIMIT']}'`);
   const taint = env['RUNTIME_REQUIRED_TAINT'];
   const nodeOp = readNodeOpSettings(env);
   return {
@@ -59,8 +60,13 @@ export function readSkyhookSettings(env: Env, namespace: string): SkyhookSetting
     imagePullSecret: env['IMAGE_PULL_SECRET'] ?? '',
     runtimeRequiredTaint: taint ? parseTaint(taint) : { ...DEFAULT_RUNTIME_REQUIRED_TAINT },
     jobBackoffLimit: backoff,
-    defaultStageTimeoutSeconds: env['JOB_STAGE_TIMEOUT'] ? Math.ceil(parseDurationMs(env['JOB_STAGE_TIMEOUT']) / 1000) : DEFAULT_PLANNER_SETTINGS.defaultStageTimeoutSeconds,
+    defaultStageTimeoutSeconds: env['JOB_STAGE_TIMEOUT']
+      ? Math.ceil(parseDurationMs(env['JOB_STAGE_TIMEOUT']) / 1000)
+      : DEFAULT_PLANNER_SETTINGS.defaultStageTimeoutSeconds,
     operatorVersion: operatorVersion(env),
-    finishedOpRetentionMs: { succeeded: nodeOp.jobTtlSucceededSeconds * 1000, failed: nodeOp.jobTtlFailedSeconds * 1000 },
+    finishedOpRetentionMs: {
+      succeeded: nodeOp.jobTtlSucceededSeconds * 1000,
+      failed: nodeOp.jobTtlFailedSeconds * 1000,
+    },
   };
 }

@@ -56,45 +56,86 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
   const { skyhook, nodeStatus } = input;
   const name = skyhook.metadata.name ?? '';
   const previous = skyhook.status ?? {};
-  const status = aggregateStatus({ nodeStatus, paused: input.paused, disabled: input.disabled, blocked: input.problems.length > 0 || input.missingPolicy !== undefined });
+  const status = aggregateStatus({
+    nodeStatus,
+    paused: input.paused,
+    disabled: input.disabled,
+    blocked: input.problems.length > 0 || input.missingPolicy !== undefined,
+  });
   const ready = readyCondition(status, nodeStatus);
   const wanted: ConditionValue[] = [
     ready,
-    transitionCondition(previous.status, status, previousMessage(previous.conditions, legacyConditionType(SKYHOOK_CONDITIONS.transition)) ?? ready.message),
-    ...withLegacyMirror(skippedNodesCondition(SKYHOOK_CONDITIONS.nodesIgnored, input.ignoredNodes, {
-      one: 'has ignore label set',
-      many: 'have ignore label set',
-      none: 'No nodes have ignore label set.',
-    })),
-    ...withLegacyMirror(skippedNodesCondition(SKYHOOK_CONDITIONS.taintNotTolerable, input.untoleratedNodes, {
-      one: 'has taints that are not tolerable',
-      many: 'have taints that are not tolerable',
-      none: 'All nodes have tolerable taints.',
-    })),
+    transitionCondition(
+      previous.status,
+      status,
+      previousMessage(previous.conditions, legacyConditionType(SKYHOOK_CONDITIONS.transition)) ?? ready.message,
+    ),
+    ...withLegacyMirror(
+      skippedNodesCondition(SKYHOOK_CONDITIONS.nodesIgnored, input.ignoredNodes, {
+        one: 'has ignore label set',
+        many: 'have ignore label set',
+        none: 'No nodes have ignore label set.',
+      }),
+    ),
+    ...withLegacyMirror(
+      skippedNodesCondition(SKYHOOK_CONDITIONS.taintNotTolerable, input.untoleratedNodes, {
+        one: 'has taints that are not tolerable',
+        many: 'have taints that are not tolerable',
+        none: 'All nodes have tolerable taints.',
+      }),
+    ),
   ];
   const remove: string[] = [];
   const optional = (type: string, condition: ConditionValue | undefined): void => {
     if (condition) wanted.push(...withLegacyMirror(condition));
     else remove.push(type, legacyConditionType(type));
   };
-  optional(SKYHOOK_CONDITIONS.nodeStateMalformed, input.malformedNodes.length === 0 ? undefined : {
-    type: SKYHOOK_CONDITIONS.nodeStateMalformed, status: 'True', reason: 'ParseError', message: malformedMessage(input.malformedNodes, name),
-  });
-  optional(SKYHOOK_CONDITIONS.invalidSpec, input.problems.length === 0 ? undefined : {
-    type: SKYHOOK_CONDITIONS.invalidSpec, status: 'True', reason: 'InvalidSpec', message: input.problems.join('; '),
-  });
-  optional(SKYHOOK_CONDITIONS.deploymentPolicyNotFound, input.missingPolicy === undefined ? undefined : {
-    type: SKYHOOK_CONDITIONS.deploymentPolicyNotFound, status: 'True', reason: 'DeploymentPolicyNotFound', message: missingPolicyMessage(input.missingPolicy),
-  });
+  optional(
+    SKYHOOK_CONDITIONS.nodeStateMalformed,
+    input.malformedNodes.length === 0
+      ? undefined
+      : {
+          type: SKYHOOK_CONDITIONS.nodeStateMalformed,
+          status: 'True',
+          reason: 'ParseError',
+          message: malformedMessage(input.malformedNodes, name),
+        },
+  );
+  optional(
+    SKYHOOK_CONDITIONS.invalidSpec,
+    input.problems.length === 0
+      ? undefined
+      : {
+          type: SKYHOOK_CONDITIONS.invalidSpec,
+          status: 'True',
+          reason: 'InvalidSpec',
+          message: input.problems.join('; '),
+        },
+  );
+  optional(
+    SKYHOOK_CONDITIONS.deploymentPolicyNotFound,
+    input.missingPolicy === undefined
+      ? undefined
+      : {
+          type: SKYHOOK_CONDITIONS.deploymentPolicyNotFound,
+          status: 'True',
+          reason: 'DeploymentPolicyNotFound',
+          message: missingPolicyMessage(input.missingPolicy),
+        },
+  );
   optional(SKYHOOK_CONDITIONS.inputWarning, input.inputWarning);
   for (const condition of input.holdConditions?.wanted ?? []) wanted.push(...withLegacyMirror(condition));
   for (const type of input.holdConditions?.remove ?? []) remove.push(type, legacyConditionType(type));
   if (input.lastCreated) {
     const op = input.lastCreated;
-    wanted.push(...withLegacyMirror({
-      type: SKYHOOK_CONDITIONS.applyPackage, status: 'True', reason: 'ApplyPackage',
-      message: `Applying package [${op.package.name}:${op.package.version}] to node [${op.node}]`,
-    }));
+    wanted.push(
+      ...withLegacyMirror({
+        type: SKYHOOK_CONDITIONS.applyPackage,
+        status: 'True',
+        reason: 'ApplyPackage',
+        message: `Applying package [${op.package.name}:${op.package.version}] to node [${op.node}]`,
+      }),
+    );
   }
   const generation = skyhook.metadata.generation;
   const next: SkyhookStatus = {
@@ -108,12 +149,24 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
     completeNodes: completeNodes(nodeStatus),
     packageList: packageList(skyhook.spec),
     ...(input.compartmentStatuses ? { compartmentStatuses: input.compartmentStatuses } : {}),
-    conditions: mergeConditions(previous.conditions ?? [], wanted, remove, new Date(input.now).toISOString(), generation),
+    conditions: mergeConditions(
+      previous.conditions ?? [],
+      wanted,
+      remove,
+      new Date(input.now).toISOString(),
+      generation,
+    ),
   };
   if (status === 'complete' && generation !== undefined) next.observedGeneration = generation;
   const events: PlannerEvent[] = [];
   if (previous.status !== undefined && previous.status !== status) {
-    events.push({ kind: 'event', involved: { kind: 'Skyhook', name }, type: status === 'erroring' ? 'Warning' : 'Normal', reason: 'State', message: `Skyhook transitioned [${previous.status}] -> [${status}]` });
+    events.push({
+      kind: 'event',
+      involved: { kind: 'Skyhook', name },
+      type: status === 'erroring' ? 'Warning' : 'Normal',
+      reason: 'State',
+      message: `Skyhook transitioned [${previous.status}] -> [${status}]`,
+    });
   }
   return sameJson(next, previous) ? { events } : { status: next, events };
 }

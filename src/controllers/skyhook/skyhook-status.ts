@@ -9,7 +9,15 @@ import type { SkyhookSpec } from '../../api/skyhook.js';
 import type { SkyhookStatusValue } from './node-state.js';
 
 /** Which status a mix of non-complete nodes shows: a failure first, then work, then what holds it. */
-const AGGREGATE_ORDER: SkyhookStatusValue[] = ['erroring', 'in_progress', 'waiting', 'blocked', 'paused', 'disabled', 'unknown'];
+const AGGREGATE_ORDER: SkyhookStatusValue[] = [
+  'erroring',
+  'in_progress',
+  'waiting',
+  'blocked',
+  'paused',
+  'disabled',
+  'unknown',
+];
 
 export interface AggregateInput {
   nodeStatus: Record<string, SkyhookStatusValue>;
@@ -66,7 +74,9 @@ const READY_BUCKETS: [SkyhookStatusValue, string][] = [
 const NODE_LIST_LIMIT = 10;
 
 function nodeList(names: string[]): string {
-  return names.length > NODE_LIST_LIMIT ? ' (list truncated; see controller logs)' : ` (${[...names].sort().join(', ')})`;
+  return names.length > NODE_LIST_LIMIT
+    ? ' (list truncated; see controller logs)'
+    : ` (${[...names].sort().join(', ')})`;
 }
 
 /** `"2/3 nodes complete (a, b), 1 in progress (c)"`, as newer upstream words it. */
@@ -88,7 +98,10 @@ export interface ConditionValue {
   message: string;
 }
 
-export function readyCondition(status: SkyhookStatusValue, nodeStatus: Record<string, SkyhookStatusValue>): ConditionValue {
+export function readyCondition(
+  status: SkyhookStatusValue,
+  nodeStatus: Record<string, SkyhookStatusValue>,
+): ConditionValue {
   return {
     type: SKYHOOK_CONDITIONS.ready,
     status: status === 'complete' ? 'True' : 'False',
@@ -98,7 +111,11 @@ export function readyCondition(status: SkyhookStatusValue, nodeStatus: Record<st
 }
 
 /** Upstream's prefixed Transition condition: True once complete, reason = the status. */
-export function transitionCondition(previous: SkyhookStatusValue | undefined, status: SkyhookStatusValue, otherwise: string): ConditionValue {
+export function transitionCondition(
+  previous: SkyhookStatusValue | undefined,
+  status: SkyhookStatusValue,
+  otherwise: string,
+): ConditionValue {
   return {
     type: legacyConditionType(SKYHOOK_CONDITIONS.transition),
     status: status === 'complete' ? 'True' : 'False',
@@ -108,10 +125,17 @@ export function transitionCondition(previous: SkyhookStatusValue | undefined, st
 }
 
 /** `Node [a, b] <what>. Skipping.` or, with many nodes, `<n> nodes <what plural>. Skipping.` */
-export function skippedNodesCondition(type: string, nodes: string[], what: { one: string; many: string; none: string }): ConditionValue {
+export function skippedNodesCondition(
+  type: string,
+  nodes: string[],
+  what: { one: string; many: string; none: string },
+): ConditionValue {
   if (nodes.length === 0) return { type, status: 'False', reason: type, message: what.none };
   const sorted = [...nodes].sort();
-  const message = sorted.length > NODE_LIST_LIMIT ? `${sorted.length} nodes ${what.many}. Skipping.` : `Node [${sorted.join(', ')}] ${what.one}. Skipping.`;
+  const message =
+    sorted.length > NODE_LIST_LIMIT
+      ? `${sorted.length} nodes ${what.many}. Skipping.`
+      : `Node [${sorted.join(', ')}] ${what.one}. Skipping.`;
   return { type, status: 'True', reason: type, message };
 }
 
@@ -131,13 +155,23 @@ export function malformedMessage(nodes: string[], skyhook: string): string {
  * The new condition list: each wanted condition replaces the one of its type, keeping
  * lastTransitionTime when the status is unchanged; types in `remove` go; others are kept as they are.
  */
-export function mergeConditions(existing: Condition[], wanted: ConditionValue[], remove: string[], now: string, generation: number | undefined): Condition[] {
+export function mergeConditions(
+  existing: Condition[],
+  wanted: ConditionValue[],
+  remove: string[],
+  now: string,
+  generation: number | undefined,
+): Condition[] {
   const byType = new Map(existing.map((condition) => [condition.type, condition]));
   for (const type of remove) byType.delete(type);
   for (const condition of wanted) {
     const previous = byType.get(condition.type);
     const lastTransitionTime = previous && previous.status === condition.status ? previous.lastTransitionTime : now;
-    byType.set(condition.type, { ...condition, lastTransitionTime, ...(generation === undefined ? {} : { observedGeneration: generation }) });
+    byType.set(condition.type, {
+      ...condition,
+      lastTransitionTime,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+    });
   }
   return [...byType.values()];
 }

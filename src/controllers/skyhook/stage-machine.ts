@@ -8,7 +8,16 @@
 import type { Interrupt, Package } from '../../api/skyhook.js';
 import { dependencyCycles } from '../../api/spec-checks.js';
 import { packageKey, type NodeState, type PackageStage, type PackageStatus } from './node-state.js';
-import { hasInterrupt, isNodeComplete, isPackageComplete, namedPackages, nextStage, packageInterrupt, retryDelayMs, type NamedPackage } from './package-rules.js';
+import {
+  hasInterrupt,
+  isNodeComplete,
+  isPackageComplete,
+  namedPackages,
+  nextStage,
+  packageInterrupt,
+  retryDelayMs,
+  type NamedPackage,
+} from './package-rules.js';
 import type { StageOpSummary } from './planner-types.js';
 
 export interface NodePackagesInput {
@@ -91,12 +100,23 @@ export function planNodePackages(input: NodePackagesInput): NodePackagesPlan {
       steps.push({ kind: 'wait', name: pkg.name, version: pkg.version, stage: entry?.stage, reason: 'skipped' });
       continue;
     }
-    const target = specTarget(pkg, stage, entry, stage === 'interrupt' ? packageInterrupt(pkg, changedKeys) : undefined);
+    const target = specTarget(
+      pkg,
+      stage,
+      entry,
+      stage === 'interrupt' ? packageInterrupt(pkg, changedKeys) : undefined,
+    );
     const running = liveOp(input.ops, target);
     if (running === undefined && !parentsComplete(pkg, input)) {
       // Only needed to name why the package waits.
       cyclic ??= new Set(dependencyCycles(packages ?? {}).flat());
-      steps.push({ kind: 'wait', name: pkg.name, version: pkg.version, stage, reason: cyclic.has(pkg.name) ? 'cycle' : 'dependencies' });
+      steps.push({
+        kind: 'wait',
+        name: pkg.name,
+        version: pkg.version,
+        stage,
+        reason: cyclic.has(pkg.name) ? 'cycle' : 'dependencies',
+      });
       continue;
     }
     steps.push(stepFor(input, target, entry));
@@ -124,7 +144,10 @@ function strayOps(ops: StageOpSummary[], steps: PackageStep[]): StageOpSummary[]
 }
 
 /** The stage a package is at or goes to next; `done` when its cycle is complete. */
-export function wantedStage(entry: PackageStatus | undefined, withInterrupt: boolean): PackageStage | 'done' | 'skipped' {
+export function wantedStage(
+  entry: PackageStatus | undefined,
+  withInterrupt: boolean,
+): PackageStage | 'done' | 'skipped' {
   if (entry === undefined) return 'apply';
   if (entry.state === 'skipped') return 'skipped';
   if (entry.state === 'complete') return nextStage(entry.stage, withInterrupt) ?? 'done';
@@ -132,16 +155,31 @@ export function wantedStage(entry: PackageStatus | undefined, withInterrupt: boo
 }
 
 function stepFor(input: NodePackagesInput, target: StageTarget, entry?: PackageStatus): PackageStep {
-  const matching = input.ops.filter((op) => op.package === target.name && op.version === target.version && op.stage === target.stage);
+  const matching = input.ops.filter(
+    (op) => op.package === target.name && op.version === target.version && op.stage === target.stage,
+  );
   const deleting = matching.find((op) => op.deleting);
-  if (deleting) return { kind: 'wait', name: target.name, version: target.version, stage: target.stage, reason: 'deleting' };
+  if (deleting)
+    return { kind: 'wait', name: target.name, version: target.version, stage: target.stage, reason: 'deleting' };
   const live = matching.find(isLive);
-  if (live) return live.stale ? { kind: 'replace', target, op: live, reason: 'op no longer matches the spec' } : { kind: 'running', target, op: live };
+  if (live)
+    return live.stale
+      ? { kind: 'replace', target, op: live, reason: 'op no longer matches the spec' }
+      : { kind: 'running', target, op: live };
   const finished = matching[0];
   if (finished === undefined) return { kind: 'start', target };
   if (finished.phase === 'Failed' && entry?.state === 'erroring') {
-    const until = (finished.finishedAt ?? input.now) + retryDelayMs(entry.restarts ?? 1, input.retry.baseMs, input.retry.maxMs);
-    if (input.now < until) return { kind: 'wait', name: target.name, version: target.version, stage: target.stage, reason: 'backoff', until };
+    const until =
+      (finished.finishedAt ?? input.now) + retryDelayMs(entry.restarts ?? 1, input.retry.baseMs, input.retry.maxMs);
+    if (input.now < until)
+      return {
+        kind: 'wait',
+        name: target.name,
+        version: target.version,
+        stage: target.stage,
+        reason: 'backoff',
+        until,
+      };
     return { kind: 'replace', target, op: finished, reason: 'retrying the failed stage' };
   }
   return { kind: 'replace', target, op: finished, reason: 'running the stage again' };
@@ -151,13 +189,29 @@ function parentsComplete(pkg: NamedPackage, input: NodePackagesInput): boolean {
   return Object.entries(pkg.dependsOn ?? {}).every(([parent, version]) => {
     const spec = input.packages?.[parent];
     if (spec === undefined) return false;
-    return isPackageComplete(input.state[packageKey(parent, version)], spec, hasInterrupt(spec, input.configUpdates[parent]));
+    return isPackageComplete(
+      input.state[packageKey(parent, version)],
+      spec,
+      hasInterrupt(spec, input.configUpdates[parent]),
+    );
   });
 }
 
-function specTarget(pkg: NamedPackage, stage: PackageStage, entry: PackageStatus | undefined, interrupt: Interrupt | undefined): StageTarget {
+function specTarget(
+  pkg: NamedPackage,
+  stage: PackageStage,
+  entry: PackageStatus | undefined,
+  interrupt: Interrupt | undefined,
+): StageTarget {
   const retrying = entry?.stage === stage && entry.state === 'erroring';
-  const target: StageTarget = { name: pkg.name, version: pkg.version, image: pkg.image, stage, spec: pkg, restarts: retrying ? (entry.restarts ?? 0) : 0 };
+  const target: StageTarget = {
+    name: pkg.name,
+    version: pkg.version,
+    image: pkg.image,
+    stage,
+    spec: pkg,
+    restarts: retrying ? (entry.restarts ?? 0) : 0,
+  };
   if (pkg.containerSHA) target.containerSHA = pkg.containerSHA;
   if (interrupt) target.interrupt = interrupt;
   return target;
@@ -165,18 +219,30 @@ function specTarget(pkg: NamedPackage, stage: PackageStage, entry: PackageStatus
 
 /** Uninstall runs the old version's image; the spec is used only when it is still that version. */
 function uninstallTarget(entry: PackageStatus, spec: Package | undefined): StageTarget {
-  const target: StageTarget = { name: entry.name, version: entry.version, image: entry.image, stage: entry.stage, restarts: entry.state === 'erroring' ? (entry.restarts ?? 0) : 0 };
+  const target: StageTarget = {
+    name: entry.name,
+    version: entry.version,
+    image: entry.image,
+    stage: entry.stage,
+    restarts: entry.state === 'erroring' ? (entry.restarts ?? 0) : 0,
+  };
   if (entry.containerSHA) target.containerSHA = entry.containerSHA;
   if (spec?.version === entry.version) target.spec = spec;
   return target;
 }
 
 function isOpenUninstall(entry: PackageStatus): boolean {
-  return (entry.stage === 'uninstall' || entry.stage === 'uninstall-interrupt') && entry.state !== 'complete' && entry.state !== 'skipped';
+  return (
+    (entry.stage === 'uninstall' || entry.stage === 'uninstall-interrupt') &&
+    entry.state !== 'complete' &&
+    entry.state !== 'skipped'
+  );
 }
 
 function liveOp(ops: StageOpSummary[], target: StageTarget): StageOpSummary | undefined {
-  return ops.find((op) => isLive(op) && op.package === target.name && op.version === target.version && op.stage === target.stage);
+  return ops.find(
+    (op) => isLive(op) && op.package === target.name && op.version === target.version && op.stage === target.stage,
+  );
 }
 
 export function isLive(op: StageOpSummary): boolean {

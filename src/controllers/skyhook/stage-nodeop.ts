@@ -23,7 +23,9 @@ export const ROOT_MOUNT = '/root';
 const AGENT_STAGES = new Set(['apply', 'config', 'upgrade', 'uninstall', 'post-interrupt']);
 
 /** Upstream's stage pod name, so the name of a stage's NodeOp is predictable and stable across restarts. */
-export function stageOpName(op: Pick<CreateStageOp, 'skyhook' | 'node' | 'stage'> & { package: { name: string; version: string } }): string {
+export function stageOpName(
+  op: Pick<CreateStageOp, 'skyhook' | 'node' | 'stage'> & { package: { name: string; version: string } },
+): string {
   return safeName(63, op.skyhook, op.package.name, op.package.version, op.stage, op.node);
 }
 
@@ -31,8 +33,16 @@ export function stageOpName(op: Pick<CreateStageOp, 'skyhook' | 'node' | 'stage'
  * The package fields a stage's NodeOp is built from. When they change under a running op (same
  * version, new image or env…), the op is stale and the planner replaces it.
  */
-export function packageSpecHash(pkg: Pick<Package, 'image' | 'containerSHA' | 'agentImageOverride' | 'env' | 'resources'>): string {
-  const relevant = [pkg.image, pkg.containerSHA ?? '', pkg.agentImageOverride ?? '', pkg.env ?? [], pkg.resources ?? {}];
+export function packageSpecHash(
+  pkg: Pick<Package, 'image' | 'containerSHA' | 'agentImageOverride' | 'env' | 'resources'>,
+): string {
+  const relevant = [
+    pkg.image,
+    pkg.containerSHA ?? '',
+    pkg.agentImageOverride ?? '',
+    pkg.env ?? [],
+    pkg.resources ?? {},
+  ];
   return createHash('sha256').update(JSON.stringify(relevant)).digest('hex').slice(0, 16);
 }
 
@@ -116,7 +126,9 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
       // Upstream gives every container of the stage pod the package's resources, the copy included.
       ...(pkg?.resources ? { resources: pkg.resources } : {}),
     },
-    ...(runsAgent ? [agentStep(op.stage, `${prefix}-${op.stage}`), agentStep(`${op.stage}-check`, `${prefix}-${op.stage}check`)] : []),
+    ...(runsAgent
+      ? [agentStep(op.stage, `${prefix}-${op.stage}`), agentStep(`${op.stage}-check`, `${prefix}-${op.stage}check`)]
+      : []),
   ];
   const { key, value, effect } = settings.runtimeRequiredTaint;
   const nodeOpSpec: NodeOpSpec = {
@@ -135,7 +147,12 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
     ...(settings.imagePullSecret ? { imagePullSecrets: [{ name: settings.imagePullSecret }] } : {}),
     skyhookStage: {
       skyhook: scr,
-      package: { name: pkgName, version, image: op.package.image, ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}) },
+      package: {
+        name: pkgName,
+        version,
+        image: op.package.image,
+        ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
+      },
       stage: op.stage,
       ...(op.interrupt ? { interrupt: op.interrupt } : {}),
       ...(op.configMap ? { configMap: op.configMap } : {}),
@@ -157,9 +174,21 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
       },
       annotations: {
         // Upstream's stage pod annotation: field order name, version, skyhook, stage, image[, containerSHA].
-        [CHILD_ANNOTATIONS.package]: JSON.stringify({ name: pkgName, version, skyhook: scr, stage: op.stage, image: op.package.image, ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}) }),
+        [CHILD_ANNOTATIONS.package]: JSON.stringify({
+          name: pkgName,
+          version,
+          skyhook: scr,
+          stage: op.stage,
+          image: op.package.image,
+          ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
+        }),
         [STAGE_OP_ANNOTATIONS.previousRestarts]: String(op.previousRestarts),
-        [STAGE_OP_ANNOTATIONS.specHash]: packageSpecHash(pkg ?? { image: op.package.image, ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}) }),
+        [STAGE_OP_ANNOTATIONS.specHash]: packageSpecHash(
+          pkg ?? {
+            image: op.package.image,
+            ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
+          },
+        ),
       },
       ownerReferences: [skyhookOwnerReference(skyhook)],
     },

@@ -19,7 +19,10 @@ export interface VersionChangeResult {
  * an `upgrade` entry (the old entry goes when the upgrade completes); a lower one uninstalls the old
  * version first while the new entry waits as `{uninstall, skipped}`.
  */
-export function applyVersionChanges(state: NodeState, packages: Record<string, Package> | undefined): VersionChangeResult {
+export function applyVersionChanges(
+  state: NodeState,
+  packages: Record<string, Package> | undefined,
+): VersionChangeResult {
   const next: NodeState = { ...state };
   const changed = new Set<string>();
   for (const [key, entry] of Object.entries(state)) {
@@ -31,10 +34,12 @@ export function applyVersionChanges(state: NodeState, packages: Record<string, P
     if (entry.version === pkg.version) continue;
     const newKey = packageKey(entry.name, pkg.version);
     if (compareVersions(pkg.version, entry.version) >= 0) {
-      if (next[newKey] === undefined) next[newKey] = { ...entryIdentity(entry.name, pkg), stage: 'upgrade', state: 'in_progress' };
+      if (next[newKey] === undefined)
+        next[newKey] = { ...entryIdentity(entry.name, pkg), stage: 'upgrade', state: 'in_progress' };
     } else if (entry.stage !== 'uninstall') {
       next[key] = open(entry, 'uninstall');
-      if (next[newKey] === undefined) next[newKey] = { ...entryIdentity(entry.name, pkg), stage: 'uninstall', state: 'skipped' };
+      if (next[newKey] === undefined)
+        next[newKey] = { ...entryIdentity(entry.name, pkg), stage: 'uninstall', state: 'skipped' };
     }
     changed.add(entry.name);
   }
@@ -62,9 +67,12 @@ export function recordOpOutcome(state: NodeState, op: StageOpSummary): NodeState
   if (!isOpen) return state;
   const base: PackageStatus = entry ?? { ...entryIdentity(op.package, op), stage: op.stage, state: 'in_progress' };
   const restarts = op.previousRestarts + op.restarts;
-  if (op.phase === 'Failed') return { ...state, [key]: withRestarts({ ...base, stage: op.stage, state: 'erroring' }, Math.max(1, restarts)) };
+  if (op.phase === 'Failed')
+    return { ...state, [key]: withRestarts({ ...base, stage: op.stage, state: 'erroring' }, Math.max(1, restarts)) };
   if (op.phase !== 'Completed') {
-    return op.restarts > 0 ? { ...state, [key]: withRestarts({ ...base, stage: op.stage, state: 'erroring' }, restarts) } : state;
+    return op.restarts > 0
+      ? { ...state, [key]: withRestarts({ ...base, stage: op.stage, state: 'erroring' }, restarts) }
+      : state;
   }
   const next: NodeState = { ...state };
   switch (op.stage) {
@@ -72,11 +80,13 @@ export function recordOpOutcome(state: NodeState, op: StageOpSummary): NodeState
     case 'uninstall-interrupt':
       delete next[key];
       for (const [otherKey, other] of Object.entries(next)) {
-        if (other.name === op.package && other.stage === 'uninstall' && other.state === 'skipped') next[otherKey] = { ...other, state: 'complete' };
+        if (other.name === op.package && other.stage === 'uninstall' && other.state === 'skipped')
+          next[otherKey] = { ...other, state: 'complete' };
       }
       return next;
     case 'upgrade':
-      for (const [otherKey, other] of Object.entries(next)) if (other.name === op.package && otherKey !== key) delete next[otherKey];
+      for (const [otherKey, other] of Object.entries(next))
+        if (other.name === op.package && otherKey !== key) delete next[otherKey];
       break;
     case 'interrupt':
       for (const [otherKey, other] of Object.entries(next)) {
@@ -96,7 +106,10 @@ export function open(entry: PackageStatus, stage: PackageStatus['stage']): Packa
 }
 
 /** What identifies an entry (name, version, image, containerSHA), before any stage is set. */
-export function entryIdentity(name: string, source: { version: string; image: string; containerSHA?: string }): Omit<PackageStatus, 'stage' | 'state'> {
+export function entryIdentity(
+  name: string,
+  source: { version: string; image: string; containerSHA?: string },
+): Omit<PackageStatus, 'stage' | 'state'> {
   const identity = { name, version: source.version, image: source.image };
   return source.containerSHA ? { ...identity, containerSHA: source.containerSHA } : identity;
 }
@@ -105,4 +118,3 @@ export function withRestarts(entry: PackageStatus, restarts: number): PackageSta
   const { restarts: _dropped, ...rest } = entry;
   return restarts > 0 ? { ...rest, restarts } : rest;
 }
-

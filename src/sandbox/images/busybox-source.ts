@@ -30,10 +30,16 @@ const CONFIG_OVERRIDES: Readonly<Record<string, string>> = {
 async function downloadVerified(url: string, target: string, sha256: string): Promise<void> {
   if (existsSync(target) && createHash('sha256').update(readFileSync(target)).digest('hex') === sha256) return;
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`could not download ${url}: HTTP ${response.status}; set SKYHOOK_DEBIAN_MIRROR to a reachable Debian mirror`);
+  if (!response.ok)
+    throw new Error(
+      `could not download ${url}: HTTP ${response.status}; set SKYHOOK_DEBIAN_MIRROR to a reachable Debian mirror`,
+    );
   const body = Buffer.from(await response.arrayBuffer());
   const actual = createHash('sha256').update(body).digest('hex');
-  if (actual !== sha256) throw new Error(`${url} has sha256 ${actual}, expected ${sha256}: the mirror serves another file; refusing to build it`);
+  if (actual !== sha256)
+    throw new Error(
+      `${url} has sha256 ${actual}, expected ${sha256}: the mirror serves another file; refusing to build it`,
+    );
   writeFileSync(`${target}.partial`, body);
   renameSync(`${target}.partial`, target);
 }
@@ -55,7 +61,11 @@ export async function buildBusyboxFromSource(workDir: string, downloadsDir: stri
   mkdirSync(downloadsDir, { recursive: true });
   mkdirSync(workDir, { recursive: true });
   const tarball = join(downloadsDir, BUSYBOX_SOURCE.file);
-  await downloadVerified(`${mirror.replace(/\/+$/, '')}/${BUSYBOX_SOURCE.poolPath}/${BUSYBOX_SOURCE.file}`, tarball, BUSYBOX_SOURCE.sha256);
+  await downloadVerified(
+    `${mirror.replace(/\/+$/, '')}/${BUSYBOX_SOURCE.poolPath}/${BUSYBOX_SOURCE.file}`,
+    tarball,
+    BUSYBOX_SOURCE.sha256,
+  );
   await runCommand('tar', ['-xjf', tarball, '-C', workDir, '--no-same-owner']);
   const sourceDir = join(workDir, `busybox-${BUSYBOX_SOURCE.version}`);
   await runCommand('make', ['defconfig'], { cwd: sourceDir });

@@ -19,9 +19,19 @@ export async function acquireCacheLock(lockFile: string, onWait: () => void = ()
   mkdirSync(dirname(lockFile), { recursive: true });
   // --nonblock first, so the caller can say why it waits; then the blocking form.
   const tryOnce = (blocking: boolean) =>
-    spawn('flock', [...(blocking ? [] : ['--nonblock', '--conflict-exit-code', '75']), lockFile, 'sh', '-c', `printf '${ACQUIRED.trim()}\\n'; exec cat`], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    spawn(
+      'flock',
+      [
+        ...(blocking ? [] : ['--nonblock', '--conflict-exit-code', '75']),
+        lockFile,
+        'sh',
+        '-c',
+        `printf '${ACQUIRED.trim()}\\n'; exec cat`,
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
   let child = tryOnce(false);
   let acquired = await waitForAcquired(child);
   if (!acquired) {

@@ -8,7 +8,19 @@
  * A directory is written as `<name>.partial` and renamed when complete, so a reader never sees half
  * a set. An unchanged checkout costs hashing its inputs: no lock, no buildah.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  copyFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +60,14 @@ export interface ImageSet {
 
 /** Stand-ins go into the base directory; the rest are the project's own images. */
 const BASE_IMAGES: readonly ImageName[] = ['nodeBase', 'busybox', 'busyboxLatest', 'pause'];
-const NODE_IMAGES: readonly ImageName[] = ['skyhook', 'shellscript', 'shellscriptUpstream', 'busybox', 'busyboxLatest', 'pause'];
+const NODE_IMAGES: readonly ImageName[] = [
+  'skyhook',
+  'shellscript',
+  'shellscriptUpstream',
+  'busybox',
+  'busyboxLatest',
+  'pause',
+];
 const DIRS_KEPT = 3;
 const UNUSED_DIR_MAX_AGE_MS = 24 * 3600_000;
 
@@ -81,7 +100,11 @@ function readImageSet(dir: string): ImageSet | undefined {
 }
 
 function describeSet(key: string, dir: string): ImageSet {
-  const images = NODE_IMAGES.map((name) => ({ ref: IMAGE_REFS[name], archive: archiveFileName(name), bytes: statSync(join(dir, archiveFileName(name))).size }));
+  const images = NODE_IMAGES.map((name) => ({
+    ref: IMAGE_REFS[name],
+    archive: archiveFileName(name),
+    bytes: statSync(join(dir, archiveFileName(name))).size,
+  }));
   return {
     key,
     dir,
@@ -99,7 +122,12 @@ function describeSet(key: string, dir: string): ImageSet {
 /** Built image IDs by name; archives are written from these, never from a tag someone may move. */
 type BuiltImages = Partial<Record<ImageName, string>>;
 
-async function exportImages(buildah: Buildah, built: BuiltImages, names: readonly ImageName[], dir: string): Promise<void> {
+async function exportImages(
+  buildah: Buildah,
+  built: BuiltImages,
+  names: readonly ImageName[],
+  dir: string,
+): Promise<void> {
   for (const name of names) {
     const id = built[name];
     if (!id) throw new Error(`internal: ${IMAGE_REFS[name]} was not built in this run`);
@@ -116,7 +144,13 @@ function linkOrCopy(from: string, to: string): void {
 }
 
 /** Builds the stand-ins into base-<key>/, or loads them from there into a fresh storage. */
-async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir: string, scratch: string, logger: Logger): Promise<string> {
+async function ensureBaseImages(
+  buildah: Buildah,
+  inputs: BuildInputs,
+  cacheDir: string,
+  scratch: string,
+  logger: Logger,
+): Promise<string> {
   const baseDir = join(cacheDir, `base-${inputs.baseKey}`);
   const baseFile = join(baseDir, 'base.json');
   if (existsSync(baseFile)) {
@@ -126,7 +160,9 @@ async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir:
     const ids = (JSON.parse(readFileSync(baseFile, 'utf8')) as { ids?: BuiltImages }).ids ?? {};
     for (const name of BASE_IMAGES) {
       if ((await buildah.imageId(IMAGE_REFS[name])) === ids[name]) continue;
-      await timed(logger, `load ${IMAGE_REFS[name]} from the base cache`, () => buildah.importArchive(join(baseDir, archiveFileName(name))));
+      await timed(logger, `load ${IMAGE_REFS[name]} from the base cache`, () =>
+        buildah.importArchive(join(baseDir, archiveFileName(name))),
+      );
     }
     return baseDir;
   }
@@ -136,9 +172,13 @@ async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir:
   await timed(logger, `busybox stand-in (${IMAGE_REFS.busybox}, :latest)`, () =>
     buildBusyboxImage(buildah, join(scratch, 'busybox'), busyboxBinary, [IMAGE_REFS.busybox, IMAGE_REFS.busyboxLatest]),
   );
-  await timed(logger, `pause from pause.c (${IMAGE_REFS.pause})`, () => buildPauseImage(buildah, join(scratch, 'pause'), inputs.pauseSource, PAUSE_VERSION, IMAGE_REFS.pause));
-  await timed(logger, `node base: mmdebstrap + node ${inputs.nodeBase.nodeVersion} + npm ${inputs.nodeBase.npmVersion} (${IMAGE_REFS.nodeBase})`, () =>
-    buildNodeBaseImage(buildah, join(scratch, 'node-base'), inputs.nodeBase, IMAGE_REFS.nodeBase),
+  await timed(logger, `pause from pause.c (${IMAGE_REFS.pause})`, () =>
+    buildPauseImage(buildah, join(scratch, 'pause'), inputs.pauseSource, PAUSE_VERSION, IMAGE_REFS.pause),
+  );
+  await timed(
+    logger,
+    `node base: mmdebstrap + node ${inputs.nodeBase.nodeVersion} + npm ${inputs.nodeBase.npmVersion} (${IMAGE_REFS.nodeBase})`,
+    () => buildNodeBaseImage(buildah, join(scratch, 'node-base'), inputs.nodeBase, IMAGE_REFS.nodeBase),
   );
   // Read right after building, under the cache lock: no other build can have moved these tags.
   const built: BuiltImages = {};
@@ -146,7 +186,9 @@ async function ensureBaseImages(buildah: Buildah, inputs: BuildInputs, cacheDir:
   const partial = `${baseDir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  await timed(logger, 'export the stand-ins to the base cache', () => exportImages(buildah, built, BASE_IMAGES, partial));
+  await timed(logger, 'export the stand-ins to the base cache', () =>
+    exportImages(buildah, built, BASE_IMAGES, partial),
+  );
   writeFileSync(join(partial, 'base.json'), JSON.stringify({ key: inputs.baseKey, ids: built }, null, 2));
   renameSync(partial, baseDir);
   return baseDir;
@@ -163,14 +205,16 @@ function pruneOldDirs(cacheDir: string, pattern: RegExp): void {
     .map((name) => ({ path: join(cacheDir, name), mtime: statSync(join(cacheDir, name)).mtimeMs }))
     .sort((a, b) => b.mtime - a.mtime);
   const unusedSince = Date.now() - UNUSED_DIR_MAX_AGE_MS;
-  for (const old of dirs.slice(DIRS_KEPT).filter((dir) => dir.mtime < unusedSince)) rmSync(old.path, { recursive: true, force: true });
+  for (const old of dirs.slice(DIRS_KEPT).filter((dir) => dir.mtime < unusedSince))
+    rmSync(old.path, { recursive: true, force: true });
 }
 
 /** Under the lock, any half-written set or scratch directory was left by a build that died. */
 function removeLeftoversOfDeadBuilds(cacheDir: string, ownScratch: string): void {
   for (const name of readdirSync(cacheDir)) {
     const path = join(cacheDir, name);
-    if ((name.endsWith('.partial') || name.startsWith('scratch-')) && path !== ownScratch) rmSync(path, { recursive: true, force: true });
+    if ((name.endsWith('.partial') || name.startsWith('scratch-')) && path !== ownScratch)
+      rmSync(path, { recursive: true, force: true });
   }
 }
 
@@ -181,7 +225,9 @@ function markUsed(dir: string): void {
 
 async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): Promise<ImageSet> {
   if (process.getuid?.() !== 0) {
-    throw new Error('building the images needs root (buildah storage, mmdebstrap root mode, build mounts): run `sudo npm run images`, or as root');
+    throw new Error(
+      'building the images needs root (buildah storage, mmdebstrap root mode, build mounts): run `sudo npm run images`, or as root',
+    );
   }
   const buildah = imageBuildah(cacheDir);
   const scratch = join(cacheDir, `scratch-${process.pid}`);
@@ -189,21 +235,30 @@ async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): 
   mkdirSync(scratch, { recursive: true });
   try {
     const baseDir = await ensureBaseImages(buildah, inputs, cacheDir, scratch, logger);
-    const skyhook = await timed(logger, `skyhook image from ./Dockerfile (${IMAGE_REFS.skyhook})`, () => buildSkyhookImage(buildah, inputs.repoRoot, scratch));
-    const shellscript = await timed(logger, `shellscript package from packages/shellscript (${IMAGE_REFS.shellscript}, ${IMAGE_REFS.shellscriptUpstream})`, () =>
-      buildShellscriptImage(buildah, inputs.repoRoot, scratch),
+    const skyhook = await timed(logger, `skyhook image from ./Dockerfile (${IMAGE_REFS.skyhook})`, () =>
+      buildSkyhookImage(buildah, inputs.repoRoot, scratch),
+    );
+    const shellscript = await timed(
+      logger,
+      `shellscript package from packages/shellscript (${IMAGE_REFS.shellscript}, ${IMAGE_REFS.shellscriptUpstream})`,
+      () => buildShellscriptImage(buildah, inputs.repoRoot, scratch),
     );
     const built: BuiltImages = { skyhook, shellscript, shellscriptUpstream: shellscript };
     const setDir = join(cacheDir, inputs.setKey);
     const partial = `${setDir}.partial`;
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
-    await timed(logger, 'export the project images', () => exportImages(buildah, built, ['skyhook', 'shellscript', 'shellscriptUpstream'], partial));
+    await timed(logger, 'export the project images', () =>
+      exportImages(buildah, built, ['skyhook', 'shellscript', 'shellscriptUpstream'], partial),
+    );
     for (const name of NODE_IMAGES.filter((image) => BASE_IMAGES.includes(image))) {
       linkOrCopy(join(baseDir, archiveFileName(name)), join(partial, archiveFileName(name)));
     }
     const described = describeSet(inputs.setKey, partial);
-    writeFileSync(join(partial, 'images.json'), JSON.stringify({ ...described, dir: undefined, archives: undefined }, null, 2));
+    writeFileSync(
+      join(partial, 'images.json'),
+      JSON.stringify({ ...described, dir: undefined, archives: undefined }, null, 2),
+    );
     renameSync(partial, setDir);
     const set = readImageSet(setDir)!;
     await timed(logger, 'prune superseded images and cache entries', async () => {
@@ -224,22 +279,34 @@ export async function ensureImages(options: EnsureImagesOptions = {}): Promise<I
   const cacheDir = options.cacheDir ?? defaultImageCacheDir();
   const logger = (options.logger ?? silentLogger()).child({ component: 'images' });
   const started = performance.now();
-  await runCommand('bash', [join(repoRoot, 'tools/ensure-system-packages.sh'), 'building images (npm run images)', ...BUILD_PACKAGES]);
+  await runCommand('bash', [
+    join(repoRoot, 'tools/ensure-system-packages.sh'),
+    'building images (npm run images)',
+    ...BUILD_PACKAGES,
+  ]);
   const inputs = await gatherBuildInputs(repoRoot);
   const cached = readImageSet(join(cacheDir, inputs.setKey));
   if (cached) {
     markUsed(cached.dir);
-    logger.info({ key: inputs.setKey, dir: cached.dir, durationMs: Math.round(performance.now() - started) }, `images up to date (key ${inputs.setKey}): nothing to build`);
+    logger.info(
+      { key: inputs.setKey, dir: cached.dir, durationMs: Math.round(performance.now() - started) },
+      `images up to date (key ${inputs.setKey}): nothing to build`,
+    );
     return cached;
   }
-  const lock = await acquireCacheLock(join(cacheDir, '.lock'), () => logger.info('another image build holds the cache lock; waiting for it'));
+  const lock = await acquireCacheLock(join(cacheDir, '.lock'), () =>
+    logger.info('another image build holds the cache lock; waiting for it'),
+  );
   try {
     // Whoever held the lock may just have built this very key.
     const builtMeanwhile = readImageSet(join(cacheDir, inputs.setKey));
     if (builtMeanwhile) return builtMeanwhile;
     logger.info({ key: inputs.setKey, baseKey: inputs.baseKey, cacheDir }, `building images for key ${inputs.setKey}`);
     const set = await buildSet(inputs, cacheDir, logger);
-    logger.info({ key: set.key, dir: set.dir, durationMs: Math.round(performance.now() - started) }, `images built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    logger.info(
+      { key: set.key, dir: set.dir, durationMs: Math.round(performance.now() - started) },
+      `images built in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     return set;
   } finally {
     await lock.release();

@@ -19,8 +19,11 @@ const GLOBAL_NPMRC_PATH = '/usr/local/etc/npmrc';
 
 /** Writes the CA bundle and npmrc for RUN steps into `scratchDir`; returns the `-v` mounts. */
 async function buildTimeMounts(scratchDir: string): Promise<string[]> {
-  const bundles = [SYSTEM_CA_BUNDLE, process.env['NODE_EXTRA_CA_CERTS']].filter((file): file is string => !!file && existsSync(file));
-  if (bundles.length === 0) throw new Error(`no CA bundle at ${SYSTEM_CA_BUNDLE}: install ca-certificates (apt-get install ca-certificates)`);
+  const bundles = [SYSTEM_CA_BUNDLE, process.env['NODE_EXTRA_CA_CERTS']].filter(
+    (file): file is string => !!file && existsSync(file),
+  );
+  if (bundles.length === 0)
+    throw new Error(`no CA bundle at ${SYSTEM_CA_BUNDLE}: install ca-certificates (apt-get install ca-certificates)`);
   const caFile = join(scratchDir, 'build-ca.crt');
   writeFileSync(caFile, bundles.map((file) => readFileSync(file, 'utf8')).join('\n'));
   const registry = (await runCommand('npm', ['config', 'get', 'registry'])).trim() || 'https://registry.npmjs.org/';

@@ -6,7 +6,17 @@
  * so the process's exit hook can undo everything even when it cannot wait for promises.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync, openSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+  openSync,
+  closeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { isAlive } from '../processes.js';
 
@@ -88,10 +98,18 @@ export function createNodeNetwork(net: NodeNetwork): void {
 /** Deleting the namespace destroys the veth pair once its last process is gone; the host end is removed too in case it lingers. */
 export function deleteNodeNetwork(net: NodeNetwork): void {
   if (existsSync(`/run/netns/${net.netns}`)) {
-    try { ip(['netns', 'delete', net.netns]); } catch { /* already gone */ }
+    try {
+      ip(['netns', 'delete', net.netns]);
+    } catch {
+      /* already gone */
+    }
   }
   if (existsSync(`/sys/class/net/${net.hostInterface}`)) {
-    try { ip(['link', 'delete', net.hostInterface]); } catch { /* went with the namespace */ }
+    try {
+      ip(['link', 'delete', net.hostInterface]);
+    } catch {
+      /* went with the namespace */
+    }
   }
 }
 
@@ -141,5 +159,7 @@ export function removeCgroups(name: string): boolean {
 
 /** Leftovers of `name` on this machine, for the tests' "nothing left behind" checks. */
 export function cgroupsLeft(name: string): string[] {
-  return hierarchies().map((h) => join(h, name)).filter((dir) => existsSync(dir));
+  return hierarchies()
+    .map((h) => join(h, name))
+    .filter((dir) => existsSync(dir));
 }

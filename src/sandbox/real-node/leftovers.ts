@@ -19,7 +19,8 @@ function nodeProcesses(): string[] {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       const programs = argv.slice(0, 2).map((a) => a.split('/').pop() ?? '');
-      if (programs.some((p) => NODE_PROGRAMS.has(p)) && isAlive(Number(pid))) found.push(`process ${pid}: ${argv.join(' ').trim()}`);
+      if (programs.some((p) => NODE_PROGRAMS.has(p)) && isAlive(Number(pid)))
+        found.push(`process ${pid}: ${argv.join(' ').trim()}`);
     } catch {
       // exited while we looked
     }
@@ -47,19 +48,35 @@ export function realNodeLeftovers(fleetBase = DEFAULT_FLEET_BASE): string[] {
   };
   const left: string[] = live.size === 0 ? nodeProcesses() : [];
   if (existsSync('/run/netns')) {
-    left.push(...readdirSync('/run/netns').filter((n) => notLive(n, /^skyhook-node-(\d+)$/)).map((n) => `network namespace ${n}`));
+    left.push(
+      ...readdirSync('/run/netns')
+        .filter((n) => notLive(n, /^skyhook-node-(\d+)$/))
+        .map((n) => `network namespace ${n}`),
+    );
   }
-  left.push(...readdirSync('/sys/class/net').filter((n) => notLive(n, /^skyn(\d+)$/)).map((n) => `veth ${n}`));
+  left.push(
+    ...readdirSync('/sys/class/net')
+      .filter((n) => notLive(n, /^skyn(\d+)$/))
+      .map((n) => `veth ${n}`),
+  );
   for (const hierarchy of readdirSync('/sys/fs/cgroup')) {
     const dir = join('/sys/fs/cgroup', hierarchy);
     try {
-      left.push(...readdirSync(dir).filter((n) => notLive(n, /^skyhook-node-(\d+)$/)).map((n) => `cgroup ${join(dir, n)}`));
+      left.push(
+        ...readdirSync(dir)
+          .filter((n) => notLive(n, /^skyhook-node-(\d+)$/))
+          .map((n) => `cgroup ${join(dir, n)}`),
+      );
     } catch {
       // not a directory
     }
   }
   if (existsSync(SLOT_DIR)) {
-    left.push(...readdirSync(SLOT_DIR).filter((s) => !live.has(Number(s))).map((s) => `slot claim ${join(SLOT_DIR, s)}`));
+    left.push(
+      ...readdirSync(SLOT_DIR)
+        .filter((s) => !live.has(Number(s)))
+        .map((s) => `slot claim ${join(SLOT_DIR, s)}`),
+    );
   }
   if (existsSync(fleetBase)) {
     for (const fleet of readdirSync(fleetBase)) {
@@ -68,7 +85,13 @@ export function realNodeLeftovers(fleetBase = DEFAULT_FLEET_BASE): string[] {
       if (!owner || !isAlive(owner)) left.push(`fleet directory ${join(fleetBase, fleet)}`);
     }
   }
-  const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes(fleetBase) || /\/run\/netns\/skyhook-node-/.test(line));
-  left.push(...mounts.filter((line) => !/skyhook-node-(\d+)/.test(line) || notLive(line, /skyhook-node-(\d+)/)).map((line) => `mount ${line.split(' ')[4]}`));
+  const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(fleetBase) || /\/run\/netns\/skyhook-node-/.test(line));
+  left.push(
+    ...mounts
+      .filter((line) => !/skyhook-node-(\d+)/.test(line) || notLive(line, /skyhook-node-(\d+)/))
+      .map((line) => `mount ${line.split(' ')[4]}`),
+  );
   return left;
 }

@@ -53,15 +53,25 @@ state = "/run/containerd"
  * no port mapping, so no iptables rules; the namespace has no default route, so nothing leaves it.
  */
 export function cniConfig(): string {
-  return `${JSON.stringify({
-    cniVersion: '1.0.0',
-    name: 'sandbox-node',
-    plugins: [
-      { type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, hairpinMode: true,
-        ipam: { type: 'host-local', ranges: [[{ subnet: '10.214.0.0/24' }]], routes: [{ dst: '0.0.0.0/0' }] } },
-      { type: 'loopback' },
-    ],
-  }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      cniVersion: '1.0.0',
+      name: 'sandbox-node',
+      plugins: [
+        {
+          type: 'bridge',
+          bridge: 'cni0',
+          isGateway: true,
+          ipMasq: false,
+          hairpinMode: true,
+          ipam: { type: 'host-local', ranges: [[{ subnet: '10.214.0.0/24' }]], routes: [{ dst: '0.0.0.0/0' }] },
+        },
+        { type: 'loopback' },
+      ],
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 /** `cgroupRoot` must exist in every cgroup hierarchy before the kubelet starts (cgroup v1). */

@@ -12,7 +12,16 @@ import type { Logger } from 'pino';
 import { SANDBOX_NAMES } from '../../api/names.js';
 import { isAlive, startComponent, stopComponent, type Component } from '../processes.js';
 import { startApiRelay, type ApiRelay } from './api-relay.js';
-import { claimSlot, createCgroups, createNodeNetwork, deleteNodeNetwork, networkForSlot, releaseSlot, removeCgroups, type NodeNetwork } from './host-resources.js';
+import {
+  claimSlot,
+  createCgroups,
+  createNodeNetwork,
+  deleteNodeNetwork,
+  networkForSlot,
+  releaseSlot,
+  removeCgroups,
+  type NodeNetwork,
+} from './host-resources.js';
 import { makeKubeletClientCert, type CaFiles } from './kubelet-cert.js';
 import { kubeletConfig, kubeletKubeconfig, NODE_PATHS } from './node-files.js';
 import { copyRootfs, NODE_INIT_SCRIPT } from './rootfs.js';
@@ -50,7 +59,8 @@ export interface RealNode {
   destroyNow(): void;
 }
 
-const sleepSync = (ms: number): void => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms) as unknown as void;
+const sleepSync = (ms: number): void =>
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms) as unknown as void;
 
 export async function startRealNode(spec: RealNodeSpec, onResources: (node: RealNode) => void): Promise<RealNode> {
   const dir = join(spec.fleetDir, spec.name);
@@ -68,7 +78,11 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
   const destroyNow = (): void => {
     stopping = true;
     if (current) {
-      try { process.kill(-current.pid, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-current.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
       for (let i = 0; i < 100 && isAlive(current.pid); i++) sleepSync(50);
     }
     deleteNodeNetwork(net);
@@ -81,8 +95,14 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
     }
   };
   const node: RealNode = {
-    name: spec.name, rootDir, logDir, nodeIp: net.nodeIp, boots,
-    get crashed() { return crashed; },
+    name: spec.name,
+    rootDir,
+    logDir,
+    nodeIp: net.nodeIp,
+    boots,
+    get crashed() {
+      return crashed;
+    },
     destroyNow,
     async stop(options = {}) {
       stopping = true;
@@ -114,9 +134,16 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
   relay = await startApiRelay(join(dir, 'host', 'api.sock'), spec.apiPort);
   if (stopping) return node;
 
-  const labels = Object.entries({ ...spec.labels, [SANDBOX_NAMES.nodeKindLabel]: 'real' }).map(([k, v]) => `${k}=${v}`).join(',');
+  const labels = Object.entries({ ...spec.labels, [SANDBOX_NAMES.nodeKindLabel]: 'real' })
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
   const env = {
-    ...process.env, NODE_DIR: dir, NODE_MODE: 'boot', NODE_NAME: spec.name, NODE_IP: net.nodeIp, KUBELET_BIN: spec.kubelet,
+    ...process.env,
+    NODE_DIR: dir,
+    NODE_MODE: 'boot',
+    NODE_NAME: spec.name,
+    NODE_IP: net.nodeIp,
+    KUBELET_BIN: spec.kubelet,
     KUBELET_ARGS: `--node-labels=${labels} --v=1`,
   };
   const boot = (): void => {
@@ -124,10 +151,26 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
     writeFileSync(join(dir, 'boot_id'), `${bootId}\n`);
     boots.push({ bootId, at: Date.now() });
     logger.info({ bootId, boot: boots.length }, 'booting real node');
-    const component = startComponent(spec.fleetDir, spec.name, 'nsenter', [
-      `--net=/run/netns/${net.netns}`, 'unshare', '--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--propagation', 'private',
-      'sh', NODE_INIT_SCRIPT,
-    ], env);
+    const component = startComponent(
+      spec.fleetDir,
+      spec.name,
+      'nsenter',
+      [
+        `--net=/run/netns/${net.netns}`,
+        'unshare',
+        '--mount',
+        '--pid',
+        '--uts',
+        '--ipc',
+        '--fork',
+        '--kill-child',
+        '--propagation',
+        'private',
+        'sh',
+        NODE_INIT_SCRIPT,
+      ],
+      env,
+    );
     current = component;
     void component.exited.then((how) => {
       if (stopping) return;

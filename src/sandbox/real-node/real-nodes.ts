@@ -71,7 +71,12 @@ export function reapStaleFleets(baseDir = DEFAULT_FLEET_BASE): void {
     if (existsSync(join(dir, 'pids'))) {
       for (const line of readFileSync(join(dir, 'pids'), 'utf8').split('\n')) {
         const pid = Number(line.split(' ')[0]);
-        if (pid > 1) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+        if (pid > 1)
+          try {
+            process.kill(-pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
       }
     }
     for (const node of readdirSync(dir)) {
@@ -103,15 +108,22 @@ async function waitUntilReady(kc: KubeConfig, fleetDir: string, nodes: RealNode[
     const crashed = nodes.find((n) => n.crashed);
     if (crashed) {
       // The node's directory goes with the failed start: the error carries the end of its logs.
-      const tails = [join(fleetDir, 'logs', `${crashed.name}.log`), join(crashed.logDir, 'kubelet.log'), join(crashed.logDir, 'containerd.log')]
-        .map((file) => `--- ${file}\n${tailOf(file, 5)}`).join('\n');
+      const tails = [
+        join(fleetDir, 'logs', `${crashed.name}.log`),
+        join(crashed.logDir, 'kubelet.log'),
+        join(crashed.logDir, 'containerd.log'),
+      ]
+        .map((file) => `--- ${file}\n${tailOf(file, 5)}`)
+        .join('\n');
       throw new Error(`real node ${crashed.name} went down while booting (PID 1 exit ${crashed.crashed}):\n${tails}`);
     }
     const list = await getJson<{ items: V1Node[] }>(kc, '/api/v1/nodes', 10_000);
     const ready = list.items.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length;
     if (ready === names.size) return;
     if (Date.now() > deadline) {
-      throw new Error(`real nodes ${[...names].join(', ')} not Ready after ${timeoutMs / 1000} s; see the kubelet logs in ${nodes.map((n) => n.logDir).join(', ')}`);
+      throw new Error(
+        `real nodes ${[...names].join(', ')} not Ready after ${timeoutMs / 1000} s; see the kubelet logs in ${nodes.map((n) => n.logDir).join(', ')}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -119,15 +131,24 @@ async function waitUntilReady(kc: KubeConfig, fleetDir: string, nodes: RealNode[
 
 async function bindNodeRole(cp: ControlPlaneForNodes): Promise<void> {
   // The API server authorizes with RBAC only (no Node authorizer), and system:node is bound to nobody.
-  const result = await cp.kubectl(['create', 'clusterrolebinding', 'sandbox-real-nodes', '--clusterrole=system:node', '--group=system:nodes']);
-  if (result.code !== 0 && !/AlreadyExists/.test(result.stderr)) throw new Error(`binding system:node for the kubelets failed: ${result.stderr}`);
+  const result = await cp.kubectl([
+    'create',
+    'clusterrolebinding',
+    'sandbox-real-nodes',
+    '--clusterrole=system:node',
+    '--group=system:nodes',
+  ]);
+  if (result.code !== 0 && !/AlreadyExists/.test(result.stderr))
+    throw new Error(`binding system:node for the kubelets failed: ${result.stderr}`);
 }
 
 export async function startRealNodes(cp: ControlPlaneForNodes, options: RealNodesOptions): Promise<RealNodeFleet> {
   const progress = options.onProgress ?? (() => undefined);
   const logger = options.logger ?? silentLogger();
   if (process.platform !== 'linux' || process.getuid?.() !== 0) {
-    throw new Error('real nodes need Linux and root (network namespaces, mounts, cgroups); run as root, or use simulated nodes only');
+    throw new Error(
+      'real nodes need Linux and root (network namespaces, mounts, cgroups); run as root, or use simulated nodes only',
+    );
   }
   const baseDir = options.baseDir ?? DEFAULT_FLEET_BASE;
   mkdirSync(baseDir, { recursive: true });
@@ -139,10 +160,12 @@ export async function startRealNodes(cp: ControlPlaneForNodes, options: RealNode
   liveFleetDirs.add(dir);
   const nodes: RealNode[] = [];
   const stop = async (stopOptions: { keepDirs?: boolean } = {}): Promise<void> => {
-    await Promise.all(nodes.map(async (node) => {
-      await node.stop({ keepDir: stopOptions.keepDirs });
-      liveNodes.delete(node);
-    }));
+    await Promise.all(
+      nodes.map(async (node) => {
+        await node.stop({ keepDir: stopOptions.keepDirs });
+        liveNodes.delete(node);
+      }),
+    );
     liveFleetDirs.delete(dir);
     if (!stopOptions.keepDirs) rmSync(dir, { recursive: true, force: true });
   };
@@ -155,10 +178,26 @@ export async function startRealNodes(cp: ControlPlaneForNodes, options: RealNode
     const prefix = options.namePrefix ?? 'real-';
     const apiPort = Number(new URL(cp.server).port);
     const ca = { caCert: join(cp.runDir, 'ca.crt'), caKey: join(cp.runDir, 'ca.key') };
-    await Promise.all(Array.from({ length: options.count }, (_, i) => startRealNode(
-      { name: `${prefix}${i}`, fleetDir: dir, golden, kubelet, ca, apiPort, logger, ...(options.labels ? { labels: options.labels } : {}) },
-      (node) => { nodes.push(node); liveNodes.add(node); },
-    )));
+    await Promise.all(
+      Array.from({ length: options.count }, (_, i) =>
+        startRealNode(
+          {
+            name: `${prefix}${i}`,
+            fleetDir: dir,
+            golden,
+            kubelet,
+            ca,
+            apiPort,
+            logger,
+            ...(options.labels ? { labels: options.labels } : {}),
+          },
+          (node) => {
+            nodes.push(node);
+            liveNodes.add(node);
+          },
+        ),
+      ),
+    );
     const names = new Set(nodes.map((n) => n.name));
     await waitUntilReady(cp.kubeConfig, dir, nodes, READY_TIMEOUT_MS);
     progress(`real nodes ${[...names].join(', ')} Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);

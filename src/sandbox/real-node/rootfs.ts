@@ -7,7 +7,19 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -40,12 +52,21 @@ async function runTool(what: string, file: string, args: string[], env?: NodeJS.
  * Runs a long step (extract, import, copy) as a recorded process group (processes.ts), so the exit
  * hook of a stopped sandbox kills it instead of leaving it writing into a directory being removed.
  */
-async function runRecorded(what: string, runDir: string, name: string, file: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {
+async function runRecorded(
+  what: string,
+  runDir: string,
+  name: string,
+  file: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<void> {
   mkdirSync(join(runDir, 'logs'), { recursive: true });
   const step = startComponent(runDir, name, file, args, env);
   const exit = await step.exited;
   if (exit !== '0') {
-    const log = existsSync(step.logFile) ? readFileSync(step.logFile, 'utf8').trimEnd().split('\n').slice(-5).join('\n') : '';
+    const log = existsSync(step.logFile)
+      ? readFileSync(step.logFile, 'utf8').trimEnd().split('\n').slice(-5).join('\n')
+      : '';
     throw new Error(`${what} failed (exit ${exit}): ${log}`);
   }
 }
@@ -55,13 +76,22 @@ async function runRecorded(what: string, runDir: string, name: string, file: str
  * node root filesystem, not here): installed when missing and root, else an error with the command.
  */
 export async function ensureHostPackages(): Promise<void> {
-  await runTool('checking the Debian packages real nodes need (tools/ensure-system-packages.sh)', 'bash',
-    [join(repoRoot, 'tools/ensure-system-packages.sh'), 'real nodes', 'mmdebstrap', 'iproute2', 'util-linux', 'iptables', 'openssl']);
+  await runTool('checking the Debian packages real nodes need (tools/ensure-system-packages.sh)', 'bash', [
+    join(repoRoot, 'tools/ensure-system-packages.sh'),
+    'real nodes',
+    'mmdebstrap',
+    'iproute2',
+    'util-linux',
+    'iptables',
+    'openssl',
+  ]);
 }
 
 /** The Debian base tarball, built on first use (~60 s, network-bound). */
 export async function ensureBaseRootfs(): Promise<string> {
-  const out = await runTool('building the real-node root filesystem (tools/build-node-rootfs.sh)', 'bash', [join(repoRoot, 'tools/build-node-rootfs.sh')]);
+  const out = await runTool('building the real-node root filesystem (tools/build-node-rootfs.sh)', 'bash', [
+    join(repoRoot, 'tools/build-node-rootfs.sh'),
+  ]);
   return out.trim().split('\n').pop() ?? '';
 }
 
@@ -100,9 +130,15 @@ function configureRootfs(rootfs: string): void {
  * The golden root filesystem for these images: `<cache>/rootfs/golden-<key>/rootfs`. Built in a
  * private directory and renamed into place, so parallel sandboxes never see half of one.
  */
-export async function ensureGoldenRootfs(images: NodeImages, progress: (message: string) => void = () => undefined): Promise<string> {
+export async function ensureGoldenRootfs(
+  images: NodeImages,
+  progress: (message: string) => void = () => undefined,
+): Promise<string> {
   const base = await ensureBaseRootfs();
-  const key = createHash('sha256').update(`${basename(base)} ${imagesKey(images)} ${containerdConfig()} ${cniConfig()} ${rebootCommand()}`).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(`${basename(base)} ${imagesKey(images)} ${containerdConfig()} ${cniConfig()} ${rebootCommand()}`)
+    .digest('hex')
+    .slice(0, 16);
   const golden = join(cacheRoot(), 'rootfs', `golden-${key}`);
   if (existsSync(join(golden, 'rootfs'))) return join(golden, 'rootfs');
 
@@ -114,13 +150,36 @@ export async function ensureGoldenRootfs(images: NodeImages, progress: (message:
     mkdirSync(join(partial, 'rootfs'), { recursive: true });
     mkdirSync(join(partial, 'host'), { recursive: true });
     mkdirSync(join(partial, 'images'), { recursive: true });
-    await runRecorded(`extracting ${base}`, partial, 'extract', 'tar', ['--numeric-owner', '-xpf', base, '-C', join(partial, 'rootfs')]);
+    await runRecorded(`extracting ${base}`, partial, 'extract', 'tar', [
+      '--numeric-owner',
+      '-xpf',
+      base,
+      '-C',
+      join(partial, 'rootfs'),
+    ]);
     configureRootfs(join(partial, 'rootfs'));
     images.archives.forEach((archive, i) => linkOrCopy(archive, join(partial, 'images', `${i}-${basename(archive)}`)));
     progress(`importing ${images.archives.length} image archive(s) into the golden real-node root filesystem`);
-    await runRecorded(`importing images into the real-node root filesystem (see ${join(partial, 'host/logs')})`, partial, 'import', 'unshare',
-      ['--mount', '--pid', '--uts', '--ipc', '--net', '--fork', '--kill-child', '--propagation', 'private', 'sh', NODE_INIT_SCRIPT],
-      { ...process.env, NODE_DIR: partial, NODE_MODE: 'import', IMAGES_DIR: join(partial, 'images') });
+    await runRecorded(
+      `importing images into the real-node root filesystem (see ${join(partial, 'host/logs')})`,
+      partial,
+      'import',
+      'unshare',
+      [
+        '--mount',
+        '--pid',
+        '--uts',
+        '--ipc',
+        '--net',
+        '--fork',
+        '--kill-child',
+        '--propagation',
+        'private',
+        'sh',
+        NODE_INIT_SCRIPT,
+      ],
+      { ...process.env, NODE_DIR: partial, NODE_MODE: 'import', IMAGES_DIR: join(partial, 'images') },
+    );
     rmSync(join(partial, 'images'), { recursive: true, force: true });
     try {
       renameSync(partial, golden);
@@ -163,7 +222,10 @@ function pruneGoldenRootfs(current: string): void {
  * containerd's image content and unpacked layers: written once by the import, never changed in
  * place afterwards (new containers get new snapshot directories), so nodes share them by hard link.
  */
-const SHARED_IMAGE_DIRS = ['var/lib/containerd/io.containerd.content.v1.content', 'var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots'];
+const SHARED_IMAGE_DIRS = [
+  'var/lib/containerd/io.containerd.content.v1.content',
+  'var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots',
+];
 
 /**
  * A node's own copy of the golden tree: a real copy of everything a node may change in place (a
@@ -174,5 +236,12 @@ export async function copyRootfs(golden: string, target: string, runDir: string,
   const excludes = SHARED_IMAGE_DIRS.map((dir) => `--exclude=./${dir}`).join(' ');
   const links = SHARED_IMAGE_DIRS.map((dir) => `cp -al "$golden/${dir}" "$target/${dir}"`).join(' && ');
   const script = `set -e; tar -C "$golden" ${excludes} -cf - . | tar -C "$target" --numeric-owner -xpf -; ${links}`;
-  await runRecorded(`copying the real-node root filesystem to ${target}`, runDir, `${name}-copy`, 'sh', ['-c', script], { ...process.env, golden, target });
+  await runRecorded(
+    `copying the real-node root filesystem to ${target}`,
+    runDir,
+    `${name}-copy`,
+    'sh',
+    ['-c', script],
+    { ...process.env, golden, target },
+  );
 }

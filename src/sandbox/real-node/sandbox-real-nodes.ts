@@ -22,12 +22,18 @@ export async function startSandboxRealNodes(
   options.say(`real nodes: making sure the images are built (npm run images; cached after the first run)`);
   const images = await ensureImages({ logger: options.logger });
   const fleet = await startRealNodes(cp, {
-    count, images, logger: options.logger, onProgress: (m) => options.say(`real nodes: ${m}`),
+    count,
+    images,
+    logger: options.logger,
+    onProgress: (m) => options.say(`real nodes: ${m}`),
     ...(options.labels ? { labels: options.labels } : {}),
   });
   return {
     fleet,
     images,
-    describe: () => fleet.nodes.map((n) => `real node ${n.name} (${n.nodeIp}): root filesystem ${n.rootDir}  kubelet/containerd logs ${n.logDir}`),
+    describe: () =>
+      fleet.nodes.map(
+        (n) => `real node ${n.name} (${n.nodeIp}): root filesystem ${n.rootDir}  kubelet/containerd logs ${n.logDir}`,
+      ),
   };
 }

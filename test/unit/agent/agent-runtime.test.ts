@@ -6,7 +6,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentEnv, buildAgentCli, LOG_DIR, makeRootfs, packageConfig, runAgentProcess, STATE_DIR, writePackage, type StepSpec } from '../../agent/harness.js';
+import {
+  agentEnv,
+  buildAgentCli,
+  LOG_DIR,
+  makeRootfs,
+  packageConfig,
+  runAgentProcess,
+  STATE_DIR,
+  writePackage,
+  type StepSpec,
+} from '../../agent/harness.js';
 
 const COPY_DIR = '/var/lib/skyhook/demo/probe-2.0.0-0f0e-1';
 let cli: ReturnType<typeof buildAgentCli>;
@@ -33,18 +43,40 @@ exit "\${PROBE_EXIT:-0}"
 const basename = 'basename() { echo "${1##*/}"; }\n';
 const probe = PROBE.replace('#!/bin/sh\n', `#!/bin/sh\n${basename}`);
 
-function install(modes: Record<string, StepSpec[]>, scripts: Record<string, string | { body: string; mode: number }>, extra: Record<string, unknown> = {}): string {
+function install(
+  modes: Record<string, StepSpec[]>,
+  scripts: Record<string, string | { body: string; mode: number }>,
+  extra: Record<string, unknown> = {},
+): string {
   return writePackage(join(root, COPY_DIR), packageConfig(modes, extra), scripts);
 }
 const run = (args: string[], env: Record<string, string> = {}, onSpawn?: (pid: number) => void) =>
   runAgentProcess(cli.launcher, args, agentEnv(env), onSpawn);
-const calls = (): string[] => (existsSync(join(root, 'probe/calls')) ? readFileSync(join(root, 'probe/calls'), 'utf8').split('\n').filter((l) => l !== '').map((l) => l.trimEnd()) : []);
+const calls = (): string[] =>
+  existsSync(join(root, 'probe/calls'))
+    ? readFileSync(join(root, 'probe/calls'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.trimEnd())
+    : [];
 const seen = (script: string): string => readFileSync(join(root, 'probe', `${script}.env`), 'utf8');
 const flags = (): string => join(root, STATE_DIR, 'flags');
 
 describe('a step on the host', () => {
   it('runs chrooted by absolute path in the copy dir, with env: arguments, the step env and SKYHOOK_DIR/STEP_ROOT', async () => {
-    install({ apply: [{ path: 'a.sh', arguments: ['plain', 'env:PROBE_VALUE'], env: { STEP_VAR: 'from-step', SCR_VAR: 'step-wins' } }], 'apply-check': [{ path: 'a_check.sh' }] }, { 'a.sh': { body: probe, mode: 0o644 }, 'a_check.sh': probe });
+    install(
+      {
+        apply: [
+          {
+            path: 'a.sh',
+            arguments: ['plain', 'env:PROBE_VALUE'],
+            env: { STEP_VAR: 'from-step', SCR_VAR: 'step-wins' },
+          },
+        ],
+        'apply-check': [{ path: 'a_check.sh' }],
+      },
+      { 'a.sh': { body: probe, mode: 0o644 }, 'a_check.sh': probe },
+    );
     const result = await run(['apply', root, COPY_DIR], { PROBE_VALUE: 'v1', SCR_VAR: 'from-agent' });
     expect(result.code).toBe(0);
     expect(calls()).toEqual(['a.sh plain v1']);
@@ -63,7 +95,10 @@ describe('a step on the host', () => {
   });
 
   it('fails when an env: argument names a missing variable, without running the step', async () => {
-    install({ apply: [{ path: 'a.sh', arguments: ['env:NOPE'] }], 'apply-check': [{ path: 'a_check.sh' }] }, { 'a.sh': probe, 'a_check.sh': probe });
+    install(
+      { apply: [{ path: 'a.sh', arguments: ['env:NOPE'] }], 'apply-check': [{ path: 'a_check.sh' }] },
+      { 'a.sh': probe, 'a_check.sh': probe },
+    );
     const result = await run(['apply', root, COPY_DIR]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('a.sh: Expected environment variable did not exist: NOPE');
@@ -71,28 +106,41 @@ describe('a step on the host', () => {
   });
 
   it('succeeds exactly when the exit code is one of returncodes, and an action mode stops at the first failure', async () => {
-    install({ apply: [{ path: 'three.sh', returncodes: [0, 3] }, { path: 'fails.sh' }, { path: 'never.sh' }], 'apply-check': [{ path: 'a_check.sh' }] }, {
-      'three.sh': '#!/bin/sh\nexit 3\n',
-      'fails.sh': '#!/bin/sh\nexit 2\n',
-      'never.sh': probe,
-      'a_check.sh': probe,
-    });
+    install(
+      {
+        apply: [{ path: 'three.sh', returncodes: [0, 3] }, { path: 'fails.sh' }, { path: 'never.sh' }],
+        'apply-check': [{ path: 'a_check.sh' }],
+      },
+      {
+        'three.sh': '#!/bin/sh\nexit 3\n',
+        'fails.sh': '#!/bin/sh\nexit 2\n',
+        'never.sh': probe,
+        'a_check.sh': probe,
+      },
+    );
     const result = await run(['apply', root, COPY_DIR]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('SUCEEDED: three.sh \n');
     expect(result.stdout).toContain('FAILED: fails.sh  2\n');
     expect(calls()).toEqual([]);
-    expect(readdirSync(join(flags(), 'probe/2.0.0'))).toEqual([`three.sh_${Buffer.from('[]_[0, 3]').toString('base64')}`]);
+    expect(readdirSync(join(flags(), 'probe/2.0.0'))).toEqual([
+      `three.sh_${Buffer.from('[]_[0, 3]').toString('base64')}`,
+    ]);
   });
 
   it('stamps output into <log dir>/<pkg>/<ver>//<step>-<ts>.log and .log.err, or writes none when logs are off', async () => {
-    install({ apply: [{ path: 'a.sh' }], 'apply-check': [{ path: 'a_check.sh' }] }, { 'a.sh': probe, 'a_check.sh': probe });
+    install(
+      { apply: [{ path: 'a.sh' }], 'apply-check': [{ path: 'a_check.sh' }] },
+      { 'a.sh': probe, 'a_check.sh': probe },
+    );
     expect((await run(['apply', root, COPY_DIR])).code).toBe(0);
     const logDir = join(root, LOG_DIR, 'probe/2.0.0');
     const [log, ...others] = readdirSync(logDir).filter((n) => n.endsWith('.log'));
     expect(others).toEqual([]);
     const stamp = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?`;
-    expect(readFileSync(join(logDir, log ?? ''), 'utf8')).toMatch(new RegExp(`^\\[out\\]${stamp} out one\\n\\[out\\]${stamp} out two\\n\\[out\\]${stamp} $`));
+    expect(readFileSync(join(logDir, log ?? ''), 'utf8')).toMatch(
+      new RegExp(`^\\[out\\]${stamp} out one\\n\\[out\\]${stamp} out two\\n\\[out\\]${stamp} $`),
+    );
     expect(readFileSync(join(logDir, `${log}.err`), 'utf8')).toMatch(new RegExp(`^\\[err\\]${stamp} err line\\n`));
 
     rmSync(join(root, LOG_DIR), { recursive: true });
@@ -101,7 +149,10 @@ describe('a step on the host', () => {
   });
 
   it('keeps only the 5 newest logs of a step and leaves .err files alone', async () => {
-    install({ apply: [{ path: 'a.sh' }], 'apply-check': [{ path: 'a_check.sh' }] }, { 'a.sh': probe, 'a_check.sh': probe });
+    install(
+      { apply: [{ path: 'a.sh' }], 'apply-check': [{ path: 'a_check.sh' }] },
+      { 'a.sh': probe, 'a_check.sh': probe },
+    );
     const logDir = join(root, LOG_DIR, 'probe/2.0.0');
     mkdirSync(logDir, { recursive: true });
     const old = [1, 2, 3, 4, 5, 6].map((day) => `a.sh-2020-01-0${day}-000000.log`);
@@ -111,7 +162,9 @@ describe('a step on the host', () => {
       utimesSync(join(logDir, name), 1_600_000_000 + i, 1_600_000_000 + i);
     });
     expect((await run(['apply', root, COPY_DIR])).code).toBe(0);
-    const logs = readdirSync(logDir).filter((n) => n.endsWith('.log')).sort();
+    const logs = readdirSync(logDir)
+      .filter((n) => n.endsWith('.log'))
+      .sort();
     expect(logs).toHaveLength(5);
     expect(logs.slice(0, 4)).toEqual(old.slice(2));
     expect(readdirSync(logDir).filter((n) => n.endsWith('.err'))).toHaveLength(7);
@@ -121,7 +174,12 @@ describe('a step on the host', () => {
 describe('flags and idempotence', () => {
   it('skips an apply step with idempotence false once it succeeded, unless OVERLAY_ALWAYS_RUN_STEP; config always runs', async () => {
     install(
-      { apply: [{ path: 'once.sh', idempotence: false }], 'apply-check': [{ path: 'a_check.sh' }], config: [{ path: 'cfg.sh', idempotence: false }], 'config-check': [{ path: 'a_check.sh' }] },
+      {
+        apply: [{ path: 'once.sh', idempotence: false }],
+        'apply-check': [{ path: 'a_check.sh' }],
+        config: [{ path: 'cfg.sh', idempotence: false }],
+        'config-check': [{ path: 'a_check.sh' }],
+      },
       { 'once.sh': probe, 'cfg.sh': probe, 'a_check.sh': probe },
     );
     for (let i = 0; i < 2; i++) expect((await run(['apply', root, COPY_DIR])).code).toBe(0);
@@ -134,7 +192,10 @@ describe('flags and idempotence', () => {
   });
 
   it('runs every check step, writes check_results, and writes <mode>_ALL_CHECKED only when all pass', async () => {
-    install({ apply: [{ path: 'a.sh' }], 'apply-check': [{ path: 'bad_check.sh' }, { path: 'a_check.sh' }] }, { 'a.sh': probe, 'a_check.sh': probe, 'bad_check.sh': '#!/bin/sh\nexit 1\n' });
+    install(
+      { apply: [{ path: 'a.sh' }], 'apply-check': [{ path: 'bad_check.sh' }, { path: 'a_check.sh' }] },
+      { 'a.sh': probe, 'a_check.sh': probe, 'bad_check.sh': '#!/bin/sh\nexit 1\n' },
+    );
     const result = await run(['apply-check', root, COPY_DIR]);
     expect(result.code).toBe(1);
     expect(calls()).toEqual(['a_check.sh']);
@@ -147,23 +208,44 @@ describe('flags and idempotence', () => {
 
 describe('versions', () => {
   it('gives upgrade steps the previous and current versions, and records upgrade-check in the history', async () => {
-    install({ upgrade: [{ path: 'up.sh', upgrade_step: true }], 'upgrade-check': [{ path: 'up_check.sh' }] }, { 'up.sh': probe, 'up_check.sh': probe });
+    install(
+      { upgrade: [{ path: 'up.sh', upgrade_step: true }], 'upgrade-check': [{ path: 'up_check.sh' }] },
+      { 'up.sh': probe, 'up_check.sh': probe },
+    );
     mkdirSync(join(root, STATE_DIR, 'history'), { recursive: true });
-    writeFileSync(join(root, STATE_DIR, 'history/probe.json'), '{"current-version": "1.0.0", "history": [{"version": "1.0.0", "time": "2020-01-01T00:00:00+00:00"}]}');
+    writeFileSync(
+      join(root, STATE_DIR, 'history/probe.json'),
+      '{"current-version": "1.0.0", "history": [{"version": "1.0.0", "time": "2020-01-01T00:00:00+00:00"}]}',
+    );
     expect((await run(['upgrade', root, COPY_DIR])).code).toBe(0);
     expect(calls()).toEqual(['up.sh 1.0.0 2.0.0']);
     expect(seen('up.sh')).toContain('CURRENT_VERSION=2.0.0\nPREVIOUS_VERSION=1.0.0\n');
     expect((await run(['upgrade-check', root, COPY_DIR])).code).toBe(0);
-    const history = JSON.parse(readFileSync(join(root, STATE_DIR, 'history/probe.json'), 'utf8')) as { 'current-version': string; history: { version: string }[] };
+    const history = JSON.parse(readFileSync(join(root, STATE_DIR, 'history/probe.json'), 'utf8')) as {
+      'current-version': string;
+      history: { version: string }[];
+    };
     expect(history['current-version']).toBe('2.0.0');
     expect(history.history.map((h) => h.version)).toEqual(['2.0.0', '1.0.0']);
   });
 
   it('records "uninstalled" after uninstall-check and removes the step flags of every mode', async () => {
-    install({ apply: [{ path: 'a.sh' }], 'apply-check': [{ path: 'a_check.sh' }], uninstall: [{ path: 'rm.sh' }], 'uninstall-check': [{ path: 'rm_check.sh' }] }, { 'a.sh': probe, 'a_check.sh': probe, 'rm.sh': probe, 'rm_check.sh': probe });
-    for (const mode of ['apply', 'apply-check', 'uninstall', 'uninstall-check']) expect((await run([mode, root, COPY_DIR])).code).toBe(0);
+    install(
+      {
+        apply: [{ path: 'a.sh' }],
+        'apply-check': [{ path: 'a_check.sh' }],
+        uninstall: [{ path: 'rm.sh' }],
+        'uninstall-check': [{ path: 'rm_check.sh' }],
+      },
+      { 'a.sh': probe, 'a_check.sh': probe, 'rm.sh': probe, 'rm_check.sh': probe },
+    );
+    for (const mode of ['apply', 'apply-check', 'uninstall', 'uninstall-check'])
+      expect((await run([mode, root, COPY_DIR])).code).toBe(0);
     expect(readdirSync(join(flags(), 'probe/2.0.0'))).toEqual([]);
-    const history = JSON.parse(readFileSync(join(root, STATE_DIR, 'history/probe.json'), 'utf8')) as { 'current-version': string; history: { version: string }[] };
+    const history = JSON.parse(readFileSync(join(root, STATE_DIR, 'history/probe.json'), 'utf8')) as {
+      'current-version': string;
+      history: { version: string }[];
+    };
     expect(history['current-version']).toBe('uninstalled');
     expect(history.history.map((h) => h.version)).toEqual(['uninstalled', '2.0.0']);
   });
@@ -171,7 +253,16 @@ describe('versions', () => {
 
 describe('before the steps', () => {
   it('requires expected_config_files and copies root_dir outside uninstall modes only', async () => {
-    const dir = install({ apply: [{ path: 'a.sh' }], 'apply-check': [{ path: 'a_check.sh' }], uninstall: [{ path: 'a.sh' }], 'uninstall-check': [{ path: 'a_check.sh' }] }, { 'a.sh': probe, 'a_check.sh': probe }, { expected_config_files: ['accelerator'] });
+    const dir = install(
+      {
+        apply: [{ path: 'a.sh' }],
+        'apply-check': [{ path: 'a_check.sh' }],
+        uninstall: [{ path: 'a.sh' }],
+        'uninstall-check': [{ path: 'a_check.sh' }],
+      },
+      { 'a.sh': probe, 'a_check.sh': probe },
+      { expected_config_files: ['accelerator'] },
+    );
     mkdirSync(join(dir, 'root_dir/etc/probe'), { recursive: true });
     writeFileSync(join(dir, 'root_dir/etc/probe/settings.conf'), 'x=1\n');
 
@@ -209,7 +300,10 @@ describe('before the steps', () => {
 describe('SIGTERM', () => {
   it('lets the running step finish, starts no other, and exits 1', async () => {
     const slow = '#!/bin/sh\nmkdir -p /probe\ntouch /probe/started\nsleep 2\ntouch /probe/finished\n';
-    install({ apply: [{ path: 'slow.sh' }, { path: 'a.sh' }], 'apply-check': [{ path: 'a_check.sh' }] }, { 'slow.sh': slow, 'a.sh': probe, 'a_check.sh': probe });
+    install(
+      { apply: [{ path: 'slow.sh' }, { path: 'a.sh' }], 'apply-check': [{ path: 'a_check.sh' }] },
+      { 'slow.sh': slow, 'a.sh': probe, 'a_check.sh': probe },
+    );
     const started = join(root, 'probe/started');
     const result = await run(['apply', root, COPY_DIR], {}, (pid) => {
       const poll = setInterval(() => {

@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentEnv, buildAgentCli, LOG_DIR, makeRootfs, runAgentProcess, STATE_DIR, writeScript } from '../../agent/harness.js';
+import {
+  agentEnv,
+  buildAgentCli,
+  LOG_DIR,
+  makeRootfs,
+  runAgentProcess,
+  STATE_DIR,
+  writeScript,
+} from '../../agent/harness.js';
 
 const COPY_DIR = '/var/lib/skyhook/demo/tuning-1.1.0-0f0e-1';
 const RESOURCE_ID = 'demo-0f0e-1_tuning_1.1.0';
@@ -23,7 +31,10 @@ beforeEach(() => {
   if (root) rmSync(root, { recursive: true, force: true });
   root = makeRootfs();
   // Each stub records its call; `fail-for <word>` makes it fail when that word is an argument.
-  writeScript(join(root, 'stub/cmd'), '#!/bin/sh\necho "$0 $*" >> /stub/calls\nfor a in "$@"; do [ "$a" = "$FAIL_FOR" ] && exit 1; done\nexit 0\n');
+  writeScript(
+    join(root, 'stub/cmd'),
+    '#!/bin/sh\necho "$0 $*" >> /stub/calls\nfor a in "$@"; do [ "$a" = "$FAIL_FOR" ] && exit 1; done\nexit 0\n',
+  );
   writeScript(join(root, 'stub/killed'), '#!/bin/sh\necho "killed $*" >> /stub/calls\nkill -TERM $$\nsleep 5\n');
   writeScript(join(root, COPY_DIR, 'keep'), '');
 });
@@ -37,7 +48,13 @@ const stubs = {
 const b64 = (data: unknown): string => Buffer.from(JSON.stringify(data)).toString('base64');
 const interrupt = (data: unknown, env: Record<string, string> = {}) =>
   runAgentProcess(cli.launcher, ['interrupt', root, COPY_DIR, b64(data)], agentEnv({ ...stubs, ...env }));
-const calls = (): string[] => (existsSync(join(root, 'stub/calls')) ? readFileSync(join(root, 'stub/calls'), 'utf8').split('\n').filter((l) => l !== '').map((l) => l.trimEnd()) : []);
+const calls = (): string[] =>
+  existsSync(join(root, 'stub/calls'))
+    ? readFileSync(join(root, 'stub/calls'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.trimEnd())
+    : [];
 const flagDir = (): string => join(root, STATE_DIR, 'interrupts/flags', RESOURCE_ID);
 
 describe('node_restart', () => {
@@ -76,12 +93,24 @@ describe('node_restart', () => {
 
 describe('service_restart and restart_all_services', () => {
   it('reloads systemd, restarts each service once, and retries only the command that failed', async () => {
-    const failed = await interrupt({ type: 'service_restart', services: ['containerd', 'kubelet'] }, { FAIL_FOR: 'kubelet' });
+    const failed = await interrupt(
+      { type: 'service_restart', services: ['containerd', 'kubelet'] },
+      { FAIL_FOR: 'kubelet' },
+    );
     expect(failed.code).toBe(1);
     expect(readdirSync(flagDir()).sort()).toEqual(['service_restart_0.complete', 'service_restart_1.complete']);
     expect((await interrupt({ type: 'service_restart', services: ['containerd', 'kubelet'] })).code).toBe(0);
-    expect(calls()).toEqual(['/stub/cmd daemon-reload', '/stub/cmd restart containerd', '/stub/cmd restart kubelet', '/stub/cmd restart kubelet']);
-    expect(readdirSync(flagDir()).sort()).toEqual(['service_restart_0.complete', 'service_restart_1.complete', 'service_restart_2.complete']);
+    expect(calls()).toEqual([
+      '/stub/cmd daemon-reload',
+      '/stub/cmd restart containerd',
+      '/stub/cmd restart kubelet',
+      '/stub/cmd restart kubelet',
+    ]);
+    expect(readdirSync(flagDir()).sort()).toEqual([
+      'service_restart_0.complete',
+      'service_restart_1.complete',
+      'service_restart_2.complete',
+    ]);
   });
 
   it('runs the restart-all command once', async () => {

@@ -7,12 +7,24 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { agentEnv, buildAgentCli, LOG_DIR, makeRootfs, placePackage, REPO, runAgentProcess, SHELLSCRIPT_PACKAGE, STATE_DIR } from '../../agent/harness.js';
+import {
+  agentEnv,
+  buildAgentCli,
+  LOG_DIR,
+  makeRootfs,
+  placePackage,
+  REPO,
+  runAgentProcess,
+  SHELLSCRIPT_PACKAGE,
+  STATE_DIR,
+} from '../../agent/harness.js';
 
 /** Our sample SCR (config/samples/demo.yaml): its one shellscript package's configMap. */
 function demoConfigMap(): Record<string, string> {
   const file = join(REPO, 'config/samples/demo.yaml');
-  const scr = parse(readFileSync(file, 'utf8')) as { spec: { packages: Record<string, { configMap: Record<string, string> }> } };
+  const scr = parse(readFileSync(file, 'utf8')) as {
+    spec: { packages: Record<string, { configMap: Record<string, string> }> };
+  };
   const [pkg] = Object.values(scr.spec.packages);
   if (!pkg) throw new Error(`${file} has no package`);
   return pkg.configMap;
@@ -24,12 +36,20 @@ function demoConfigMap(): Record<string, string> {
  */
 function expectedWrites(configMap: Record<string, string>): { file: string; lines: RegExp[] } {
   const writes = ['apply.sh', 'config.sh'].flatMap((key) =>
-    [...(configMap[key] ?? '').matchAll(/^\s*echo "([^"]*)" >>? (\S+)\s*$/gm)].map((m) => ({ text: m[1] ?? '', file: m[2] ?? '' })),
+    [...(configMap[key] ?? '').matchAll(/^\s*echo "([^"]*)" >>? (\S+)\s*$/gm)].map((m) => ({
+      text: m[1] ?? '',
+      file: m[2] ?? '',
+    })),
   );
   const [first] = writes;
   if (!first || writes.some((w) => w.file !== first.file)) throw new Error('the demo should echo lines into one file');
   const toPattern = (text: string): RegExp =>
-    new RegExp(`^${text.split(/\$\([^)]*\)/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`);
+    new RegExp(
+      `^${text
+        .split(/\$\([^)]*\)/)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.+')}$`,
+    );
   return { file: first.file, lines: writes.map((w) => toPattern(w.text)) };
 }
 
@@ -44,7 +64,11 @@ beforeAll(async () => {
   placePackage(root, COPY_DIR, SHELLSCRIPT_PACKAGE, demoConfigMap());
   for (const mode of ['apply', 'apply-check', 'config', 'config-check']) {
     // Upstream's 1 s pause before each step keeps the per-second log names of the four runs apart.
-    runs[mode] = await runAgentProcess(cli.launcher, [mode, root, COPY_DIR], agentEnv({ SKYHOOK_AGENT_STEP_DELAY_MS: '1000' }));
+    runs[mode] = await runAgentProcess(
+      cli.launcher,
+      [mode, root, COPY_DIR],
+      agentEnv({ SKYHOOK_AGENT_STEP_DELAY_MS: '1000' }),
+    );
   }
 }, 120_000);
 
@@ -88,7 +112,9 @@ describe('the demo through packages/shellscript', () => {
 
   it('records the installed version after apply-check only', () => {
     const history = readFileSync(join(root, STATE_DIR, 'history/shellscript.json'), 'utf8');
-    expect(history).toMatch(/^\{"current-version": "1\.1\.1", "history": \[\{"version": "1\.1\.1", "time": "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00"\}\]\}$/);
+    expect(history).toMatch(
+      /^\{"current-version": "1\.1\.1", "history": \[\{"version": "1\.1\.1", "time": "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00"\}\]\}$/,
+    );
   });
 
   it('writes one stamped log pair per step run under <log dir>/<pkg>/<ver>/', () => {
@@ -104,6 +130,8 @@ describe('the demo through packages/shellscript', () => {
 
   it('prints the configuration banner with the operator paths', () => {
     expect(runs['apply']?.stdout).toContain('-CLI CONFIGURATION--\nmode: apply\n');
-    expect(runs['apply']?.stdout).toContain('flag_dir: /var/lib/skyhook/demo/flags/tuning/1.1.0\nlog_dir: /var/log/skyhook/demo/tuning/1.1.0\n');
+    expect(runs['apply']?.stdout).toContain(
+      'flag_dir: /var/lib/skyhook/demo/flags/tuning/1.1.0\nlog_dir: /var/log/skyhook/demo/tuning/1.1.0\n',
+    );
   });
 });

@@ -11,24 +11,94 @@ type Schema = Record<string, unknown>;
 
 /** The fields of apiextensions/v1 JSONSchemaProps: anything else is a typo or a library's private key. */
 const KNOWN_KEYWORDS = new Set([
-  'description', 'type', 'format', 'title', 'default', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'enum', 'maxProperties',
-  'minProperties', 'required', 'items', 'allOf', 'oneOf', 'anyOf', 'not', 'properties', 'additionalProperties',
-  'example', 'externalDocs', 'nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource',
-  'x-kubernetes-int-or-string', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type',
+  'description',
+  'type',
+  'format',
+  'title',
+  'default',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'multipleOf',
+  'enum',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'allOf',
+  'oneOf',
+  'anyOf',
+  'not',
+  'properties',
+  'additionalProperties',
+  'example',
+  'externalDocs',
+  'nullable',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
   'x-kubernetes-validations',
 ]);
-const FORBIDDEN_ANYWHERE = ['$ref', '$schema', '$id', 'id', 'definitions', '$defs', 'patternProperties', 'dependencies', 'additionalItems', 'const'];
+const FORBIDDEN_ANYWHERE = [
+  '$ref',
+  '$schema',
+  '$id',
+  'id',
+  'definitions',
+  '$defs',
+  'patternProperties',
+  'dependencies',
+  'additionalItems',
+  'const',
+];
 const ROOT_ALLOWED = new Set([
-  'description', 'type', 'format', 'title', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength',
-  'minLength', 'pattern', 'maxItems', 'minItems', 'maxProperties', 'minProperties', 'required', 'items', 'properties',
-  'example', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations',
+  'description',
+  'type',
+  'format',
+  'title',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'properties',
+  'example',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-validations',
 ]);
 /** Inside anyOf/allOf/oneOf/not only value validations may appear (no type, default, description…). */
-const JUNCTOR_FORBIDDEN = ['type', 'default', 'description', 'nullable', 'additionalProperties', 'x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-map-type'];
+const JUNCTOR_FORBIDDEN = [
+  'type',
+  'default',
+  'description',
+  'nullable',
+  'additionalProperties',
+  'x-kubernetes-validations',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+];
 const JUNCTORS = ['anyOf', 'allOf', 'oneOf'] as const;
 
-const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isSchema = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function lint(schema: Schema, path: string, problems: string[], inJunctor = false): void {
   const problem = (message: string): void => void problems.push(`${path}: ${message}`);
@@ -54,13 +124,18 @@ function lint(schema: Schema, path: string, problems: string[], inJunctor = fals
   } else if (!('type' in schema) && !intOrString && !preserveUnknown) {
     problem('no type (structural schemas need one on every node)');
   }
-  if ('default' in schema && Array.isArray(schema['enum']) && !(schema['enum'] as unknown[]).includes(schema['default'])) {
+  if (
+    'default' in schema &&
+    Array.isArray(schema['enum']) &&
+    !(schema['enum'] as unknown[]).includes(schema['default'])
+  ) {
     problem('default is not one of the enum values');
   }
   checkListMapKeys(schema, problem);
   checkCelRules(schema, problem);
 
-  if (isSchema(properties)) for (const [name, child] of Object.entries(properties)) lint(child as Schema, `${path}.${name}`, problems);
+  if (isSchema(properties))
+    for (const [name, child] of Object.entries(properties)) lint(child as Schema, `${path}.${name}`, problems);
   if (isSchema(schema['items'])) lint(schema['items'], `${path}[]`, problems);
   if (isSchema(schema['additionalProperties'])) lint(schema['additionalProperties'], `${path}{}`, problems);
   for (const junctor of JUNCTORS) {
@@ -68,7 +143,11 @@ function lint(schema: Schema, path: string, problems: string[], inJunctor = fals
     if (branches === undefined) continue;
     (branches as Schema[]).forEach((branch, index) => {
       // The one exception: int-or-string spells its two types as anyOf branches.
-      const intOrStringBranch = intOrString && junctor === 'anyOf' && Object.keys(branch).length === 1 && ['integer', 'string'].includes(String(branch['type']));
+      const intOrStringBranch =
+        intOrString &&
+        junctor === 'anyOf' &&
+        Object.keys(branch).length === 1 &&
+        ['integer', 'string'].includes(String(branch['type']));
       if (!intOrStringBranch) lint(branch, `${path}.${junctor}[${index}]`, problems, true);
     });
   }
@@ -82,7 +161,8 @@ function checkListMapKeys(schema: Schema, problem: (message: string) => void): v
   const item = schema['items'] as Schema;
   for (const key of keys as string[]) {
     const required = ((item['required'] as string[] | undefined) ?? []).includes(key);
-    const defaulted = isSchema(item['properties']) && isSchema(item['properties'][key]) && 'default' in item['properties'][key];
+    const defaulted =
+      isSchema(item['properties']) && isSchema(item['properties'][key]) && 'default' in item['properties'][key];
     if (!required && !defaulted) problem(`map key ${key} must be required or defaulted`);
   }
 }
@@ -93,8 +173,10 @@ function checkCelRules(schema: Schema, problem: (message: string) => void): void
   for (const rule of rules as Schema[]) {
     if (typeof rule['rule'] !== 'string' || rule['rule'] === '') problem('CEL rule without rule');
     // Our convention: every rule says what is wrong in words, naming the field.
-    if (typeof rule['message'] !== 'string' && typeof rule['messageExpression'] !== 'string') problem(`CEL rule without message: ${String(rule['rule'])}`);
-    if (rule['fieldPath'] !== undefined && !String(rule['fieldPath']).startsWith('.')) problem(`fieldPath must start with '.': ${String(rule['fieldPath'])}`);
+    if (typeof rule['message'] !== 'string' && typeof rule['messageExpression'] !== 'string')
+      problem(`CEL rule without message: ${String(rule['rule'])}`);
+    if (rule['fieldPath'] !== undefined && !String(rule['fieldPath']).startsWith('.'))
+      problem(`fieldPath must start with '.': ${String(rule['fieldPath'])}`);
   }
 }
 
@@ -107,7 +189,8 @@ describe('CRD schemas are structural and use only what the API server allows', (
   it.each(RESOURCE_DEFINITIONS.map((def) => [def.names.kind, def] as const))('%s', (_kind, def) => {
     const root = rootSchema(customResourceDefinition(def));
     const problems: string[] = [];
-    for (const key of Object.keys(root)) if (!ROOT_ALLOWED.has(key)) problems.push(`(root): ${key} is not allowed at the root`);
+    for (const key of Object.keys(root))
+      if (!ROOT_ALLOWED.has(key)) problems.push(`(root): ${key} is not allowed at the root`);
     lint(root, '(root)', problems);
     expect(root['properties']).toMatchObject({ metadata: { type: 'object' } });
     expect(problems).toEqual([]);
@@ -123,7 +206,12 @@ describe('CRD schemas are structural and use only what the API server allows', (
           b: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
           c: { type: 'object', patternProperties: { '.*': { type: 'string' } } },
           d: { type: 'string', const: 'x' },
-          e: { type: 'array', items: { type: 'object', properties: { k: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] },
+          e: {
+            type: 'array',
+            items: { type: 'object', properties: { k: { type: 'string' } } },
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['k'],
+          },
           f: { type: 'string', 'x-kubernetes-validations': [{ rule: 'true' }] },
         },
       },

@@ -38,7 +38,8 @@ describe('config/manager/manager.yaml runtime settings', () => {
   it('leaves a quarter of the memory limit for code, native memory and the node binary', () => {
     expect(runtime.memoryLimitMb).toBeDefined();
     // V8 reserves three semi-spaces for the young generation (two and the new large-object space).
-    const heapMb = nodeOptionMb(nodeOptions, 'max-old-space-size')! + 3 * nodeOptionMb(nodeOptions, 'max-semi-space-size')!;
+    const heapMb =
+      nodeOptionMb(nodeOptions, 'max-old-space-size')! + 3 * nodeOptionMb(nodeOptions, 'max-semi-space-size')!;
     expect(heapMb).toBeLessThanOrEqual(0.75 * runtime.memoryLimitMb!);
   });
 
@@ -56,7 +57,7 @@ describe('operatorRuntimeOf', () => {
               valueFrom: {fieldRef: {fieldPath: metadata.namespace}}`;
   const text = deployment(env, '          resources: {limits: {memory: 1Gi}}');
 
-  it('takes the operator container\'s runtime env entries and memory limit, nothing else', () => {
+  it("takes the operator container's runtime env entries and memory limit, nothing else", () => {
     expect(operatorRuntimeOf(text)).toEqual({
       env: { NODE_OPTIONS: '--max-old-space-size=300 --max-semi-space-size=8', MALLOC_ARENA_MAX: '2' },
       memoryLimitMb: 1024,
@@ -65,10 +66,20 @@ describe('operatorRuntimeOf', () => {
   });
 
   it('applies the benchmark overrides and says so', () => {
-    const changed = operatorRuntimeOf(text, { BENCH_OPERATOR_HEAP_MB: '128', BENCH_OPERATOR_NODE_OPTIONS: '--heapsnapshot-signal=SIGUSR2' });
-    expect(changed.env['NODE_OPTIONS']).toBe('--max-semi-space-size=8 --max-old-space-size=128 --heapsnapshot-signal=SIGUSR2');
-    expect(changed.overrides).toEqual(['BENCH_OPERATOR_HEAP_MB=128', 'BENCH_OPERATOR_NODE_OPTIONS=--heapsnapshot-signal=SIGUSR2']);
-    expect(operatorRuntimeOf(deployment('            []'), { BENCH_OPERATOR_HEAP_MB: '64' }).env).toEqual({ NODE_OPTIONS: '--max-old-space-size=64' });
+    const changed = operatorRuntimeOf(text, {
+      BENCH_OPERATOR_HEAP_MB: '128',
+      BENCH_OPERATOR_NODE_OPTIONS: '--heapsnapshot-signal=SIGUSR2',
+    });
+    expect(changed.env['NODE_OPTIONS']).toBe(
+      '--max-semi-space-size=8 --max-old-space-size=128 --heapsnapshot-signal=SIGUSR2',
+    );
+    expect(changed.overrides).toEqual([
+      'BENCH_OPERATOR_HEAP_MB=128',
+      'BENCH_OPERATOR_NODE_OPTIONS=--heapsnapshot-signal=SIGUSR2',
+    ]);
+    expect(operatorRuntimeOf(deployment('            []'), { BENCH_OPERATOR_HEAP_MB: '64' }).env).toEqual({
+      NODE_OPTIONS: '--max-old-space-size=64',
+    });
   });
 
   it('reads quantities and flag values', () => {

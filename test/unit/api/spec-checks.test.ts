@@ -6,7 +6,13 @@ const pkg = (fields: Partial<Package> = {}): Package => ({ version: '1.0.0', ima
 
 describe('spec checks the API server cannot make', () => {
   it('finds each dependsOn cycle once', () => {
-    expect(dependencyCycles({ a: pkg({ dependsOn: { b: '1.0.0' } }), b: pkg({ dependsOn: { a: '1.0.0' } }), c: pkg({ dependsOn: { a: '1.0.0' } }) })).toEqual([['a', 'b', 'a']]);
+    expect(
+      dependencyCycles({
+        a: pkg({ dependsOn: { b: '1.0.0' } }),
+        b: pkg({ dependsOn: { a: '1.0.0' } }),
+        c: pkg({ dependsOn: { a: '1.0.0' } }),
+      }),
+    ).toEqual([['a', 'b', 'a']]);
     expect(dependencyCycles({ a: pkg({ dependsOn: { a: '1.0.0' } }) })).toEqual([['a', 'a']]);
     expect(dependencyCycles({ a: pkg(), b: pkg({ dependsOn: { a: '1.0.0' } }) })).toEqual([]);
   });
@@ -29,8 +35,15 @@ describe('spec checks the API server cannot make', () => {
   it('reports every problem with the field it concerns', () => {
     const problems = skyhookSpecProblems({
       packages: {
-        a: pkg({ dependsOn: { b: '1.0.0' }, configMap: { 'x.sh': '' }, configInterrupts: { '*.conf': { type: 'reboot' } } }),
-        b: pkg({ dependsOn: { a: '1.0.0' }, resources: { cpuRequest: '2', cpuLimit: '500m', memoryRequest: '1Gi', memoryLimit: '1G' } }),
+        a: pkg({
+          dependsOn: { b: '1.0.0' },
+          configMap: { 'x.sh': '' },
+          configInterrupts: { '*.conf': { type: 'reboot' } },
+        }),
+        b: pkg({
+          dependsOn: { a: '1.0.0' },
+          resources: { cpuRequest: '2', cpuLimit: '500m', memoryRequest: '1Gi', memoryLimit: '1G' },
+        }),
       },
     });
     expect(problems).toEqual([

@@ -2,7 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { validateDeploymentPolicy, validateNodeOp, validateSkyhook, type ValidationResult } from '../../../src/api/validators.js';
+import {
+  validateDeploymentPolicy,
+  validateNodeOp,
+  validateSkyhook,
+  type ValidationResult,
+} from '../../../src/api/validators.js';
 import { CONFIG_DIR, README_DEMO } from './repo-paths.js';
 
 type Doc = { kind: string; metadata: { name: string } } & Record<string, unknown>;
@@ -20,7 +25,9 @@ const validatorByKind: Record<string, (doc: unknown) => ValidationResult<unknown
 const sampleDir = join(CONFIG_DIR, 'samples');
 const samples = readdirSync(sampleDir)
   .filter((file) => file.endsWith('.yaml'))
-  .flatMap((file) => readDocuments(join(sampleDir, file)).map((doc) => [`${file}: ${doc.kind}/${doc.metadata.name}`, doc] as const));
+  .flatMap((file) =>
+    readDocuments(join(sampleDir, file)).map((doc) => [`${file}: ${doc.kind}/${doc.metadata.name}`, doc] as const),
+  );
 
 /** The upstream README demo, changed by one path; for documents ajv must refuse. */
 function demoWith(change: (spec: Record<string, any>) => void): unknown {
@@ -64,7 +71,7 @@ describe('ajv validators', () => {
     expect(JSON.stringify(doc)).toBe(before);
   });
 
-  it('fill in DeploymentPolicy strategy defaults as upstream\'s webhook does', () => {
+  it("fill in DeploymentPolicy strategy defaults as upstream's webhook does", () => {
     const result = validateDeploymentPolicy({
       apiVersion: 'skyhook.nvidia.com/v1alpha1',
       kind: 'DeploymentPolicy',
@@ -72,30 +79,80 @@ describe('ajv validators', () => {
       spec: { default: { budget: { count: 1 }, strategy: { linear: {} } } },
     });
     if (!result.ok) throw new Error(result.errors.join('\n'));
-    expect(result.value.spec.default.strategy.linear).toEqual({ initialBatch: 1, batchThreshold: 100, safetyLimit: 50, delta: 1 });
+    expect(result.value.spec.default.strategy.linear).toEqual({
+      initialBatch: 1,
+      batchThreshold: 100,
+      safetyLimit: 50,
+      delta: 1,
+    });
     expect(result.value.spec.resetBatchStateOnCompletion).toBe(true);
   });
 
   it.each([
-    ['version latest', 'spec.packages.tuning.version', (s: Record<string, any>) => (s['packages'].tuning.version = 'latest')],
-    ['version with leading zero', 'spec.packages.tuning.version', (s: Record<string, any>) => (s['packages'].tuning.version = '1.01.0')],
+    [
+      'version latest',
+      'spec.packages.tuning.version',
+      (s: Record<string, any>) => (s['packages'].tuning.version = 'latest'),
+    ],
+    [
+      'version with leading zero',
+      'spec.packages.tuning.version',
+      (s: Record<string, any>) => (s['packages'].tuning.version = '1.01.0'),
+    ],
     ['empty version', 'spec.packages.tuning.version', (s: Record<string, any>) => (s['packages'].tuning.version = '')],
     ['missing image', 'spec.packages.tuning', (s: Record<string, any>) => delete s['packages'].tuning.image],
-    ['interrupt type outside the enum', 'spec.packages.tuning.interrupt.type', (s: Record<string, any>) => (s['packages'].tuning.interrupt = { type: 'shutdown' })],
-    ['name breaking the pattern', 'spec.packages.tuning.name', (s: Record<string, any>) => (s['packages'].tuning.name = 'Tuning')],
-    ['percent above 100', 'spec.interruptionBudget.percent', (s: Record<string, any>) => (s['interruptionBudget'] = { percent: 101 })],
+    [
+      'interrupt type outside the enum',
+      'spec.packages.tuning.interrupt.type',
+      (s: Record<string, any>) => (s['packages'].tuning.interrupt = { type: 'shutdown' }),
+    ],
+    [
+      'name breaking the pattern',
+      'spec.packages.tuning.name',
+      (s: Record<string, any>) => (s['packages'].tuning.name = 'Tuning'),
+    ],
+    [
+      'percent above 100',
+      'spec.interruptionBudget.percent',
+      (s: Record<string, any>) => (s['interruptionBudget'] = { percent: 101 }),
+    ],
     ['priority 0', 'spec.priority', (s: Record<string, any>) => (s['priority'] = 0)],
-    ['negative stageTimeout', 'spec.packages.tuning.stageTimeout', (s: Record<string, any>) => (s['packages'].tuning.stageTimeout = '-1s')],
+    [
+      'negative stageTimeout',
+      'spec.packages.tuning.stageTimeout',
+      (s: Record<string, any>) => (s['packages'].tuning.stageTimeout = '-1s'),
+    ],
     ['sequencing outside the enum', 'spec.sequencing', (s: Record<string, any>) => (s['sequencing'] = 'cluster')],
-    ['bad quantity', 'spec.packages.tuning.resources.cpuLimit', (s: Record<string, any>) => (s['packages'].tuning.resources = { cpuLimit: 'lots' })],
-    ['short containerSHA', 'spec.packages.tuning.containerSHA', (s: Record<string, any>) => (s['packages'].tuning.containerSHA = 'sha256:abc')],
+    [
+      'bad quantity',
+      'spec.packages.tuning.resources.cpuLimit',
+      (s: Record<string, any>) => (s['packages'].tuning.resources = { cpuLimit: 'lots' }),
+    ],
+    [
+      'short containerSHA',
+      'spec.packages.tuning.containerSHA',
+      (s: Record<string, any>) => (s['packages'].tuning.containerSHA = 'sha256:abc'),
+    ],
   ])('refuse a Skyhook with %s', (_what, path, change) => expectRefused(validateSkyhook(demoWith(change)), path));
 
   it('refuse a DeploymentPolicy without a default strategy and a NodeOp without command', () => {
     expectRefused(
-      validateDeploymentPolicy({ apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'DeploymentPolicy', metadata: { name: 'p' }, spec: { default: { budget: { count: 1 } } } }),
+      validateDeploymentPolicy({
+        apiVersion: 'skyhook.nvidia.com/v1alpha1',
+        kind: 'DeploymentPolicy',
+        metadata: { name: 'p' },
+        spec: { default: { budget: { count: 1 } } },
+      }),
       'spec.default',
     );
-    expectRefused(validateNodeOp({ apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'NodeOp', metadata: { name: 'n' }, spec: { image: 'busybox' } }), 'spec');
+    expectRefused(
+      validateNodeOp({
+        apiVersion: 'skyhook.nvidia.com/v1alpha1',
+        kind: 'NodeOp',
+        metadata: { name: 'n' },
+        spec: { image: 'busybox' },
+      }),
+      'spec',
+    );
   });
 });

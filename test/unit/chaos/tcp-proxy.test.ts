@@ -12,10 +12,12 @@ let echoPort = 0;
 const received: string[] = [];
 
 beforeAll(async () => {
-  echo = createServer((socket) => socket.on('data', (chunk) => {
-    received.push(chunk.toString());
-    socket.write(chunk);
-  }));
+  echo = createServer((socket) =>
+    socket.on('data', (chunk) => {
+      received.push(chunk.toString());
+      socket.write(chunk);
+    }),
+  );
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   echoPort = (echo.address() as { port: number }).port;
 });

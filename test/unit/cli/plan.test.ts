@@ -8,11 +8,23 @@ import { node, pkg, plannerInput, scr, world } from '../skyhook/world.js';
 
 describe('plan simulation (the controller planner played forward)', () => {
   it('runs one node at a time with a budget of 1, in node age order, through every stage', () => {
-    const spec = { interruptionBudget: { count: 1 }, packages: { kernel: pkg('2.0.0', { interrupt: { type: 'reboot' as const } }) } };
+    const spec = {
+      interruptionBudget: { count: 1 },
+      packages: { kernel: pkg('2.0.0', { interrupt: { type: 'reboot' as const } }) },
+    };
     const w = world([scr('k', spec)], [node('n2', 2), node('n1', 1), node('n3', 3)]);
     const simulation = simulateRollout(plannerInput(w), 'k');
-    expect(Object.fromEntries(Object.entries(simulation.nodes).map(([name, n]) => [name, n.batch]))).toEqual({ n1: 1, n2: 2, n3: 3 });
-    expect(simulation.nodes['n1']!.stages.map((s) => s.stage)).toEqual(['apply', 'config', 'interrupt', 'post-interrupt']);
+    expect(Object.fromEntries(Object.entries(simulation.nodes).map(([name, n]) => [name, n.batch]))).toEqual({
+      n1: 1,
+      n2: 2,
+      n3: 3,
+    });
+    expect(simulation.nodes['n1']!.stages.map((s) => s.stage)).toEqual([
+      'apply',
+      'config',
+      'interrupt',
+      'post-interrupt',
+    ]);
     expect(simulation.nodes['n1']!.stages[2]!.interrupt).toEqual({ type: 'reboot' });
     expect(simulation.statusOnApply).toEqual({ n1: 'in_progress', n2: 'waiting', n3: 'waiting' });
     expect(simulation.statusAtEnd).toEqual({ n1: 'complete', n2: 'complete', n3: 'complete' });
@@ -26,8 +38,18 @@ describe('plan simulation (the controller planner played forward)', () => {
     const second = scr('second', { packages: { b: pkg('1.0.0') } });
     const started = simulateRollout(plannerInput(world([first, second], [node('n1')])), 'second');
     expect(started.statusOnApply).toEqual({ n1: 'waiting' });
-    expect(started.nodes['n1']).toMatchObject({ batch: 1, stages: [{ package: 'b', stage: 'apply' }, { package: 'b', stage: 'config' }] });
-    const paused = scr('first', { priority: 1, packages: { a: pkg('1.0.0') } }, { [SKYHOOK_ANNOTATIONS.pause]: 'true' });
+    expect(started.nodes['n1']).toMatchObject({
+      batch: 1,
+      stages: [
+        { package: 'b', stage: 'apply' },
+        { package: 'b', stage: 'config' },
+      ],
+    });
+    const paused = scr(
+      'first',
+      { priority: 1, packages: { a: pkg('1.0.0') } },
+      { [SKYHOOK_ANNOTATIONS.pause]: 'true' },
+    );
     const held = simulateRollout(plannerInput(world([paused, second], [node('n1')])), 'second');
     expect(held.nodes['n1']).toEqual({ stages: [], holds: ['HigherPrioritySkyhook: first'] });
     expect(held.statusAtEnd).toEqual({ n1: 'waiting' });
@@ -35,42 +57,78 @@ describe('plan simulation (the controller planner played forward)', () => {
 });
 
 describe('plan report', () => {
-  it('names what holds each node in the planner\'s words: taint, ignore label, protected pod on a node to interrupt', () => {
-    const spec = { podNonInterruptLabels: { matchLabels: { keep: 'me' } }, packages: { kernel: pkg('2.0.0', { interrupt: { type: 'service' as const, services: ['containerd', 'cron'] } }) } };
+  it("names what holds each node in the planner's words: taint, ignore label, protected pod on a node to interrupt", () => {
+    const spec = {
+      podNonInterruptLabels: { matchLabels: { keep: 'me' } },
+      packages: { kernel: pkg('2.0.0', { interrupt: { type: 'service' as const, services: ['containerd', 'cron'] } }) },
+    };
     const target = scr('k', spec);
     const nodes = [node('ok', 1), node('tainted', 2), node('ignored', 3), node('free', 4), node('elsewhere', 5, {})];
     nodes[0]!.pods = [{ namespace: 'default', name: 'keep', phase: 'Running', labels: { keep: 'me' } }];
     nodes[1]!.taints = [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }];
     nodes[2]!.labels['skyhook.nvidia.com/ignore'] = 'true';
     nodes[3]!.pods = [];
-    const report = buildPlanReport(target, nodes.map((n) => n.name), simulateRollout(plannerInput(world([target], nodes)), 'k'));
+    const report = buildPlanReport(
+      target,
+      nodes.map((n) => n.name),
+      simulateRollout(plannerInput(world([target], nodes)), 'k'),
+    );
     const byNode = Object.fromEntries(report.nodes.map((n) => [n.node, n]));
-    expect(byNode['free']).toMatchObject({ batch: 1, cordon: true, drain: true, interrupt: 'service(containerd, cron)', statusAtEnd: 'complete', blockers: [] });
+    expect(byNode['free']).toMatchObject({
+      batch: 1,
+      cordon: true,
+      drain: true,
+      interrupt: 'service(containerd, cron)',
+      statusAtEnd: 'complete',
+      blockers: [],
+    });
     expect(byNode['free']!.stages).toBe('kernel:2.0.0 apply, config, interrupt, post-interrupt');
-    expect(byNode['ok']).toMatchObject({ cordon: true, statusAtEnd: 'in_progress', blockers: ['NonInterruptPodsRunning: default/keep'] });
+    expect(byNode['ok']).toMatchObject({
+      cordon: true,
+      statusAtEnd: 'in_progress',
+      blockers: ['NonInterruptPodsRunning: default/keep'],
+    });
     expect(byNode['ok']!.batch).toBe(1);
     expect(byNode['tainted']!.blockers).toEqual(['TaintNotTolerable: gpu=true:NoSchedule']);
     expect(byNode['ignored']!.blockers).toEqual(['NodeIgnored: label skyhook.nvidia.com/ignore=true']);
-    expect(report).toMatchObject({ selected: 4, total: 5, notSelected: ['elsewhere'], completes: false, compartments: [{ name: '__default__', matched: 4, ceiling: 4 }] });
+    expect(report).toMatchObject({
+      selected: 4,
+      total: 5,
+      notSelected: ['elsewhere'],
+      completes: false,
+      compartments: [{ name: '__default__', matched: 4, ceiling: 4 }],
+    });
     expect(renderPlan(report)).toContain('Held back:\n  ok       NonInterruptPodsRunning: default/keep\n');
   });
 
   it('formats stages by package and interrupts by type', () => {
-    expect(formatStages([
-      { package: 'a', version: '1', stage: 'apply' },
-      { package: 'b', version: '2', stage: 'apply' },
-      { package: 'a', version: '1', stage: 'config' },
-    ])).toBe('a:1 apply, config; b:2 apply');
+    expect(
+      formatStages([
+        { package: 'a', version: '1', stage: 'apply' },
+        { package: 'b', version: '2', stage: 'apply' },
+        { package: 'a', version: '1', stage: 'config' },
+      ]),
+    ).toBe('a:1 apply, config; b:2 apply');
     expect(describeInterrupt({ type: 'reboot' })).toBe('reboot');
   });
 });
 
 describe('plan input', () => {
   it('reads one Skyhook, validated and defaulted, and names what is wrong', () => {
-    const skyhook = readSkyhookDocument('apiVersion: skyhook.nvidia.com/v1alpha1\nkind: Skyhook\nmetadata: {name: s}\nspec:\n  packages:\n    p: {version: 1.0.0, image: img}\n', 'f.yaml');
+    const skyhook = readSkyhookDocument(
+      'apiVersion: skyhook.nvidia.com/v1alpha1\nkind: Skyhook\nmetadata: {name: s}\nspec:\n  packages:\n    p: {version: 1.0.0, image: img}\n',
+      'f.yaml',
+    );
     expect(skyhook.spec.priority).toBe(200);
-    expect(() => readSkyhookDocument('kind: ConfigMap\n', 'f.yaml')).toThrow('f.yaml: expected exactly one document of kind Skyhook, found 0');
-    expect(() => readSkyhookDocument('apiVersion: skyhook.nvidia.com/v1alpha1\nkind: Skyhook\nmetadata: {name: s}\nspec: {priority: 0}\n', 'f.yaml')).toThrow(/f.yaml: the Skyhook is not valid:\n {2}spec.priority/);
+    expect(() => readSkyhookDocument('kind: ConfigMap\n', 'f.yaml')).toThrow(
+      'f.yaml: expected exactly one document of kind Skyhook, found 0',
+    );
+    expect(() =>
+      readSkyhookDocument(
+        'apiVersion: skyhook.nvidia.com/v1alpha1\nkind: Skyhook\nmetadata: {name: s}\nspec: {priority: 0}\n',
+        'f.yaml',
+      ),
+    ).toThrow(/f.yaml: the Skyhook is not valid:\n {2}spec.priority/);
   });
 
   it('keeps the live SCR status and annotations, and takes the spec from the file', () => {

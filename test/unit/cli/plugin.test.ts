@@ -21,21 +21,38 @@ function node(name: string, annotations: Record<string, string> = {}, labels: Re
 }
 
 function skyhook(annotations: Record<string, string> = {}, status: Skyhook['status'] = undefined): Skyhook {
-  const scr: Skyhook = { apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'Skyhook', metadata: { name: 'demo', annotations }, spec: { packages: { motd: { version: '1.1.0', image: 'img' } } } };
+  const scr: Skyhook = {
+    apiVersion: 'skyhook.nvidia.com/v1alpha1',
+    kind: 'Skyhook',
+    metadata: { name: 'demo', annotations },
+    spec: { packages: { motd: { version: '1.1.0', image: 'img' } } },
+  };
   if (status) scr.status = status;
   return scr;
 }
 
 describe('plugin arguments', () => {
   it('parse the shared flags, with --confirm as an alias of --yes', () => {
-    const { options, positionals } = parsePluginArgs(['reset', 'demo', '-o', 'json', '--confirm', '-n', 'ops', '--tail', '5']);
+    const { options, positionals } = parsePluginArgs([
+      'reset',
+      'demo',
+      '-o',
+      'json',
+      '--confirm',
+      '-n',
+      'ops',
+      '--tail',
+      '5',
+    ]);
     expect(positionals).toEqual(['reset', 'demo']);
     expect(options).toMatchObject({ output: 'json', yes: true, namespace: 'ops', tail: 5, dryRun: false });
     expect(parsePluginArgs([]).options).toMatchObject({ output: 'table', namespace: 'skyhook', yes: false });
   });
 
   it('name the bad flag or value', () => {
-    expect(() => parsePluginArgs(['-o', 'xml'])).toThrow(new UsageError("--output must be one of table, wide, json, yaml, not 'xml'"));
+    expect(() => parsePluginArgs(['-o', 'xml'])).toThrow(
+      new UsageError("--output must be one of table, wide, json, yaml, not 'xml'"),
+    );
     expect(() => parsePluginArgs(['--tail', 'all'])).toThrow('--tail must be a whole number of lines');
     expect(() => parsePluginArgs(['--bogus'])).toThrow(UsageError);
   });
@@ -57,7 +74,15 @@ describe('plugin output', () => {
   ];
 
   it('aligns tables kubectl-style, wide columns with -o wide only', () => {
-    expect(renderTable([{ name: 'a', n: 10 }, { name: 'long-name', n: 2 }], columns)).toBe('NAME       N\na          10\nlong-name  2');
+    expect(
+      renderTable(
+        [
+          { name: 'a', n: 10 },
+          { name: 'long-name', n: 2 },
+        ],
+        columns,
+      ),
+    ).toBe('NAME       N\na          10\nlong-name  2');
     expect(renderTable([{ name: 'a', n: 1 }], columns, true)).toBe('NAME  N  EXTRA\na     1  x');
   });
 
@@ -70,20 +95,35 @@ describe('plugin output', () => {
 
 describe('plugin changes', () => {
   it('pause sets and resume removes the pause annotation; already-set is a note, not a change', () => {
-    expect(lifecycleChanges('pause', skyhook()).changes).toEqual([{ target: { kind: 'Skyhook', name: 'demo' }, patch: { metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: 'true' } } }, description: `set annotation ${SKYHOOK_ANNOTATIONS.pause}="true"` }]);
+    expect(lifecycleChanges('pause', skyhook()).changes).toEqual([
+      {
+        target: { kind: 'Skyhook', name: 'demo' },
+        patch: { metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: 'true' } } },
+        description: `set annotation ${SKYHOOK_ANNOTATIONS.pause}="true"`,
+      },
+    ]);
     expect(lifecycleChanges('pause', skyhook()).destructive).toBe(true);
     const resume = lifecycleChanges('resume', skyhook({ [SKYHOOK_ANNOTATIONS.pause]: 'true' }));
     expect(resume.changes[0]!.patch).toEqual({ metadata: { annotations: { [SKYHOOK_ANNOTATIONS.pause]: null } } });
     expect(resume.destructive).toBe(false);
-    expect(lifecycleChanges('enable', skyhook())).toMatchObject({ changes: [], notes: ['Skyhook demo is already not disabled'] });
-    expect(lifecycleChanges('disable', skyhook({ [SKYHOOK_ANNOTATIONS.pause]: 'true' })).changes[0]!.patch).toEqual({ metadata: { annotations: { [SKYHOOK_ANNOTATIONS.disable]: 'true' } } });
+    expect(lifecycleChanges('enable', skyhook())).toMatchObject({
+      changes: [],
+      notes: ['Skyhook demo is already not disabled'],
+    });
+    expect(lifecycleChanges('disable', skyhook({ [SKYHOOK_ANNOTATIONS.pause]: 'true' })).changes[0]!.patch).toEqual({
+      metadata: { annotations: { [SKYHOOK_ANNOTATIONS.disable]: 'true' } },
+    });
   });
 
   it('ignore labels only the nodes not ignored yet', () => {
     const set = ignoreChanges([node('a'), node('b', {}, { [IGNORE_NODE_LABEL]: 'true' })], true);
-    expect(set.changes.map((c) => [c.target.name, c.patch])).toEqual([['a', { metadata: { labels: { [IGNORE_NODE_LABEL]: 'true' } } }]]);
+    expect(set.changes.map((c) => [c.target.name, c.patch])).toEqual([
+      ['a', { metadata: { labels: { [IGNORE_NODE_LABEL]: 'true' } } }],
+    ]);
     expect(set.notes).toEqual(['node b is already ignored']);
-    expect(ignoreChanges([node('b', {}, { [IGNORE_NODE_LABEL]: 'true' })], false).changes[0]!.patch).toEqual({ metadata: { labels: { [IGNORE_NODE_LABEL]: null } } });
+    expect(ignoreChanges([node('b', {}, { [IGNORE_NODE_LABEL]: 'true' })], false).changes[0]!.patch).toEqual({
+      metadata: { labels: { [IGNORE_NODE_LABEL]: null } },
+    });
   });
 
   it('node reset removes the SCR annotations, its status label and autoTaint markers, and nothing of other SCRs', () => {
@@ -95,7 +135,10 @@ describe('plugin changes', () => {
       [nodeAnnotations.autoTaint('skyhook.nvidia.com')]: 'true',
       [nodeAnnotations.nodeState('other')]: '{}',
     };
-    const change = nodeResetChange(node('a', annotations, { [nodeLabels.status('demo')]: 'complete', [nodeLabels.status('other')]: 'complete' }), 'demo');
+    const change = nodeResetChange(
+      node('a', annotations, { [nodeLabels.status('demo')]: 'complete', [nodeLabels.status('other')]: 'complete' }),
+      'demo',
+    );
     expect(change?.patch).toEqual({
       metadata: {
         annotations: {
@@ -109,7 +152,10 @@ describe('plugin changes', () => {
       },
     });
     expect(nodeResetChange(node('b', { [nodeAnnotations.nodeState('other')]: '{}' }), 'demo')).toBeUndefined();
-    expect(resetChanges([node('b')], 'demo')).toMatchObject({ changes: [], notes: ['node b has no state of Skyhook demo'] });
+    expect(resetChanges([node('b')], 'demo')).toMatchObject({
+      changes: [],
+      notes: ['node b has no state of Skyhook demo'],
+    });
   });
 
   it('rerun removes the entry, or sets it to {stage, in_progress}, guarded by the resourceVersion', () => {
@@ -117,25 +163,70 @@ describe('plugin changes', () => {
     const removed = rerunChanges(nodes, skyhook(), 'motd', undefined);
     expect(removed.changes).toHaveLength(1);
     // The operator's copy changes with it, so a later unreadable edit is restored to the rerun, not to before it.
-    expect(removed.changes[0]!.patch).toEqual({ metadata: { resourceVersion: '7', annotations: { [nodeAnnotations.nodeState('demo')]: '{}', [nodeAnnotations.nodeStateCopy('demo')]: '{}' } } });
+    expect(removed.changes[0]!.patch).toEqual({
+      metadata: {
+        resourceVersion: '7',
+        annotations: { [nodeAnnotations.nodeState('demo')]: '{}', [nodeAnnotations.nodeStateCopy('demo')]: '{}' },
+      },
+    });
     expect(removed.notes).toEqual(['node b has no entry for motd:1.1.0; nothing to rerun']);
     const staged = rerunChanges(nodes, skyhook(), 'motd', 'apply');
-    expect(staged.changes.map((c) => (c.patch as { metadata: { annotations: Record<string, string> } }).metadata.annotations[nodeAnnotations.nodeState('demo')])).toEqual([entry('apply', 'in_progress'), entry('apply', 'in_progress')]);
-    expect(() => rerunChanges(nodes, skyhook(), 'nope', undefined)).toThrow("Skyhook demo has no package 'nope'; its packages: motd");
+    expect(
+      staged.changes.map(
+        (c) =>
+          (c.patch as { metadata: { annotations: Record<string, string> } }).metadata.annotations[
+            nodeAnnotations.nodeState('demo')
+          ],
+      ),
+    ).toEqual([entry('apply', 'in_progress'), entry('apply', 'in_progress')]);
+    expect(() => rerunChanges(nodes, skyhook(), 'nope', undefined)).toThrow(
+      "Skyhook demo has no package 'nope'; its packages: motd",
+    );
   });
 
   it('package rows and node summaries read the entries through the operator parsers', () => {
-    const a = node('a', { [nodeAnnotations.nodeState('demo')]: entry('config', 'complete'), [nodeAnnotations.status('demo')]: 'complete' });
-    expect(packageRows([a], 'demo', 'motd')).toEqual([{ node: 'a', package: 'motd', version: '1.1.0', stage: 'config', state: 'complete', restarts: 0, image: 'img' }]);
+    const a = node('a', {
+      [nodeAnnotations.nodeState('demo')]: entry('config', 'complete'),
+      [nodeAnnotations.status('demo')]: 'complete',
+    });
+    expect(packageRows([a], 'demo', 'motd')).toEqual([
+      { node: 'a', package: 'motd', version: '1.1.0', stage: 'config', state: 'complete', restarts: 0, image: 'img' },
+    ]);
     expect(summarizeNode(a, skyhook())).toMatchObject({ status: 'complete', packagesComplete: '1/1', ignored: false });
-    expect(summarizeNode(node('b', { [nodeAnnotations.nodeState('demo')]: 'not json' }), skyhook()).status).toBe('malformed');
+    expect(summarizeNode(node('b', { [nodeAnnotations.nodeState('demo')]: 'not json' }), skyhook()).status).toBe(
+      'malformed',
+    );
   });
 
   it('batch reset restarts every compartment at batch 1; reset also clears the pick order unless skipped', () => {
-    const status = { nodePriority: { a: '2025-01-01T00:00:00Z' }, compartmentStatuses: { __default__: { matched: 2, ceiling: 1, inProgress: 0, completed: 1, progressPercent: 50, batchState: { currentBatch: 3 } } } };
-    const fresh = { currentBatch: 1, consecutiveFailures: 0, completedNodes: 0, failedNodes: 0, shouldStop: false, lastBatchSize: 0, lastBatchFailed: false };
-    expect(batchResetChange(skyhook({}, status), false)?.patch).toEqual({ status: { compartmentStatuses: { __default__: { batchState: fresh } } } });
-    expect(batchResetChange(skyhook({}, status), true)?.patch).toEqual({ status: { compartmentStatuses: { __default__: { batchState: fresh } }, nodePriority: null } });
+    const status = {
+      nodePriority: { a: '2025-01-01T00:00:00Z' },
+      compartmentStatuses: {
+        __default__: {
+          matched: 2,
+          ceiling: 1,
+          inProgress: 0,
+          completed: 1,
+          progressPercent: 50,
+          batchState: { currentBatch: 3 },
+        },
+      },
+    };
+    const fresh = {
+      currentBatch: 1,
+      consecutiveFailures: 0,
+      completedNodes: 0,
+      failedNodes: 0,
+      shouldStop: false,
+      lastBatchSize: 0,
+      lastBatchFailed: false,
+    };
+    expect(batchResetChange(skyhook({}, status), false)?.patch).toEqual({
+      status: { compartmentStatuses: { __default__: { batchState: fresh } } },
+    });
+    expect(batchResetChange(skyhook({}, status), true)?.patch).toEqual({
+      status: { compartmentStatuses: { __default__: { batchState: fresh } }, nodePriority: null },
+    });
     expect(batchResetChange(skyhook(), true)).toBeUndefined();
     expect(skyhookResetChanges(skyhook({}, status), [], true).changes).toEqual([]);
   });
@@ -143,7 +234,15 @@ describe('plugin changes', () => {
 
 describe('package logs', () => {
   const pod = (name: string, nodeName: string, stage: string, pkg: string, created: string): V1Pod => ({
-    metadata: { name, creationTimestamp: new Date(created), labels: { 'skyhook.nvidia.com/package': pkg, 'skyhook.nvidia.com/stage': stage, 'batch.kubernetes.io/job-name': `${name}-job` } },
+    metadata: {
+      name,
+      creationTimestamp: new Date(created),
+      labels: {
+        'skyhook.nvidia.com/package': pkg,
+        'skyhook.nvidia.com/stage': stage,
+        'batch.kubernetes.io/job-name': `${name}-job`,
+      },
+    },
     spec: { nodeName, containers: [] },
   });
 
@@ -155,15 +254,25 @@ describe('package logs', () => {
       pod('other', 'a', 'apply', 'motd-extra-1.1.0', '2025-01-01T00:00:00Z'),
     ];
     const names = (selected: V1Pod[]) => selected.map((p) => p.metadata?.name);
-    expect(names(stagePods(pods, { packageLabels: new Set(['motd-1.1.0']) }))).toEqual(['apply-a', 'config-a', 'apply-b']);
+    expect(names(stagePods(pods, { packageLabels: new Set(['motd-1.1.0']) }))).toEqual([
+      'apply-a',
+      'config-a',
+      'apply-b',
+    ]);
     expect(names(stagePods(pods, { packageLabels: new Set(['motd-1.1.0']), stage: 'config' }))).toEqual(['config-a']);
-    expect(names(stagePods(pods, { packageLabels: new Set(['motd-1.1.0']), node: (n) => n === 'b' }))).toEqual(['apply-b']);
+    expect(names(stagePods(pods, { packageLabels: new Set(['motd-1.1.0']), node: (n) => n === 'b' }))).toEqual([
+      'apply-b',
+    ]);
   });
 
   it('head each log with where it came from', () => {
-    expect(formatLogs([
-      { node: 'a', stage: 'apply', job: 'j', pod: 'p', container: 'c1', log: 'one\n' },
-      { node: 'a', stage: 'apply', job: '', pod: 'r', container: 'c2', log: 'two' },
-    ])).toBe('==> node a · stage apply · job j · pod p · container c1 <==\none\n\n==> node a · stage apply · pod r · container c2 <==\ntwo\n');
+    expect(
+      formatLogs([
+        { node: 'a', stage: 'apply', job: 'j', pod: 'p', container: 'c1', log: 'one\n' },
+        { node: 'a', stage: 'apply', job: '', pod: 'r', container: 'c2', log: 'two' },
+      ]),
+    ).toBe(
+      '==> node a · stage apply · job j · pod p · container c1 <==\none\n\n==> node a · stage apply · pod r · container c2 <==\ntwo\n',
+    );
   });
 });

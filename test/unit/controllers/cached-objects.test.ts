@@ -4,64 +4,126 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES, nodeAnnotations, nodeConditionTypes, nodeLabels } from '../../../src/api/names.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  KINDS,
+  NODEOP_NAMES,
+  nodeAnnotations,
+  nodeConditionTypes,
+  nodeLabels,
+} from '../../../src/api/names.js';
 import { cachedBarrierPod, cachedJob, cachedNode, cachedNodeOpPod } from '../../../src/controllers/cached-objects.js';
 import { bootIdOf, isNodeReady, rebootObserved } from '../../../src/controllers/nodeop/node-steps.js';
 import { targetNodes } from '../../../src/controllers/nodeop/pacing.js';
 import { hasSkyhookTraces } from '../../../src/controllers/skyhook/node-writes.js';
-import { podChangeMatters, podView, podViewsByNode, skyhooksHeldByPod } from '../../../src/controllers/skyhook/node-pods.js';
+import {
+  podChangeMatters,
+  podView,
+  podViewsByNode,
+  skyhooksHeldByPod,
+} from '../../../src/controllers/skyhook/node-pods.js';
 import { nodeViewOf } from '../../../src/controllers/skyhook/planner.js';
 import { cordonedBy, isCordonedBy } from '../../../src/jobs/cordon.js';
 import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../../src/jobs/job-progress.js';
 import { ownerKeys } from '../../../src/kube/controller.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';
 
-const managedFields = [{ manager: 'kubelet', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } }];
+const managedFields = [
+  { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } },
+];
 
 /** A Node as the API server lists it (dates are strings: the caches hold parsed JSON). */
-function fullNode(name: string, extra: { labels?: Record<string, string>; annotations?: Record<string, string>; ready?: boolean; unschedulable?: boolean } = {}): V1Node {
-  return JSON.parse(JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {
-      name, uid: `uid-${name}`, resourceVersion: '42', creationTimestamp: '2030-01-01T00:00:00Z',
-      labels: { 'kubernetes.io/hostname': name, type: 'kwok', ...extra.labels },
-      annotations: { 'node.alpha.kubernetes.io/ttl': '0', ...extra.annotations },
-      managedFields,
-    },
-    spec: {
-      podCIDR: '10.0.0.0/24', providerID: `kwok://${name}`,
-      taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }, { key: 'other', effect: 'NoExecute' }],
-      ...(extra.unschedulable ? { unschedulable: true } : {}),
-    },
-    status: {
-      addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
-      allocatable: { cpu: '32', memory: '256Gi', pods: '110' },
-      capacity: { cpu: '32', memory: '256Gi', pods: '110' },
-      conditions: [
-        { type: 'Ready', status: extra.ready === false ? 'False' : 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2030-01-01T00:05:00Z', lastTransitionTime: '2030-01-01T00:00:00Z' },
-        { type: nodeConditionTypes.notReady('scr'), status: 'True', reason: 'Incomplete', message: 'Skyhook scr Ready', lastHeartbeatTime: '2030-01-01T00:05:00Z', lastTransitionTime: '2030-01-01T00:01:00Z' },
-      ],
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-      images: [{ names: ['registry.example/huge/image@sha256:abc', 'registry.example/huge/image:1'], sizeBytes: 123456789 }],
-      nodeInfo: {
-        architecture: 'amd64', bootID: `boot-${name}`, containerRuntimeVersion: 'containerd://2', kernelVersion: '6.1', kubeProxyVersion: '', kubeletVersion: 'v1.33',
-        machineID: 'm', operatingSystem: 'linux', osImage: 'Ubuntu', systemUUID: 's',
+function fullNode(
+  name: string,
+  extra: {
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ready?: boolean;
+    unschedulable?: boolean;
+  } = {},
+): V1Node {
+  return JSON.parse(
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        uid: `uid-${name}`,
+        resourceVersion: '42',
+        creationTimestamp: '2030-01-01T00:00:00Z',
+        labels: { 'kubernetes.io/hostname': name, type: 'kwok', ...extra.labels },
+        annotations: { 'node.alpha.kubernetes.io/ttl': '0', ...extra.annotations },
+        managedFields,
       },
-      phase: 'Running',
-      volumesAttached: [{ name: 'kubernetes.io/csi/x', devicePath: '' }],
-      volumesInUse: ['kubernetes.io/csi/x'],
-    },
-  })) as V1Node;
+      spec: {
+        podCIDR: '10.0.0.0/24',
+        providerID: `kwok://${name}`,
+        taints: [
+          { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
+          { key: 'other', effect: 'NoExecute' },
+        ],
+        ...(extra.unschedulable ? { unschedulable: true } : {}),
+      },
+      status: {
+        addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+        allocatable: { cpu: '32', memory: '256Gi', pods: '110' },
+        capacity: { cpu: '32', memory: '256Gi', pods: '110' },
+        conditions: [
+          {
+            type: 'Ready',
+            status: extra.ready === false ? 'False' : 'True',
+            reason: 'KubeletReady',
+            message: 'kubelet is posting ready status',
+            lastHeartbeatTime: '2030-01-01T00:05:00Z',
+            lastTransitionTime: '2030-01-01T00:00:00Z',
+          },
+          {
+            type: nodeConditionTypes.notReady('scr'),
+            status: 'True',
+            reason: 'Incomplete',
+            message: 'Skyhook scr Ready',
+            lastHeartbeatTime: '2030-01-01T00:05:00Z',
+            lastTransitionTime: '2030-01-01T00:01:00Z',
+          },
+        ],
+        daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+        images: [
+          { names: ['registry.example/huge/image@sha256:abc', 'registry.example/huge/image:1'], sizeBytes: 123456789 },
+        ],
+        nodeInfo: {
+          architecture: 'amd64',
+          bootID: `boot-${name}`,
+          containerRuntimeVersion: 'containerd://2',
+          kernelVersion: '6.1',
+          kubeProxyVersion: '',
+          kubeletVersion: 'v1.33',
+          machineID: 'm',
+          operatingSystem: 'linux',
+          osImage: 'Ubuntu',
+          systemUUID: 's',
+        },
+        phase: 'Running',
+        volumesAttached: [{ name: 'kubernetes.io/csi/x', devicePath: '' }],
+        volumesInUse: ['kubernetes.io/csi/x'],
+      },
+    }),
+  ) as V1Node;
 }
 
 function skyhook(name: string, spec: Partial<Skyhook['spec']>): Skyhook {
-  return { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: KINDS.skyhook.kind, metadata: { name }, spec: { packages: {}, ...spec } } as Skyhook;
+  return {
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: KINDS.skyhook.kind,
+    metadata: { name },
+    spec: { packages: {}, ...spec },
+  } as Skyhook;
 }
 
 describe('cachedNode', () => {
   const annotations = {
-    [nodeAnnotations.nodeState('scr')]: '{"pkg|1.0.0":{"name":"pkg","version":"1.0.0","stage":"apply","state":"in_progress"}}',
+    [nodeAnnotations.nodeState('scr')]:
+      '{"pkg|1.0.0":{"name":"pkg","version":"1.0.0","stage":"apply","state":"in_progress"}}',
     [nodeAnnotations.status('scr')]: 'in_progress',
     [NODEOP_NAMES.cordonedBy]: 'skyhook/op@uid',
   };
@@ -78,12 +140,16 @@ describe('cachedNode', () => {
       expect(nodeViewOf(kept)).toEqual(nodeViewOf(node));
       expect(isNodeReady(kept)).toBe(isNodeReady(node));
       expect(bootIdOf(kept)).toBe(bootIdOf(node));
-      expect(rebootObserved({ phase: 'Completed', bootID: 'before' }, kept)).toBe(rebootObserved({ phase: 'Completed', bootID: 'before' }, node));
+      expect(rebootObserved({ phase: 'Completed', bootID: 'before' }, kept)).toBe(
+        rebootObserved({ phase: 'Completed', bootID: 'before' }, node),
+      );
       expect(cordonedBy(kept)).toBe(cordonedBy(node));
       expect(isCordonedBy(kept, 'skyhook/op@uid')).toBe(isCordonedBy(node, 'skyhook/op@uid'));
       expect(hasSkyhookTraces(kept, 'scr')).toBe(hasSkyhookTraces(node, 'scr'));
     });
-    expect(targetNodes({ nodeSelector: { matchLabels: { type: 'kwok' } } }, trimmed)).toEqual(targetNodes({ nodeSelector: { matchLabels: { type: 'kwok' } } }, nodes));
+    expect(targetNodes({ nodeSelector: { matchLabels: { type: 'kwok' } } }, trimmed)).toEqual(
+      targetNodes({ nodeSelector: { matchLabels: { type: 'kwok' } } }, nodes),
+    );
   });
 
   it('keeps metadata whole (node-metadata ConfigMaps, Events, read-your-writes), the spec and the conditions as they are', () => {
@@ -105,31 +171,60 @@ describe('cachedNode', () => {
 
   it('leaves absent parts absent', () => {
     expect(cachedNode({ metadata: { name: 'bare' } })).toEqual({ metadata: { name: 'bare' } });
-    expect(cachedNode({ metadata: { name: 'new' }, status: { phase: 'Pending' } })).toEqual({ metadata: { name: 'new' }, status: {} });
+    expect(cachedNode({ metadata: { name: 'new' }, status: { phase: 'Pending' } })).toEqual({
+      metadata: { name: 'new' },
+      status: {},
+    });
   });
 });
 
-function fullPod(name: string, extra: { phase?: string; node?: string; labels?: Record<string, string>; deleting?: boolean; owner?: { kind: string; name: string; apiVersion?: string }; status?: V1Pod['status'] } = {}): V1Pod {
-  return JSON.parse(JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name, namespace: 'skyhook', uid: `uid-${name}`, resourceVersion: '7', creationTimestamp: '2030-01-01T00:00:00Z',
-      ...(extra.deleting ? { deletionTimestamp: '2030-01-01T00:10:00Z' } : {}),
-      labels: { app: 'web', ...extra.labels },
-      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(500) },
-      ownerReferences: [{ apiVersion: extra.owner?.apiVersion ?? 'apps/v1', kind: extra.owner?.kind ?? 'ReplicaSet', name: extra.owner?.name ?? 'web-1', uid: 'o', controller: true }],
-      managedFields,
-    },
-    spec: {
-      nodeName: extra.node ?? 'node-a',
-      containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'sleep 1'], env: [{ name: 'A', value: 'b' }] }],
-      initContainers: [{ name: 'init', image: 'busybox', command: ['true'] }],
-      volumes: [{ name: 'root', hostPath: { path: '/' } }],
-      tolerations: [{ operator: 'Exists' }],
-    },
-    status: extra.status ?? { phase: extra.phase ?? 'Running', podIP: '10.0.0.2', qosClass: 'BestEffort' },
-  })) as V1Pod;
+function fullPod(
+  name: string,
+  extra: {
+    phase?: string;
+    node?: string;
+    labels?: Record<string, string>;
+    deleting?: boolean;
+    owner?: { kind: string; name: string; apiVersion?: string };
+    status?: V1Pod['status'];
+  } = {},
+): V1Pod {
+  return JSON.parse(
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: 'skyhook',
+        uid: `uid-${name}`,
+        resourceVersion: '7',
+        creationTimestamp: '2030-01-01T00:00:00Z',
+        ...(extra.deleting ? { deletionTimestamp: '2030-01-01T00:10:00Z' } : {}),
+        labels: { app: 'web', ...extra.labels },
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(500) },
+        ownerReferences: [
+          {
+            apiVersion: extra.owner?.apiVersion ?? 'apps/v1',
+            kind: extra.owner?.kind ?? 'ReplicaSet',
+            name: extra.owner?.name ?? 'web-1',
+            uid: 'o',
+            controller: true,
+          },
+        ],
+        managedFields,
+      },
+      spec: {
+        nodeName: extra.node ?? 'node-a',
+        containers: [
+          { name: 'main', image: 'busybox', command: ['sh', '-c', 'sleep 1'], env: [{ name: 'A', value: 'b' }] },
+        ],
+        initContainers: [{ name: 'init', image: 'busybox', command: ['true'] }],
+        volumes: [{ name: 'root', hostPath: { path: '/' } }],
+        tolerations: [{ operator: 'Exists' }],
+      },
+      status: extra.status ?? { phase: extra.phase ?? 'Running', podIP: '10.0.0.2', qosClass: 'BestEffort' },
+    }),
+  ) as V1Pod;
 }
 
 describe('cachedBarrierPod', () => {
@@ -143,12 +238,23 @@ describe('cachedBarrierPod', () => {
   it('gives node-pods.ts the same answers', () => {
     pods.forEach((pod, i) => expect(podView(trimmed[i]!)).toEqual(podView(pod)));
     expect(podViewsByNode(trimmed)).toEqual(podViewsByNode(pods));
-    const scrs = [skyhook('scr', { podNonInterruptLabels: { matchLabels: { hold: 'yes' } }, nodeSelectors: { matchLabels: { type: 'kwok' } } })];
+    const scrs = [
+      skyhook('scr', {
+        podNonInterruptLabels: { matchLabels: { hold: 'yes' } },
+        nodeSelectors: { matchLabels: { type: 'kwok' } },
+      }),
+    ];
     const nodeOf = (name: string): V1Node => fullNode(name);
     expect(skyhooksHeldByPod(trimmed, scrs, nodeOf)).toEqual(skyhooksHeldByPod(pods, scrs, nodeOf));
     expect(skyhooksHeldByPod(trimmed, scrs, nodeOf)).toEqual(['scr']);
     expect(podChangeMatters(trimmed[0]!, trimmed[1]!)).toBe(podChangeMatters(pods[0]!, pods[1]!));
-    const restarted = fullPod('web-a', { labels: { hold: 'yes' }, status: { phase: 'Running', containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: true, restartCount: 3 }] } });
+    const restarted = fullPod('web-a', {
+      labels: { hold: 'yes' },
+      status: {
+        phase: 'Running',
+        containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: true, restartCount: 3 }],
+      },
+    });
     expect(podChangeMatters(cachedBarrierPod(restarted), trimmed[0]!)).toBe(false);
   });
 
@@ -157,8 +263,14 @@ describe('cachedBarrierPod', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
-        name: 'web-b', namespace: 'skyhook', uid: 'uid-web-b', resourceVersion: '7', creationTimestamp: '2030-01-01T00:00:00Z', deletionTimestamp: '2030-01-01T00:10:00Z',
-        labels: { app: 'web' }, ownerReferences: pods[1]!.metadata!.ownerReferences,
+        name: 'web-b',
+        namespace: 'skyhook',
+        uid: 'uid-web-b',
+        resourceVersion: '7',
+        creationTimestamp: '2030-01-01T00:00:00Z',
+        deletionTimestamp: '2030-01-01T00:10:00Z',
+        labels: { app: 'web' },
+        ownerReferences: pods[1]!.metadata!.ownerReferences,
       },
       spec: { nodeName: 'node-b', containers: [] },
       status: { phase: 'Pending' },
@@ -171,40 +283,94 @@ describe('cachedNodeOpPod and cachedJob', () => {
   const jobOwner = { apiVersion: 'batch/v1', kind: 'Job', name: 'op-1-node-a' };
   const labels = { [NODEOP_NAMES.nodeOpLabel]: 'op-1', 'batch.kubernetes.io/job-name': 'op-1-node-a' };
   const pulling = fullPod('op-1-node-a-x', {
-    labels, owner: jobOwner,
+    labels,
+    owner: jobOwner,
     status: {
       phase: 'Pending',
       conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: new Date('2030-01-01T00:00:05Z') }],
-      initContainerStatuses: [{ name: 'init', image: 'x.invalid/y', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } } }],
+      initContainerStatuses: [
+        {
+          name: 'init',
+          image: 'x.invalid/y',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } },
+        },
+      ],
     },
   });
   const crashed = fullPod('op-1-node-a-y', {
-    labels, owner: jobOwner,
+    labels,
+    owner: jobOwner,
     status: {
       phase: 'Failed',
-      containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: false, restartCount: 1, state: { terminated: { exitCode: 2, reason: 'Error', message: 'step failed' } } }],
+      containerStatuses: [
+        {
+          name: 'main',
+          image: 'busybox',
+          imageID: '',
+          ready: false,
+          restartCount: 1,
+          state: { terminated: { exitCode: 2, reason: 'Error', message: 'step failed' } },
+        },
+      ],
     },
   });
-  const rebootPod = fullPod('op-1-node-a-reboot', { labels: { [NODEOP_NAMES.nodeOpLabel]: 'op-1' }, owner: nodeOpOwner, phase: 'Succeeded' });
+  const rebootPod = fullPod('op-1-node-a-reboot', {
+    labels: { [NODEOP_NAMES.nodeOpLabel]: 'op-1' },
+    owner: nodeOpOwner,
+    phase: 'Succeeded',
+  });
   const pods = [pulling, crashed, rebootPod];
   const trimmedPods = pods.map(cachedNodeOpPod);
 
-  const fullJob = (conditions: { type: string; reason?: string; message?: string }[], extra: { suspend?: boolean; failed?: number } = {}): V1Job => JSON.parse(JSON.stringify({
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { name: 'op-1-node-a', namespace: 'skyhook', uid: 'job-uid', resourceVersion: '9', labels, ownerReferences: [{ ...nodeOpOwner, uid: 'op-uid', controller: true }], managedFields },
-    spec: {
-      backoffLimit: 1, ttlSecondsAfterFinished: 3600, activeDeadlineSeconds: 600, suspend: extra.suspend ?? false,
-      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'job-uid' } },
-      template: pulling.spec ? { metadata: { labels }, spec: pulling.spec } : {},
-    },
-    status: { failed: extra.failed ?? 0, conditions: conditions.map((c) => ({ ...c, status: 'True', lastTransitionTime: '2030-01-01T00:01:00Z' })) },
-  })) as V1Job;
+  const fullJob = (
+    conditions: { type: string; reason?: string; message?: string }[],
+    extra: { suspend?: boolean; failed?: number } = {},
+  ): V1Job =>
+    JSON.parse(
+      JSON.stringify({
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: {
+          name: 'op-1-node-a',
+          namespace: 'skyhook',
+          uid: 'job-uid',
+          resourceVersion: '9',
+          labels,
+          ownerReferences: [{ ...nodeOpOwner, uid: 'op-uid', controller: true }],
+          managedFields,
+        },
+        spec: {
+          backoffLimit: 1,
+          ttlSecondsAfterFinished: 3600,
+          activeDeadlineSeconds: 600,
+          suspend: extra.suspend ?? false,
+          selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'job-uid' } },
+          template: pulling.spec ? { metadata: { labels }, spec: pulling.spec } : {},
+        },
+        status: {
+          failed: extra.failed ?? 0,
+          conditions: conditions.map((c) => ({ ...c, status: 'True', lastTransitionTime: '2030-01-01T00:01:00Z' })),
+        },
+      }),
+    ) as V1Job;
   const jobs = [
     fullJob([]),
     fullJob([], { suspend: true }),
     fullJob([{ type: 'SuccessCriteriaMet' }, { type: 'Complete' }]),
-    fullJob([{ type: 'FailureTarget', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }, { type: 'Failed', reason: 'BackoffLimitExceeded' }], { failed: 2 }),
+    fullJob(
+      [
+        {
+          type: 'FailureTarget',
+          reason: 'BackoffLimitExceeded',
+          message: 'Job has reached the specified backoff limit',
+        },
+        { type: 'Failed', reason: 'BackoffLimitExceeded' },
+      ],
+      { failed: 2 },
+    ),
   ];
 
   it('gives Job progress the same answers for every Job state, with and without a stuck pod', () => {
@@ -214,7 +380,9 @@ describe('cachedNodeOpPod and cachedJob', () => {
       expect(isJobFinished(kept)).toBe(isJobFinished(job));
       for (const podSet of [[pulling], [crashed], pods]) {
         for (const stuckMs of [60_000, 24 * 3600_000]) {
-          expect(jobProgress(kept, podSet.map(cachedNodeOpPod), now, stuckMs)).toEqual(jobProgress(job, podSet, now, stuckMs));
+          expect(jobProgress(kept, podSet.map(cachedNodeOpPod), now, stuckMs)).toEqual(
+            jobProgress(job, podSet, now, stuckMs),
+          );
         }
       }
     }

@@ -6,15 +6,34 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Controller, labelKeys, ownerKeys, parseKey } from '../../../src/kube/controller.js';
-import { errorMessage, errorReason, isAlreadyExists, isConflict, isNotFound, isTooManyRequests } from '../../../src/kube/errors.js';
+import {
+  errorMessage,
+  errorReason,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  isTooManyRequests,
+} from '../../../src/kube/errors.js';
 import { Informer, type ListWatch } from '../../../src/kube/informer.js';
 import { silentLogger } from '../../../src/kube/logger.js';
 import { FakeClock } from './fake-clock.js';
 
-const jobOf = (name: string, owner: { kind: string; name: string; apiVersion?: string }, labels: Record<string, string> = {}): KubernetesObject => ({
+const jobOf = (
+  name: string,
+  owner: { kind: string; name: string; apiVersion?: string },
+  labels: Record<string, string> = {},
+): KubernetesObject => ({
   apiVersion: 'batch/v1',
   kind: 'Job',
-  metadata: { name, namespace: 'ns', resourceVersion: '1', labels, ownerReferences: [{ apiVersion: owner.apiVersion ?? 'skyhook.nvidia.com/v1alpha1', kind: owner.kind, name: owner.name, uid: 'u' }] },
+  metadata: {
+    name,
+    namespace: 'ns',
+    resourceVersion: '1',
+    labels,
+    ownerReferences: [
+      { apiVersion: owner.apiVersion ?? 'skyhook.nvidia.com/v1alpha1', kind: owner.kind, name: owner.name, uid: 'u' },
+    ],
+  },
 });
 
 describe('key mappers', () => {
@@ -23,15 +42,23 @@ describe('key mappers', () => {
     expect(ownerKeys('NodeOp')(job)).toEqual(['ns/op']);
     expect(ownerKeys('NodeOp', { apiGroup: 'skyhook.nvidia.com' })(job)).toEqual(['ns/op']);
     expect(ownerKeys('NodeOp', { apiGroup: 'other.io' })(job)).toEqual([]);
-    expect(ownerKeys('Skyhook', { ownerNamespaced: false })(jobOf('j', { kind: 'Skyhook', name: 'demo' }))).toEqual(['demo']);
-    expect(ownerKeys('Pod', { apiGroup: '' })(jobOf('j', { kind: 'Pod', name: 'p', apiVersion: 'v1' }))).toEqual(['ns/p']);
+    expect(ownerKeys('Skyhook', { ownerNamespaced: false })(jobOf('j', { kind: 'Skyhook', name: 'demo' }))).toEqual([
+      'demo',
+    ]);
+    expect(ownerKeys('Pod', { apiGroup: '' })(jobOf('j', { kind: 'Pod', name: 'p', apiVersion: 'v1' }))).toEqual([
+      'ns/p',
+    ]);
     expect(ownerKeys('NodeOp')({ metadata: { name: 'x' } })).toEqual([]);
   });
 
   it('labelKeys maps a child to the owner its label names', () => {
     const job = jobOf('j', { kind: 'X', name: 'x' }, { 'skyhook.nvidia.com/nodeop': 'op' });
     expect(labelKeys('skyhook.nvidia.com/nodeop')(job)).toEqual(['ns/op']);
-    expect(labelKeys('skyhook.nvidia.com/name', { ownerNamespaced: false })(jobOf('j', { kind: 'X', name: 'x' }, { 'skyhook.nvidia.com/name': 'demo' }))).toEqual(['demo']);
+    expect(
+      labelKeys('skyhook.nvidia.com/name', { ownerNamespaced: false })(
+        jobOf('j', { kind: 'X', name: 'x' }, { 'skyhook.nvidia.com/name': 'demo' }),
+      ),
+    ).toEqual(['demo']);
     expect(labelKeys('missing')(job)).toEqual([]);
   });
 
@@ -42,12 +69,18 @@ describe('key mappers', () => {
 });
 
 describe('errors', () => {
-  const apiException = (code: number, reason?: string, message?: string) => Object.assign(new Error(`HTTP-Code: ${code}\nMessage: ...\nHeaders: {}`), { code, body: JSON.stringify({ kind: 'Status', reason, message, code }) });
+  const apiException = (code: number, reason?: string, message?: string) =>
+    Object.assign(new Error(`HTTP-Code: ${code}\nMessage: ...\nHeaders: {}`), {
+      code,
+      body: JSON.stringify({ kind: 'Status', reason, message, code }),
+    });
   it('reads the Status reason and message from ApiException bodies', () => {
     expect(errorReason(apiException(409, 'AlreadyExists'))).toBe('AlreadyExists');
     expect(errorReason(Object.assign(new Error('x'), { code: 500, body: 'not json' }))).toBe('500');
     expect(errorReason(new Error('network'))).toBeUndefined();
-    expect(errorMessage(apiException(422, 'Invalid', 'spec.x: Required value'))).toBe('Invalid: spec.x: Required value');
+    expect(errorMessage(apiException(422, 'Invalid', 'spec.x: Required value'))).toBe(
+      'Invalid: spec.x: Required value',
+    );
     expect(errorMessage(new Error('first line\nsecond'))).toBe('first line');
   });
   it('classifies by status code, telling a conflict from an existing name', () => {

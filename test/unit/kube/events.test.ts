@@ -16,7 +16,8 @@ class RecordingSink implements EventSink {
   failCreates = false;
 
   async create(namespace: string, event: CoreV1Event): Promise<unknown> {
-    if (this.failCreates) throw Object.assign(new Error('forbidden'), { code: 403, body: '{"reason":"Forbidden","message":"no"}' });
+    if (this.failCreates)
+      throw Object.assign(new Error('forbidden'), { code: 403, body: '{"reason":"Forbidden","message":"no"}' });
     this.creates.push({ namespace, event });
     return event;
   }
@@ -33,12 +34,22 @@ class RecordingSink implements EventSink {
 }
 
 const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', uid: 'u-1' } };
-const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: 'work', uid: 'u-2', resourceVersion: '7' } };
+const job = {
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name: 'j', namespace: 'work', uid: 'u-2', resourceVersion: '7' },
+};
 
 function setup() {
   const clock = new FakeClock();
   const sink = new RecordingSink();
-  const recorder = new EventRecorder(sink, { component: 'skyhook-operator', instance: 'pod-a', logger: silentLogger(), clock, windowMs: 10_000 });
+  const recorder = new EventRecorder(sink, {
+    component: 'skyhook-operator',
+    instance: 'pod-a',
+    logger: silentLogger(),
+    clock,
+    windowMs: 10_000,
+  });
   return { clock, sink, recorder };
 }
 
@@ -52,7 +63,14 @@ describe('EventRecorder', () => {
     const [jobEvent, nodeEvent] = sink.creates;
     expect(jobEvent!.namespace).toBe('work');
     expect(jobEvent!.event).toMatchObject({
-      involvedObject: { apiVersion: 'batch/v1', kind: 'Job', name: 'j', namespace: 'work', uid: 'u-2', resourceVersion: '7' },
+      involvedObject: {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        name: 'j',
+        namespace: 'work',
+        uid: 'u-2',
+        resourceVersion: '7',
+      },
       type: 'Warning',
       reason: 'Failed',
       message: 'stage apply exited 2',

@@ -6,14 +6,25 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Informer, type ListOptions, type ListPage, type ListWatch, type WatchOptions } from '../../../src/kube/informer.js';
+import {
+  Informer,
+  type ListOptions,
+  type ListPage,
+  type ListWatch,
+  type WatchOptions,
+} from '../../../src/kube/informer.js';
 import { silentLogger } from '../../../src/kube/logger.js';
 import { RuntimeMetrics } from '../../../src/kube/metrics.js';
 import { FakeClock, settle } from './fake-clock.js';
 
 type Obj = KubernetesObject;
 
-const cm = (name: string, rv: string, namespace = 'ns', data: Record<string, string> = {}): Obj & { data: Record<string, string> } => ({
+const cm = (
+  name: string,
+  rv: string,
+  namespace = 'ns',
+  data: Record<string, string> = {},
+): Obj & { data: Record<string, string> } => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name, namespace, resourceVersion: rv, managedFields: [{ manager: 'x' }] },
@@ -44,7 +55,12 @@ class FakeListWatch implements ListWatch<Obj> {
 
   async watch(options: WatchOptions, onEvent: (type: string, object: unknown) => void, onEnd: (err: unknown) => void) {
     if (this.failWatchStart) throw new Error('connect ECONNREFUSED');
-    const w: FakeWatch = { options, aborted: false, emit: (t, o) => onEvent(t, structuredClone(o)), end: (err) => onEnd(err ?? null) };
+    const w: FakeWatch = {
+      options,
+      aborted: false,
+      emit: (t, o) => onEvent(t, structuredClone(o)),
+      end: (err) => onEnd(err ?? null),
+    };
     this.watches.push(w);
     return { abort: () => (w.aborted = true) };
   }
@@ -60,11 +76,20 @@ function setup(options: { resyncMs?: number; labelSelector?: string; fieldSelect
   const clock = new FakeClock();
   const source = new FakeListWatch();
   const metrics = new RuntimeMetrics();
-  const informer = new Informer<Obj>(source, { resource: 'configmaps', logger: silentLogger(), clock, metrics, resyncMs: options.resyncMs ?? 0, backoff: { initialMs: 1000, maxMs: 8000 }, ...options });
+  const informer = new Informer<Obj>(source, {
+    resource: 'configmaps',
+    logger: silentLogger(),
+    clock,
+    metrics,
+    resyncMs: options.resyncMs ?? 0,
+    backoff: { initialMs: 1000, maxMs: 8000 },
+    ...options,
+  });
   const events: string[] = [];
   informer.on({
     add: (o) => events.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}`),
-    update: (o, old) => events.push(`update ${o.metadata?.name}@${old.metadata?.resourceVersion}->${o.metadata?.resourceVersion}`),
+    update: (o, old) =>
+      events.push(`update ${o.metadata?.name}@${old.metadata?.resourceVersion}->${o.metadata?.resourceVersion}`),
     delete: (o) => events.push(`delete ${o.metadata?.name}`),
   });
   return { clock, source, informer, events, metrics };
@@ -88,7 +113,9 @@ describe('Informer', () => {
       { labelSelector: 'app=x', fieldSelector: 'metadata.name!=y', limit: 500 },
       { labelSelector: 'app=x', fieldSelector: 'metadata.name!=y', limit: 500, continue: 'tok' },
     ]);
-    expect(source.watches.map((w) => w.options)).toEqual([{ labelSelector: 'app=x', fieldSelector: 'metadata.name!=y', resourceVersion: '7', allowWatchBookmarks: true }]);
+    expect(source.watches.map((w) => w.options)).toEqual([
+      { labelSelector: 'app=x', fieldSelector: 'metadata.name!=y', resourceVersion: '7', allowWatchBookmarks: true },
+    ]);
     expect(events).toEqual(['add a@1', 'add b@2']);
     expect(informer.get('a', 'ns')?.metadata?.managedFields).toBeUndefined();
   });
@@ -153,7 +180,13 @@ describe('Informer', () => {
     informer.start();
     await clock.advance(0);
     const delays: number[] = [];
-    const errors: unknown[] = [apiError(500), new Error('socket hang up'), apiError(403), new TypeError('bug'), apiError(500)];
+    const errors: unknown[] = [
+      apiError(500),
+      new Error('socket hang up'),
+      apiError(403),
+      new TypeError('bug'),
+      apiError(500),
+    ];
     for (const err of errors) {
       const before = source.watches.length;
       source.lastWatch.end(err);
@@ -167,7 +200,9 @@ describe('Informer', () => {
     source.lastWatch.emit('ADDED', cm('a', '5'));
     source.lastWatch.end(apiError(500));
     expect(clock.pending()[0]).toBe(1000);
-    const restarts = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'skyhook_informer_restarts_total');
+    const restarts = (await metrics.registry.getMetricsAsJSON()).find(
+      (m) => m.name === 'skyhook_informer_restarts_total',
+    );
     expect(restarts?.values[0]?.value).toBe(6);
   });
 
@@ -261,7 +296,11 @@ describe('Informer', () => {
 
   it('a throwing handler neither breaks the cache nor the other handlers; late handlers get the cache replayed', async () => {
     const { source, informer, clock, events } = setup();
-    informer.on({ add: () => { throw new Error('boom'); } });
+    informer.on({
+      add: () => {
+        throw new Error('boom');
+      },
+    });
     source.listResults = [{ items: [cm('a', '1')], metadata: { resourceVersion: '1' } }];
     informer.start();
     await clock.advance(0);

@@ -10,7 +10,8 @@ import { LeaderElector } from '../../../src/kube/leader.js';
 import { silentLogger } from '../../../src/kube/logger.js';
 import { FakeClock } from './fake-clock.js';
 
-const apiError = (code: number, reason: string): Error => Object.assign(new Error(reason), { code, body: JSON.stringify({ reason, code }) });
+const apiError = (code: number, reason: string): Error =>
+  Object.assign(new Error(reason), { code, body: JSON.stringify({ reason, code }) });
 
 /** One Lease with optimistic concurrency, plus switches to make calls fail. */
 class FakeLeases {
@@ -45,7 +46,9 @@ class FakeLeases {
   private store(body: V1Lease): V1Lease {
     this.writes++;
     // What the API server sends back: JSON, times as strings.
-    this.lease = JSON.parse(JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } })) as V1Lease;
+    this.lease = JSON.parse(
+      JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } }),
+    ) as V1Lease;
     return structuredClone(this.lease);
   }
 }
@@ -70,7 +73,14 @@ describe('LeaderElector', () => {
   it('waits out a foreign lease by its own clock, however old its renewTime claims to be', async () => {
     const clock = new FakeClock();
     const leases = new FakeLeases();
-    leases.lease = { metadata: { name: 'lease', namespace: 'ns', resourceVersion: '1' }, spec: { holderIdentity: 'old-leader', leaseDurationSeconds: 15, renewTime: '2001-01-01T00:00:00.000000Z' as unknown as Date } };
+    leases.lease = {
+      metadata: { name: 'lease', namespace: 'ns', resourceVersion: '1' },
+      spec: {
+        holderIdentity: 'old-leader',
+        leaseDurationSeconds: 15,
+        renewTime: '2001-01-01T00:00:00.000000Z' as unknown as Date,
+      },
+    };
     const { e, calls } = elector(leases, clock, 'me');
     void e.run();
     await clock.advance(0);

@@ -213,10 +213,15 @@ describe('runWorkers', () => {
       () => undefined,
     ];
     const seen: number[] = [];
-    const workers = runWorkers(queue, 2, async () => {
-      seen.push(clock.now());
-      return outcomes.shift()!();
-    }, { logger: silentLogger(), clock, metrics });
+    const workers = runWorkers(
+      queue,
+      2,
+      async () => {
+        seen.push(clock.now());
+        return outcomes.shift()!();
+      },
+      { logger: silentLogger(), clock, metrics },
+    );
     const start = clock.now();
     queue.add('a');
     await clock.advance(0);
@@ -230,9 +235,15 @@ describe('runWorkers', () => {
     await clock.advance(1);
     expect(seen.map((t) => t - start)).toEqual([0, 5, 15, 1015]);
     expect(clock.pending()).toEqual([]);
-    expect(await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'error' })).toBe(2);
-    expect(await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'requeue_after' })).toBe(1);
-    expect(await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'success' })).toBe(1);
+    expect(
+      await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'error' }),
+    ).toBe(2);
+    expect(
+      await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'requeue_after' }),
+    ).toBe(1);
+    expect(
+      await metricValue(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'success' }),
+    ).toBe(1);
     expect(await metricValue(metrics, 'controller_runtime_active_workers', { controller: 'test' })).toBe(0);
     queue.shutdown();
     await workers;
@@ -241,10 +252,15 @@ describe('runWorkers', () => {
   it('resolves once shut down, after the reconcile in flight finishes', async () => {
     const { queue, clock } = setup();
     let finished = false;
-    const workers = runWorkers(queue, 2, async () => {
-      await new Promise<void>((resolveWork) => clock.setTimeout(resolveWork, 100));
-      finished = true;
-    }, { logger: silentLogger(), clock });
+    const workers = runWorkers(
+      queue,
+      2,
+      async () => {
+        await new Promise<void>((resolveWork) => clock.setTimeout(resolveWork, 100));
+        finished = true;
+      },
+      { logger: silentLogger(), clock },
+    );
     let exited = false;
     void workers.then(() => (exited = true));
     queue.add('a');

@@ -5,7 +5,11 @@ import { StringInterner } from '../../../src/kube/string-interner.js';
 describe('StringInterner', () => {
   it('leaves every value as it was (deep), whatever it shares', () => {
     const interner = new StringInterner();
-    const text = JSON.stringify({ a: 'x'.repeat(40), list: ['y'.repeat(30), 1, null, { z: 'y'.repeat(30), t: true }], nested: { deeper: { s: 'x'.repeat(40) } } });
+    const text = JSON.stringify({
+      a: 'x'.repeat(40),
+      list: ['y'.repeat(30), 1, null, { z: 'y'.repeat(30), t: true }],
+      nested: { deeper: { s: 'x'.repeat(40) } },
+    });
     const first = interner.internAll(JSON.parse(text) as unknown);
     const second = interner.internAll(JSON.parse(text) as unknown);
     expect(first).toEqual(JSON.parse(text));

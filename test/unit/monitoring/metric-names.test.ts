@@ -22,16 +22,26 @@ const PROMETHEUS_SERIES = new Set(['up']);
 const TARGET_LABELS = ['job', 'instance', 'namespace', 'pod', 'service', 'container', 'endpoint'];
 const HISTOGRAM_SUFFIXES = ['_bucket', '_sum', '_count'];
 /** The modules that create metrics; a new one must be added to operatorRegistry() below. */
-const METRIC_MODULES = ['src/controllers/nodeop/stage-metrics.ts', 'src/controllers/skyhook/skyhook-metrics.ts', 'src/kube/metrics.ts'];
+const METRIC_MODULES = [
+  'src/controllers/nodeop/stage-metrics.ts',
+  'src/controllers/skyhook/skyhook-metrics.ts',
+  'src/kube/metrics.ts',
+];
 
 function operatorRegistry(): Map<string, { type: string; labels: string[] }> {
   const runtime = new RuntimeMetrics(undefined, { defaults: true });
   new SkyhookMetrics(runtime.registry);
   new StageMetrics(runtime.registry);
-  return new Map(runtime.registry.getMetricsAsArray().map((metric) => {
-    const { name, labelNames = [], type } = metric as unknown as { name: string; labelNames?: string[]; type: string };
-    return [name, { type: String(type), labels: labelNames }];
-  }));
+  return new Map(
+    runtime.registry.getMetricsAsArray().map((metric) => {
+      const {
+        name,
+        labelNames = [],
+        type,
+      } = metric as unknown as { name: string; labelNames?: string[]; type: string };
+      return [name, { type: String(type), labels: labelNames }];
+    }),
+  );
 }
 
 interface Query {
@@ -47,16 +57,23 @@ function dashboardQueries(): Query[] {
     panels: { title: string; targets?: { expr: string }[] }[];
     templating: { list: { name: string; query?: string | { query: string } }[] };
   };
-  const panels = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ where: `panel "${panel.title}"`, expr: target.expr })));
+  const panels = dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({ where: `panel "${panel.title}"`, expr: target.expr })),
+  );
   const variables = dashboard.templating.list
-    .map((variable) => ({ where: `variable ${variable.name}`, expr: typeof variable.query === 'string' ? variable.query : variable.query?.query ?? '' }))
+    .map((variable) => ({
+      where: `variable ${variable.name}`,
+      expr: typeof variable.query === 'string' ? variable.query : (variable.query?.query ?? ''),
+    }))
     .filter((v) => v.expr.includes('('))
     .map((v) => ({ ...v, labelValues: true }));
   return [...panels, ...variables];
 }
 
 function ruleQueries(): Query[] {
-  const rule = parse(readFileSync(join(MONITORING, 'prometheus-rule.yaml'), 'utf8')) as { spec: { groups: { rules: { alert: string; expr: string }[] }[] } };
+  const rule = parse(readFileSync(join(MONITORING, 'prometheus-rule.yaml'), 'utf8')) as {
+    spec: { groups: { rules: { alert: string; expr: string }[] }[] };
+  };
   return rule.spec.groups.flatMap((group) => group.rules.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr })));
 }
 
@@ -75,12 +92,17 @@ function problemOf(selector: Selector, registry: ReturnType<typeof operatorRegis
 function problemsOf(queries: Query[]): string[] {
   const registry = operatorRegistry();
   return queries.flatMap(({ where, expr, labelValues }) => {
-    const selectors = labelValues ? [labelValuesSelector(expr) ?? { metric: `unparsed label_values query ${expr}`, labels: [] }] : selectorsOf(expr);
-    return selectors.map((s) => problemOf(s, registry)).filter((p): p is string => p !== undefined).map((p) => `${where}: ${p}`);
+    const selectors = labelValues
+      ? [labelValuesSelector(expr) ?? { metric: `unparsed label_values query ${expr}`, labels: [] }]
+      : selectorsOf(expr);
+    return selectors
+      .map((s) => problemOf(s, registry))
+      .filter((p): p is string => p !== undefined)
+      .map((p) => `${where}: ${p}`);
   });
 }
 
-describe('config/monitoring against the operator\'s metrics registry', () => {
+describe("config/monitoring against the operator's metrics registry", () => {
   it('the dashboard queries only exported metrics and their labels', () => {
     expect(problemsOf(dashboardQueries())).toEqual([]);
   });
@@ -90,25 +112,45 @@ describe('config/monitoring against the operator\'s metrics registry', () => {
   });
 
   it('covers what the issue asks to look at (so an emptied query list cannot pass)', () => {
-    const selectors = (q: Query): Selector[] => (q.labelValues ? [labelValuesSelector(q.expr)].filter((s): s is Selector => s !== undefined) : selectorsOf(q.expr));
+    const selectors = (q: Query): Selector[] =>
+      q.labelValues ? [labelValuesSelector(q.expr)].filter((s): s is Selector => s !== undefined) : selectorsOf(q.expr);
     const used = new Set([...dashboardQueries(), ...ruleQueries()].flatMap(selectors).map((s) => s.metric));
-    for (const metric of ['skyhook_status', 'skyhook_node_status_count', 'skyhook_rollout_progress_percent', 'skyhook_stage_duration_seconds_bucket',
-      'skyhook_node_waiting_count', 'skyhook_node_waiting_since_timestamp_seconds', 'controller_runtime_reconcile_errors_total', 'up']) {
+    for (const metric of [
+      'skyhook_status',
+      'skyhook_node_status_count',
+      'skyhook_rollout_progress_percent',
+      'skyhook_stage_duration_seconds_bucket',
+      'skyhook_node_waiting_count',
+      'skyhook_node_waiting_since_timestamp_seconds',
+      'controller_runtime_reconcile_errors_total',
+      'up',
+    ]) {
       expect(used).toContain(metric);
     }
   });
 
   it('knows every module that creates metrics (a new one must be registered above)', () => {
-    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
-    const creating = files(join(ROOT, 'src')).filter((file) => file.endsWith('.ts') && /new (Gauge|Counter|Histogram|Summary)\b/.test(readFileSync(file, 'utf8')));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+      );
+    const creating = files(join(ROOT, 'src')).filter(
+      (file) => file.endsWith('.ts') && /new (Gauge|Counter|Histogram|Summary)\b/.test(readFileSync(file, 'utf8')),
+    );
     expect(creating.map((file) => relative(ROOT, file)).sort()).toEqual(METRIC_MODULES);
   });
 });
 
 describe('selectorsOf', () => {
   it('takes metric names and matcher labels, not functions, keywords, grouping labels, strings or variables', () => {
-    expect(selectorsOf('histogram_quantile(0.95, sum by (le, stage) (rate(a_bucket{x=~"$v", y="b{c}"}[$__rate_interval]))) > 1e3 and on() b offset 5m'))
-      .toEqual([{ metric: 'a_bucket', labels: ['x', 'y'] }, { metric: 'b', labels: [] }]);
+    expect(
+      selectorsOf(
+        'histogram_quantile(0.95, sum by (le, stage) (rate(a_bucket{x=~"$v", y="b{c}"}[$__rate_interval]))) > 1e3 and on() b offset 5m',
+      ),
+    ).toEqual([
+      { metric: 'a_bucket', labels: ['x', 'y'] },
+      { metric: 'b', labels: [] },
+    ]);
   });
 
   it('finds a misspelt metric and label', () => {

@@ -9,7 +9,21 @@ export interface Selector {
   labels: string[];
 }
 
-const KEYWORDS = new Set(['and', 'or', 'unless', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 export function selectorsOf(expr: string): Selector[] {
   const text = expr

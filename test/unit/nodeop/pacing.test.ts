@@ -8,10 +8,18 @@ import { rebootObserved } from '../../../src/controllers/nodeop/node-steps.js';
 import { isInFlight, planStarts, targetNodes } from '../../../src/controllers/nodeop/pacing.js';
 
 const node = (name: string, labels: Record<string, string> = {}): V1Node => ({ metadata: { name, labels } });
-const status = (phase: NodeOpNodeStatus['phase'], rebootStatus: NodeOpNodeStatus['rebootStatus'] = 'not-requested'): NodeOpNodeStatus => ({ phase, rebootStatus });
+const status = (
+  phase: NodeOpNodeStatus['phase'],
+  rebootStatus: NodeOpNodeStatus['rebootStatus'] = 'not-requested',
+): NodeOpNodeStatus => ({ phase, rebootStatus });
 
 describe('targetNodes', () => {
-  const nodes = [node('b', { pool: 'x' }), node('z-master', { 'node-role.kubernetes.io/master': '' }), node('a', { pool: 'x' }), node('y-cp', { pool: 'x', 'node-role.kubernetes.io/control-plane': 'true' })];
+  const nodes = [
+    node('b', { pool: 'x' }),
+    node('z-master', { 'node-role.kubernetes.io/master': '' }),
+    node('a', { pool: 'x' }),
+    node('y-cp', { pool: 'x', 'node-role.kubernetes.io/control-plane': 'true' }),
+  ];
 
   it('puts control-plane nodes first, then orders by name', () => {
     expect(targetNodes({}, nodes)).toEqual(['y-cp', 'z-master', 'a', 'b']);
@@ -19,7 +27,9 @@ describe('targetNodes', () => {
 
   it('selects by nodeSelector or by the explicit list (only nodes that exist)', () => {
     expect(targetNodes({ nodeSelector: { matchLabels: { pool: 'x' } } }, nodes)).toEqual(['y-cp', 'a', 'b']);
-    expect(targetNodes({ nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'DoesNotExist' }] } }, nodes)).toEqual(['z-master']);
+    expect(
+      targetNodes({ nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'DoesNotExist' }] } }, nodes),
+    ).toEqual(['z-master']);
     expect(targetNodes({ targetNodes: ['b', 'gone', 'y-cp'] }, nodes)).toEqual(['y-cp', 'b']);
   });
 });
@@ -28,38 +38,104 @@ describe('planStarts', () => {
   const targets = ['n1', 'n2', 'n3', 'n4'];
 
   it('fills the free slots in target order', () => {
-    expect(planStarts({ targets, statuses: {}, busyNodes: new Set(), concurrency: 2, stopOnFailure: false }).start).toEqual(['n1', 'n2']);
-    expect(planStarts({ targets, statuses: { n1: status('Running') }, busyNodes: new Set(), concurrency: 2, stopOnFailure: false }).start).toEqual(['n2']);
-    expect(planStarts({ targets, statuses: { n1: status('Completed') }, busyNodes: new Set(), concurrency: 2, stopOnFailure: false }).start).toEqual(['n2', 'n3']);
+    expect(
+      planStarts({ targets, statuses: {}, busyNodes: new Set(), concurrency: 2, stopOnFailure: false }).start,
+    ).toEqual(['n1', 'n2']);
+    expect(
+      planStarts({
+        targets,
+        statuses: { n1: status('Running') },
+        busyNodes: new Set(),
+        concurrency: 2,
+        stopOnFailure: false,
+      }).start,
+    ).toEqual(['n2']);
+    expect(
+      planStarts({
+        targets,
+        statuses: { n1: status('Completed') },
+        busyNodes: new Set(),
+        concurrency: 2,
+        stopOnFailure: false,
+      }).start,
+    ).toEqual(['n2', 'n3']);
   });
 
   it('starts every node at once with concurrency 0', () => {
-    expect(planStarts({ targets, statuses: {}, busyNodes: new Set(), concurrency: 0, stopOnFailure: false }).start).toEqual(targets);
+    expect(
+      planStarts({ targets, statuses: {}, busyNodes: new Set(), concurrency: 0, stopOnFailure: false }).start,
+    ).toEqual(targets);
   });
 
   it('counts a pending reboot and an unfinished Job without a status as in flight', () => {
     expect(isInFlight(status('Completed', 'pending'))).toBe(true);
     expect(isInFlight(status('Completed', 'completed'))).toBe(false);
-    expect(planStarts({ targets, statuses: { n1: status('Completed', 'pending') }, busyNodes: new Set(), concurrency: 1, stopOnFailure: false }).start).toEqual([]);
-    expect(planStarts({ targets, statuses: { n1: status('Completed') }, busyNodes: new Set(['n1']), concurrency: 1, stopOnFailure: false }).start).toEqual([]);
+    expect(
+      planStarts({
+        targets,
+        statuses: { n1: status('Completed', 'pending') },
+        busyNodes: new Set(),
+        concurrency: 1,
+        stopOnFailure: false,
+      }).start,
+    ).toEqual([]);
+    expect(
+      planStarts({
+        targets,
+        statuses: { n1: status('Completed') },
+        busyNodes: new Set(['n1']),
+        concurrency: 1,
+        stopOnFailure: false,
+      }).start,
+    ).toEqual([]);
   });
 
   it('starts nothing after a failure with stopOnFailure, naming the failed node and the held-back ones', () => {
-    const decision = planStarts({ targets, statuses: { n1: status('Completed'), n2: status('Failed') }, busyNodes: new Set(), concurrency: 1, stopOnFailure: true });
+    const decision = planStarts({
+      targets,
+      statuses: { n1: status('Completed'), n2: status('Failed') },
+      busyNodes: new Set(),
+      concurrency: 1,
+      stopOnFailure: true,
+    });
     expect(decision).toMatchObject({ start: [], stoppedBy: 'n2', waiting: ['n3', 'n4'] });
-    expect(planStarts({ targets, statuses: { n2: status('Failed') }, busyNodes: new Set(), concurrency: 1, stopOnFailure: false }).start).toEqual(['n1']);
+    expect(
+      planStarts({
+        targets,
+        statuses: { n2: status('Failed') },
+        busyNodes: new Set(),
+        concurrency: 1,
+        stopOnFailure: false,
+      }).start,
+    ).toEqual(['n1']);
   });
 
   it('never puts more nodes in flight than the concurrency', () => {
     const phase = fc.constantFrom<NodeOpNodeStatus['phase']>('Pending', 'Running', 'Completed', 'Failed');
-    fc.assert(fc.property(
-      fc.integer({ min: 1, max: 5 }),
-      fc.dictionary(fc.constantFrom('n1', 'n2', 'n3', 'n4', 'n5', 'n6'), fc.record({ phase, rebootStatus: fc.constantFrom('pending', 'not-requested', 'completed') as fc.Arbitrary<NodeOpNodeStatus['rebootStatus']> })),
-      (concurrency, statuses) => {
-        const decision = planStarts({ targets: ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'], statuses, busyNodes: new Set(), concurrency, stopOnFailure: false });
-        return decision.start.length === 0 || decision.inFlight + decision.start.length <= concurrency;
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.dictionary(
+          fc.constantFrom('n1', 'n2', 'n3', 'n4', 'n5', 'n6'),
+          fc.record({
+            phase,
+            rebootStatus: fc.constantFrom('pending', 'not-requested', 'completed') as fc.Arbitrary<
+              NodeOpNodeStatus['rebootStatus']
+            >,
+          }),
+        ),
+        (concurrency, statuses) => {
+          const decision = planStarts({
+            targets: ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'],
+            statuses,
+            busyNodes: new Set(),
+            concurrency,
+            stopOnFailure: false,
+          });
+          return decision.start.length === 0 || decision.inFlight + decision.start.length <= concurrency;
+        },
+      ),
+    );
   });
 });
 
@@ -69,22 +145,43 @@ describe('aggregatePhase', () => {
     expect(aggregatePhase(['n1'], {})).toBe('Pending');
     expect(aggregatePhase(['n1', 'n2'], { n1: status('Completed') })).toBe('Running');
     expect(aggregatePhase(['n1'], { n1: status('Completed', 'pending') })).toBe('Running');
-    expect(aggregatePhase(['n1', 'n2'], { n1: status('Completed'), n2: status('Completed', 'completed') })).toBe('Completed');
+    expect(aggregatePhase(['n1', 'n2'], { n1: status('Completed'), n2: status('Completed', 'completed') })).toBe(
+      'Completed',
+    );
     expect(aggregatePhase(['n1', 'n2'], { n1: status('Failed'), n2: status('Running') })).toBe('Failed');
     // A node that no longer matches still counts until it is done.
     expect(aggregatePhase(['n1'], { n1: status('Completed'), old: status('Running') })).toBe('Running');
   });
 
   it('explains a stop and a NodeOp without nodes in conditions', () => {
-    const stopped = nodeOpConditions(['n1', 'n2'], { n1: { phase: 'Failed', message: 'Job j failed' } }, { start: [], inFlight: 0, stoppedBy: 'n1', waiting: ['n2'] }, [], 'T');
-    expect(stopped).toEqual([{ type: 'StoppedOnFailure', status: 'True', reason: 'NodeFailed', lastTransitionTime: 'T', message: expect.stringContaining('node n1 failed (Job j failed)') }]);
+    const stopped = nodeOpConditions(
+      ['n1', 'n2'],
+      { n1: { phase: 'Failed', message: 'Job j failed' } },
+      { start: [], inFlight: 0, stoppedBy: 'n1', waiting: ['n2'] },
+      [],
+      'T',
+    );
+    expect(stopped).toEqual([
+      {
+        type: 'StoppedOnFailure',
+        status: 'True',
+        reason: 'NodeFailed',
+        lastTransitionTime: 'T',
+        message: expect.stringContaining('node n1 failed (Job j failed)'),
+      },
+    ]);
     expect(stopped[0]?.message).toContain('not started: n2');
-    expect(nodeOpConditions([], {}, { start: [], inFlight: 0, waiting: [] }, stopped, 'U').map((c) => c.type)).toEqual(['NoMatchingNodes']);
+    expect(nodeOpConditions([], {}, { start: [], inFlight: 0, waiting: [] }, stopped, 'U').map((c) => c.type)).toEqual([
+      'NoMatchingNodes',
+    ]);
   });
 });
 
 describe('rebootObserved', () => {
-  const ready = (bootID: string, readyStatus = 'True'): V1Node => ({ metadata: { name: 'n' }, status: { nodeInfo: { bootID } as never, conditions: [{ type: 'Ready', status: readyStatus }] } });
+  const ready = (bootID: string, readyStatus = 'True'): V1Node => ({
+    metadata: { name: 'n' },
+    status: { nodeInfo: { bootID } as never, conditions: [{ type: 'Ready', status: readyStatus }] },
+  });
   it('needs another bootID than at the start and a Ready node', () => {
     const started: NodeOpNodeStatus = { phase: 'Completed', rebootStatus: 'pending', bootID: 'b1' };
     expect(rebootObserved(started, ready('b1'))).toBe(false);

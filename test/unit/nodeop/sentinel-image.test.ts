@@ -15,11 +15,16 @@ describe('the sentinel/reboot pod image', () => {
   });
 
   it('follows AGENT_IMAGE, so a mirrored agent image needs no second setting', () => {
-    expect(readNodeOpSettings({ AGENT_IMAGE: 'mirror.example/skyhook:0.1.0' }).helperImage).toBe('mirror.example/skyhook:0.1.0');
+    expect(readNodeOpSettings({ AGENT_IMAGE: 'mirror.example/skyhook:0.1.0' }).helperImage).toBe(
+      'mirror.example/skyhook:0.1.0',
+    );
   });
 
   it('is SENTINEL_IMAGE when that is set', () => {
-    expect(readNodeOpSettings({ AGENT_IMAGE: 'mirror.example/skyhook:0.1.0', SENTINEL_IMAGE: 'tools.example/nsenter:1' }).helperImage).toBe('tools.example/nsenter:1');
+    expect(
+      readNodeOpSettings({ AGENT_IMAGE: 'mirror.example/skyhook:0.1.0', SENTINEL_IMAGE: 'tools.example/nsenter:1' })
+        .helperImage,
+    ).toBe('tools.example/nsenter:1');
   });
 
   it('leaves the default image of NodeOps without spec.image at busybox', () => {

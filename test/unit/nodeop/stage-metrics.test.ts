@@ -6,7 +6,10 @@ import { STAGE_DURATION_METRIC, StageMetrics } from '../../../src/controllers/no
 
 const stageOp = {
   metadata: { name: 'demo-motd-apply' },
-  spec: { image: 'x', skyhookStage: { skyhook: 'demo', package: { name: 'motd', version: '1.1.0', image: 'x' }, stage: 'apply' } },
+  spec: {
+    image: 'x',
+    skyhookStage: { skyhook: 'demo', package: { name: 'motd', version: '1.1.0', image: 'x' }, stage: 'apply' },
+  },
 } as unknown as NodeOp;
 const standalone = { metadata: { name: 'prune' }, spec: { image: 'x' } } as unknown as NodeOp;
 
@@ -20,8 +23,10 @@ async function counts(registry: Registry): Promise<Record<string, number>> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === STAGE_DURATION_METRIC);
   const out: Record<string, number> = {};
   for (const v of metric?.values ?? []) {
-    if ((v as { metricName?: string }).metricName === `${STAGE_DURATION_METRIC}_sum`) out[`${v.labels['result']}_sum`] = v.value;
-    if ((v as { metricName?: string }).metricName === `${STAGE_DURATION_METRIC}_count`) out[String(v.labels['result'])] = v.value;
+    if ((v as { metricName?: string }).metricName === `${STAGE_DURATION_METRIC}_sum`)
+      out[`${v.labels['result']}_sum`] = v.value;
+    if ((v as { metricName?: string }).metricName === `${STAGE_DURATION_METRIC}_count`)
+      out[String(v.labels['result'])] = v.value;
   }
   return out;
 }

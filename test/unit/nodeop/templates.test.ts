@@ -16,7 +16,12 @@ import type { Skyhook } from '../../../src/api/skyhook.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
 import { buildStageNodeOp } from '../../../src/controllers/skyhook/stage-nodeop.js';
 import { interruptPlanFor } from '../../../src/templates/interrupt-plan.js';
-import { buildNodeJob, NODE_METADATA_MOUNT, OPERATION_CONTAINER, SENTINEL_CONTAINER } from '../../../src/templates/nodeop-job.js';
+import {
+  buildNodeJob,
+  NODE_METADATA_MOUNT,
+  OPERATION_CONTAINER,
+  SENTINEL_CONTAINER,
+} from '../../../src/templates/nodeop-job.js';
 import { readNodeOpSettings } from '../../../src/templates/nodeop-settings.js';
 import { labelValue, nodeJobName, rebootPodName } from '../../../src/templates/object-names.js';
 import { buildRebootPod, rebootScript } from '../../../src/templates/reboot-pod.js';
@@ -56,7 +61,13 @@ describe('names', () => {
 
 describe('buildNodeJob', () => {
   it('runs the command as the main container, pinned, privileged, with the host root mounted, without an interrupt', () => {
-    const job = buildNodeJob({ nodeOp: nodeOp({ image: 'busybox:1.37' }), node: 'n1', jobName: 'j', settings, writesSentinel: false });
+    const job = buildNodeJob({
+      nodeOp: nodeOp({ image: 'busybox:1.37' }),
+      node: 'n1',
+      jobName: 'j',
+      settings,
+      writesSentinel: false,
+    });
     const pod = job.spec?.template.spec;
     expect(job.metadata?.name).toBe('j');
     expect(pod?.nodeName).toBe('n1');
@@ -76,22 +87,48 @@ describe('buildNodeJob', () => {
     expect(settings.jobTtlFailedSeconds).toBe(86_400);
     expect(job.spec?.suspend).toBeUndefined();
     expect(job.spec?.activeDeadlineSeconds).toBeUndefined();
-    expect(job.metadata?.ownerReferences).toEqual([{ apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'NodeOp', name: 'upgrade', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+    expect(job.metadata?.ownerReferences).toEqual([
+      {
+        apiVersion: 'skyhook.nvidia.com/v1alpha1',
+        kind: 'NodeOp',
+        name: 'upgrade',
+        uid: 'uid-1',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
   });
 
   it('creates the Job suspended for a held NodeOp', () => {
-    const job = buildNodeJob({ nodeOp: nodeOp(), node: 'n1', jobName: 'j', settings, writesSentinel: false, suspend: true });
+    const job = buildNodeJob({
+      nodeOp: nodeOp(),
+      node: 'n1',
+      jobName: 'j',
+      settings,
+      writesSentinel: false,
+      suspend: true,
+    });
     expect(job.spec?.suspend).toBe(true);
   });
 
-  it('reads the Job TTLs as upstream\'s durations and refuses less than a minute', () => {
-    expect(readNodeOpSettings({ JOB_TTL_SUCCEEDED: '90m', JOB_TTL_FAILED: '48h' })).toMatchObject({ jobTtlSucceededSeconds: 5400, jobTtlFailedSeconds: 172_800 });
+  it("reads the Job TTLs as upstream's durations and refuses less than a minute", () => {
+    expect(readNodeOpSettings({ JOB_TTL_SUCCEEDED: '90m', JOB_TTL_FAILED: '48h' })).toMatchObject({
+      jobTtlSucceededSeconds: 5400,
+      jobTtlFailedSeconds: 172_800,
+    });
     expect(() => readNodeOpSettings({ JOB_TTL_FAILED: '30s' })).toThrow(/JOB_TTL_FAILED must be at least 1m/);
   });
 
   it('moves the operation into init containers after the init steps and writes the sentinel in the main container when an interrupt follows', () => {
     const spec: Partial<NodeOpSpec> = {
-      initSteps: [{ name: 'copy', image: 'pkg:1', command: ['cp'], resources: { cpuRequest: '100m', cpuLimit: '200m', memoryRequest: '10Mi', memoryLimit: '20Mi' } }],
+      initSteps: [
+        {
+          name: 'copy',
+          image: 'pkg:1',
+          command: ['cp'],
+          resources: { cpuRequest: '100m', cpuLimit: '200m', memoryRequest: '10Mi', memoryLimit: '20Mi' },
+        },
+      ],
       hostMountPath: '/root',
       backoffLimit: 2,
       imagePullSecrets: [{ name: 'regcred' }],
@@ -101,14 +138,20 @@ describe('buildNodeJob', () => {
     const job = buildNodeJob({ nodeOp: nodeOp(spec), node: 'n1', jobName: 'j-1', settings, writesSentinel: true });
     const pod = job.spec?.template.spec;
     expect(pod?.initContainers?.map((c) => c.name)).toEqual(['copy', OPERATION_CONTAINER]);
-    expect(pod?.initContainers?.[0]?.resources).toEqual({ requests: { cpu: '100m', memory: '10Mi' }, limits: { cpu: '200m', memory: '20Mi' } });
+    expect(pod?.initContainers?.[0]?.resources).toEqual({
+      requests: { cpu: '100m', memory: '10Mi' },
+      limits: { cpu: '200m', memory: '20Mi' },
+    });
     expect(pod?.initContainers?.[1]?.image).toBe(settings.defaultImage);
     expect(pod?.initContainers?.every((c) => c.volumeMounts?.some((m) => m.mountPath === '/root'))).toBe(true);
     const sentinel = pod?.containers[0];
     expect(sentinel?.name).toBe(SENTINEL_CONTAINER);
     expect(sentinel?.env).toEqual([{ name: 'JOB_NAME', value: 'j-1' }]);
     expect(sentinel?.command?.[2]).toContain('/sentinel/$JOB_NAME');
-    expect(pod?.volumes).toContainEqual({ name: 'sentinel', hostPath: { path: NODEOP_NAMES.sentinelHostDir, type: 'DirectoryOrCreate' } });
+    expect(pod?.volumes).toContainEqual({
+      name: 'sentinel',
+      hostPath: { path: NODEOP_NAMES.sentinelHostDir, type: 'DirectoryOrCreate' },
+    });
     expect(pod?.tolerations).toEqual([
       { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
       { key: 'gpu', operator: 'Exists', effect: 'NoSchedule' },
@@ -120,71 +163,172 @@ describe('buildNodeJob', () => {
 
   it('labels Jobs and pods with the NodeOp, node and, for Skyhook stages, the skyhook, package and stage', () => {
     const job = buildNodeJob({
-      nodeOp: nodeOp({ targetNodes: ['n1'], skyhookStage: { skyhook: 'demo', package: { name: 'tuning', version: '1.2.3', image: 'ghcr.io/x/tuning' }, stage: 'apply', configMap: 'demo-tuning-1.2.3' } }),
-      node: 'n1', jobName: 'j', settings, writesSentinel: false,
+      nodeOp: nodeOp({
+        targetNodes: ['n1'],
+        skyhookStage: {
+          skyhook: 'demo',
+          package: { name: 'tuning', version: '1.2.3', image: 'ghcr.io/x/tuning' },
+          stage: 'apply',
+          configMap: 'demo-tuning-1.2.3',
+        },
+      }),
+      node: 'n1',
+      jobName: 'j',
+      settings,
+      writesSentinel: false,
     });
-    const expected = { [NODEOP_NAMES.nodeOpLabel]: 'upgrade', [CHILD_LABELS.node]: 'n1', [CHILD_LABELS.name]: 'demo', [CHILD_LABELS.package]: 'tuning-1.2.3', [CHILD_LABELS.stage]: 'apply' };
+    const expected = {
+      [NODEOP_NAMES.nodeOpLabel]: 'upgrade',
+      [CHILD_LABELS.node]: 'n1',
+      [CHILD_LABELS.name]: 'demo',
+      [CHILD_LABELS.package]: 'tuning-1.2.3',
+      [CHILD_LABELS.stage]: 'apply',
+    };
     expect(job.metadata?.labels).toEqual(expected);
     expect(job.spec?.template.metadata?.labels).toEqual(expected);
     expect(job.spec?.template.spec?.hostNetwork).toBe(true);
-    expect(job.spec?.template.spec?.volumes).toContainEqual({ name: 'package-config', configMap: { name: 'demo-tuning-1.2.3' } });
+    expect(job.spec?.template.spec?.volumes).toContainEqual({
+      name: 'package-config',
+      configMap: { name: 'demo-tuning-1.2.3' },
+    });
   });
 
   it("mounts the node's metadata ConfigMap read-only at /skyhook-package/node-metadata in every host container, not the sentinel", () => {
-    const skyhookStage = { skyhook: 'demo', package: { name: 'tuning', version: '1.2.3', image: 'ghcr.io/x/tuning' }, stage: 'apply' as const, nodeMetadataConfigMap: 'demo-n1-metadata-0123abcd' };
+    const skyhookStage = {
+      skyhook: 'demo',
+      package: { name: 'tuning', version: '1.2.3', image: 'ghcr.io/x/tuning' },
+      stage: 'apply' as const,
+      nodeMetadataConfigMap: 'demo-n1-metadata-0123abcd',
+    };
     const initSteps = [{ name: 'tuning-init' }, { name: 'tuning-apply' }, { name: 'tuning-applycheck' }];
     const mount = { name: 'node-metadata', mountPath: NODE_METADATA_MOUNT, readOnly: true };
     for (const writesSentinel of [false, true]) {
-      const job = buildNodeJob({ nodeOp: nodeOp({ targetNodes: ['n1'], initSteps, skyhookStage }), node: 'n1', jobName: 'j', settings, writesSentinel });
+      const job = buildNodeJob({
+        nodeOp: nodeOp({ targetNodes: ['n1'], initSteps, skyhookStage }),
+        node: 'n1',
+        jobName: 'j',
+        settings,
+        writesSentinel,
+      });
       const pod = job.spec?.template.spec;
-      expect(pod?.volumes?.filter((v) => v.name === 'node-metadata')).toEqual([{ name: 'node-metadata', configMap: { name: 'demo-n1-metadata-0123abcd' } }]);
-      const host = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].filter((c) => c.name !== SENTINEL_CONTAINER);
-      expect(host.map((c) => c.name)).toEqual(['tuning-init', 'tuning-apply', 'tuning-applycheck', OPERATION_CONTAINER]);
+      expect(pod?.volumes?.filter((v) => v.name === 'node-metadata')).toEqual([
+        { name: 'node-metadata', configMap: { name: 'demo-n1-metadata-0123abcd' } },
+      ]);
+      const host = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].filter(
+        (c) => c.name !== SENTINEL_CONTAINER,
+      );
+      expect(host.map((c) => c.name)).toEqual([
+        'tuning-init',
+        'tuning-apply',
+        'tuning-applycheck',
+        OPERATION_CONTAINER,
+      ]);
       for (const container of host) expect(container.volumeMounts).toContainEqual(mount);
       const sentinel = pod?.containers?.find((c) => c.name === SENTINEL_CONTAINER);
       expect(sentinel === undefined || !sentinel.volumeMounts?.some((m) => m.name === 'node-metadata')).toBe(true);
     }
     expect(NODE_METADATA_MOUNT).toBe('/skyhook-package/node-metadata');
-    const without = buildNodeJob({ nodeOp: nodeOp({ targetNodes: ['n1'], initSteps, skyhookStage: { ...skyhookStage, nodeMetadataConfigMap: undefined } }), node: 'n1', jobName: 'j', settings, writesSentinel: false });
+    const without = buildNodeJob({
+      nodeOp: nodeOp({
+        targetNodes: ['n1'],
+        initSteps,
+        skyhookStage: { ...skyhookStage, nodeMetadataConfigMap: undefined },
+      }),
+      node: 'n1',
+      jobName: 'j',
+      settings,
+      writesSentinel: false,
+    });
     expect(without.spec?.template.spec?.volumes?.some((v) => v.name === 'node-metadata')).toBe(false);
-    expect(without.spec?.template.spec?.initContainers?.every((c) => !c.volumeMounts?.some((m) => m.mountPath === NODE_METADATA_MOUNT))).toBe(true);
+    expect(
+      without.spec?.template.spec?.initContainers?.every(
+        (c) => !c.volumeMounts?.some((m) => m.mountPath === NODE_METADATA_MOUNT),
+      ),
+    ).toBe(true);
   });
 
   it("gives every container of a Skyhook stage's Job the package's resources, the copy container and the main one included", () => {
     const resources = { cpuRequest: '50m', cpuLimit: '100m', memoryRequest: '32Mi', memoryLimit: '64Mi' };
-    const skyhook: Skyhook = { apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'Skyhook', metadata: { name: 'res', uid: 'u' }, spec: { packages: { small: { version: '1.0.0', image: 'pkg', resources } } } };
+    const skyhook: Skyhook = {
+      apiVersion: 'skyhook.nvidia.com/v1alpha1',
+      kind: 'Skyhook',
+      metadata: { name: 'res', uid: 'u' },
+      spec: { packages: { small: { version: '1.0.0', image: 'pkg', resources } } },
+    };
     const want = { requests: { cpu: '50m', memory: '32Mi' }, limits: { cpu: '100m', memory: '64Mi' } };
-    for (const [stage, writesSentinel] of [['apply', false], ['config', true], ['interrupt', true]] as const) {
+    for (const [stage, writesSentinel] of [
+      ['apply', false],
+      ['config', true],
+      ['interrupt', true],
+    ] as const) {
       const op = buildStageNodeOp({
-        op: { kind: 'createStageOp', skyhook: 'res', node: 'n1', stage, previousRestarts: 0, package: { name: 'small', version: '1.0.0', image: 'pkg' }, ...(stage === 'interrupt' ? { interrupt: { type: 'reboot' as const } } : {}) },
+        op: {
+          kind: 'createStageOp',
+          skyhook: 'res',
+          node: 'n1',
+          stage,
+          previousRestarts: 0,
+          package: { name: 'small', version: '1.0.0', image: 'pkg' },
+          ...(stage === 'interrupt' ? { interrupt: { type: 'reboot' as const } } : {}),
+        },
         skyhook,
         settings: readSkyhookSettings({}, 'skyhook'),
       });
       const served = { ...op, metadata: { ...op.metadata, uid: 'op-uid' } };
-      const pod = buildNodeJob({ nodeOp: served, node: 'n1', jobName: 'j', settings, writesSentinel }).spec?.template.spec;
+      const pod = buildNodeJob({ nodeOp: served, node: 'n1', jobName: 'j', settings, writesSentinel }).spec?.template
+        .spec;
       const all = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
       expect(all.map((c) => c.name)).toContain('small-init');
-      for (const container of all) expect([stage, container.name, container.resources]).toEqual([stage, container.name, want]);
+      for (const container of all)
+        expect([stage, container.name, container.resources]).toEqual([stage, container.name, want]);
     }
     // Without package resources no container sets any (the namespace's LimitRange applies, as upstream).
     const plain = buildStageNodeOp({
-      op: { kind: 'createStageOp', skyhook: 'res', node: 'n1', stage: 'apply', previousRestarts: 0, package: { name: 'small', version: '1.0.0', image: 'pkg' } },
+      op: {
+        kind: 'createStageOp',
+        skyhook: 'res',
+        node: 'n1',
+        stage: 'apply',
+        previousRestarts: 0,
+        package: { name: 'small', version: '1.0.0', image: 'pkg' },
+      },
       skyhook: { ...skyhook, spec: { packages: { small: { version: '1.0.0', image: 'pkg' } } } },
       settings: readSkyhookSettings({}, 'skyhook'),
     });
-    const pod = buildNodeJob({ nodeOp: { ...plain, metadata: { ...plain.metadata, uid: 'op-uid' } }, node: 'n1', jobName: 'j', settings, writesSentinel: false }).spec?.template.spec;
-    for (const container of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])]) expect(container.resources).toBeUndefined();
+    const pod = buildNodeJob({
+      nodeOp: { ...plain, metadata: { ...plain.metadata, uid: 'op-uid' } },
+      node: 'n1',
+      jobName: 'j',
+      settings,
+      writesSentinel: false,
+    }).spec?.template.spec;
+    for (const container of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])])
+      expect(container.resources).toBeUndefined();
   });
 });
 
 describe('interrupt plans', () => {
   it('reboots for rebootOnSuccess and maps Skyhook interrupts to the agent commands', () => {
     expect(interruptPlanFor(nodeOp().spec, commands)).toBeUndefined();
-    expect(interruptPlanFor(nodeOp({ rebootOnSuccess: true }).spec, commands)).toEqual({ commands: [['reboot']], rebootsNode: true });
+    expect(interruptPlanFor(nodeOp({ rebootOnSuccess: true }).spec, commands)).toEqual({
+      commands: [['reboot']],
+      rebootsNode: true,
+    });
     const stage = (interrupt: NonNullable<NodeOpSpec['skyhookStage']>['interrupt']): NodeOpSpec =>
-      nodeOp({ skyhookStage: { skyhook: 's', package: { name: 'pkg', version: '1', image: 'i' }, stage: 'interrupt', interrupt } }).spec;
+      nodeOp({
+        skyhookStage: {
+          skyhook: 's',
+          package: { name: 'pkg', version: '1', image: 'i' },
+          stage: 'interrupt',
+          interrupt,
+        },
+      }).spec;
     expect(interruptPlanFor(stage({ type: 'service', services: ['containerd', 'cron'] }), commands)).toEqual({
-      commands: [['systemctl', 'daemon-reload'], ['systemctl', 'restart', 'containerd'], ['systemctl', 'restart', 'cron']],
+      commands: [
+        ['systemctl', 'daemon-reload'],
+        ['systemctl', 'restart', 'containerd'],
+        ['systemctl', 'restart', 'cron'],
+      ],
       rebootsNode: false,
     });
     expect(interruptPlanFor(stage({ type: 'noop' }), commands)).toEqual({ commands: [], rebootsNode: false });
@@ -193,12 +337,25 @@ describe('interrupt plans', () => {
 
 describe('buildRebootPod', () => {
   const plan = { commands: [['systemctl', 'reboot']], rebootsNode: true };
-  const pod = buildRebootPod({ nodeOp: nodeOp({ rebootOnSuccess: true, imagePullSecrets: [{ name: 'regcred' }] }), node: 'n1', jobName: 'j-1', plan, settings });
+  const pod = buildRebootPod({
+    nodeOp: nodeOp({ rebootOnSuccess: true, imagePullSecrets: [{ name: 'regcred' }] }),
+    node: 'n1',
+    jobName: 'j-1',
+    plan,
+    settings,
+  });
 
   it('is pinned, survives node taints, reaches the host PID 1, needs no API access and says what it will run', () => {
     expect(pod.metadata?.name).toBe('j-1-reboot');
-    expect(pod.metadata?.labels).toMatchObject({ [NODEOP_NAMES.rebootLabel]: 'true', [NODEOP_NAMES.nodeOpLabel]: 'upgrade', [CHILD_LABELS.node]: 'n1' });
-    expect(pod.metadata?.annotations).toEqual({ [NODEOP_NAMES.jobAnnotation]: 'j-1', [NODEOP_NAMES.interruptAnnotation]: JSON.stringify(plan) });
+    expect(pod.metadata?.labels).toMatchObject({
+      [NODEOP_NAMES.rebootLabel]: 'true',
+      [NODEOP_NAMES.nodeOpLabel]: 'upgrade',
+      [CHILD_LABELS.node]: 'n1',
+    });
+    expect(pod.metadata?.annotations).toEqual({
+      [NODEOP_NAMES.jobAnnotation]: 'j-1',
+      [NODEOP_NAMES.interruptAnnotation]: JSON.stringify(plan),
+    });
     expect(pod.spec?.nodeName).toBe('n1');
     expect(pod.spec?.tolerations).toEqual([{ operator: 'Exists' }]);
     expect(pod.spec?.restartPolicy).toBe('OnFailure');
@@ -221,9 +378,15 @@ describe('the reboot script, run in a shell', () => {
     const log = join(dir, 'commands.log');
     mkdirSync(sentinelDir);
     mkdirSync(bin);
-    writeFileSync(join(bin, 'nsenter'), `#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done; shift\necho "$@" >> ${log}\nexec "$@"\n`);
+    writeFileSync(
+      join(bin, 'nsenter'),
+      `#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done; shift\necho "$@" >> ${log}\nexec "$@"\n`,
+    );
     chmodSync(join(bin, 'nsenter'), 0o755);
-    const script = rebootScript({ commands: [['echo', 'it is done']], rebootsNode: false }).replaceAll('/sentinel', sentinelDir);
+    const script = rebootScript({ commands: [['echo', 'it is done']], rebootsNode: false }).replaceAll(
+      '/sentinel',
+      sentinelDir,
+    );
     const env = { PATH: `${bin}:${process.env['PATH'] ?? ''}`, JOB_NAME: 'j-1' };
     return { sentinelDir, log, run: () => exec('/bin/sh', ['-c', script], { env, timeout: 10_000 }) };
   }
@@ -239,7 +402,9 @@ describe('the reboot script, run in a shell', () => {
     expect((await first).stdout).toContain('interrupt done');
     expect(readFileSync(log, 'utf8')).toBe('echo it is done\n');
     expect(existsSync(join(sentinelDir, 'j-1'))).toBe(false);
-    expect(readFileSync(join(sentinelDir, 'j-1.done'), 'utf8').trim()).toBe(readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+    expect(readFileSync(join(sentinelDir, 'j-1.done'), 'utf8').trim()).toBe(
+      readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+    );
 
     // The kubelet's restart after the reboot: the marker makes it finish at once.
     const again = await run();

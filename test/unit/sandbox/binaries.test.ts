@@ -11,7 +11,9 @@ describe('control-plane binaries', () => {
     expect(versions.k8s).toMatch(/^v1\.33\.\d+$/);
     expect(versions.etcd).toMatch(/^v3\.5\.\d+$/);
     expect(versions.kwok).toBe('v0.8.0');
-    expect(cacheBinDir(versions, { SKYHOOK_CACHE_DIR: '/c' })).toBe(`/c/bin/k8s-${versions.k8s}-etcd-${versions.etcd}-kwok-${versions.kwok}`);
+    expect(cacheBinDir(versions, { SKYHOOK_CACHE_DIR: '/c' })).toBe(
+      `/c/bin/k8s-${versions.k8s}-etcd-${versions.etcd}-kwok-${versions.kwok}`,
+    );
   });
 
   it('come from KUBEBUILDER_ASSETS when it holds a complete set', () => {
@@ -24,13 +26,21 @@ describe('control-plane binaries', () => {
   });
 
   it('are reported missing with the way to get them', () => {
-    expect(() => findBinaries({ KUBEBUILDER_ASSETS: '/nonexistent', SKYHOOK_CACHE_DIR: '/nonexistent' }))
-      .toThrow(/npm run cluster:build.*KUBEBUILDER_ASSETS/s);
+    expect(() => findBinaries({ KUBEBUILDER_ASSETS: '/nonexistent', SKYHOOK_CACHE_DIR: '/nonexistent' })).toThrow(
+      /npm run cluster:build.*KUBEBUILDER_ASSETS/s,
+    );
   });
 });
 
 describe('parseDurationMs', () => {
-  it.each([['500ms', 500], ['2s', 2000], ['1m30s', 90_000], ['1.5s', 1500], ['3', 3000], ['1h', 3_600_000]])('%s is %i ms', (text, ms) => {
+  it.each([
+    ['500ms', 500],
+    ['2s', 2000],
+    ['1m30s', 90_000],
+    ['1.5s', 1500],
+    ['3', 3000],
+    ['1h', 3_600_000],
+  ])('%s is %i ms', (text, ms) => {
     expect(parseDurationMs(text)).toBe(ms);
   });
   it('rejects text that is not a duration, saying what it expects', () => {

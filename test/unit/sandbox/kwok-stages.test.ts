@@ -5,7 +5,10 @@ import { kwokConfigYaml, podStages, SIM_ENV } from '../../../src/sandbox/kwok-st
 interface StageDoc {
   kind: string;
   metadata: { name: string };
-  spec: { selector: { matchExpressions: { key: string; operator: string; values?: string[] }[] }; delay?: { durationMilliseconds: number; durationFrom?: { expressionFrom: string } } };
+  spec: {
+    selector: { matchExpressions: { key: string; operator: string; values?: string[] }[] };
+    delay?: { durationMilliseconds: number; durationFrom?: { expressionFrom: string } };
+  };
 }
 
 describe('kwok stages', () => {
@@ -15,7 +18,14 @@ describe('kwok stages', () => {
     expect(docs.every((d) => d.kind === 'Stage')).toBe(true);
     const names = docs.map((d) => d.metadata.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(expect.arrayContaining(['sim-node-initialize', 'sim-pod-complete', 'sim-pod-init-container-failed', 'sim-pod-image-pull-backoff']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'sim-node-initialize',
+        'sim-pod-complete',
+        'sim-pod-init-container-failed',
+        'sim-pod-image-pull-backoff',
+      ]),
+    );
   });
 
   it('take the default pod duration, overridable by the pod', () => {
@@ -25,13 +35,20 @@ describe('kwok stages', () => {
   });
 
   it('complete only pods owned by a Job, so other pods run until deleted', () => {
-    const complete = podStages({ podDurationMs: 1 }).find((s) => (s.metadata as { name: string }).name === 'sim-pod-complete') as unknown as StageDoc;
-    expect(complete.spec.selector.matchExpressions).toContainEqual({ key: '.metadata.ownerReferences[]?.kind', operator: 'In', values: ['Job'] });
+    const complete = podStages({ podDurationMs: 1 }).find(
+      (s) => (s.metadata as { name: string }).name === 'sim-pod-complete',
+    ) as unknown as StageDoc;
+    expect(complete.spec.selector.matchExpressions).toContainEqual({
+      key: '.metadata.ownerReferences[]?.kind',
+      operator: 'In',
+      values: ['Job'],
+    });
   });
 
   it('keep success and failure stages mutually exclusive on the exit-code knob', () => {
     const byName = new Map(docs.map((d) => [d.metadata.name, d.spec.selector.matchExpressions]));
-    const exitKey = (name: string): string | undefined => byName.get(name)?.find((e) => e.key.includes(SIM_ENV.exitCode))?.operator;
+    const exitKey = (name: string): string | undefined =>
+      byName.get(name)?.find((e) => e.key.includes(SIM_ENV.exitCode))?.operator;
     expect(exitKey('sim-pod-complete')).toBe('DoesNotExist');
     expect(exitKey('sim-pod-container-failed')).toBe('Exists');
     expect(exitKey('sim-pod-init-containers-complete')).toBe('DoesNotExist');

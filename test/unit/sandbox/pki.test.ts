@@ -35,12 +35,25 @@ describe('sandbox PKI', () => {
   it('writes the files the control plane is started with, and nothing else', async () => {
     dir = newDir();
     pki = await createPki(dir);
-    expect(readdirSync(dir).sort()).toEqual(['admin.crt', 'admin.key', 'ca.crt', 'ca.key', 'sa.key', 'sa.pub', 'serving.crt', 'serving.key']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'admin.crt',
+      'admin.key',
+      'ca.crt',
+      'ca.key',
+      'sa.key',
+      'sa.pub',
+      'serving.crt',
+      'serving.key',
+    ]);
     expect(pki).toEqual({
-      caCert: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key'),
-      servingCert: join(dir, 'serving.crt'), servingKey: join(dir, 'serving.key'),
-      adminCert: join(dir, 'admin.crt'), adminKey: join(dir, 'admin.key'),
-      serviceAccountKey: join(dir, 'sa.key'), serviceAccountPub: join(dir, 'sa.pub'),
+      caCert: join(dir, 'ca.crt'),
+      caKey: join(dir, 'ca.key'),
+      servingCert: join(dir, 'serving.crt'),
+      servingKey: join(dir, 'serving.key'),
+      adminCert: join(dir, 'admin.crt'),
+      adminKey: join(dir, 'admin.key'),
+      serviceAccountKey: join(dir, 'sa.key'),
+      serviceAccountPub: join(dir, 'sa.pub'),
     });
   });
 
@@ -58,9 +71,11 @@ describe('sandbox PKI', () => {
     }
   });
 
-  it('gives the serving certificate the API server\'s names and the admin one the masters group', () => {
+  it("gives the serving certificate the API server's names and the admin one the masters group", () => {
     const serving = cert(pki.servingCert);
-    expect(serving.subjectAltName?.split(', ')).toEqual(expect.arrayContaining(['IP Address:127.0.0.1', 'DNS:localhost', 'DNS:kubernetes.default.svc']));
+    expect(serving.subjectAltName?.split(', ')).toEqual(
+      expect.arrayContaining(['IP Address:127.0.0.1', 'DNS:localhost', 'DNS:kubernetes.default.svc']),
+    );
     expect(serving.keyUsage).toEqual([SERVER_AUTH]);
     const admin = cert(pki.adminCert);
     expect(admin.subject.split('\n')).toEqual(['CN=admin', 'O=system:masters']);
@@ -69,7 +84,11 @@ describe('sandbox PKI', () => {
   });
 
   it('writes every private key as PKCS#8 PEM matching its certificate, readable only by the owner', () => {
-    for (const [crt, key] of [[pki.servingCert, pki.servingKey], [pki.adminCert, pki.adminKey], [pki.caCert, pki.caKey]] as const) {
+    for (const [crt, key] of [
+      [pki.servingCert, pki.servingKey],
+      [pki.adminCert, pki.adminKey],
+      [pki.caCert, pki.caKey],
+    ] as const) {
       const pem = readFileSync(key, 'utf8');
       expect(pem).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
       const privateKey = createPrivateKey(pem);
@@ -82,7 +101,9 @@ describe('sandbox PKI', () => {
     const sa = createPrivateKey(readFileSync(pki.serviceAccountKey));
     expect(sa.asymmetricKeyType).toBe('rsa');
     expect(sa.asymmetricKeyDetails?.modulusLength).toBe(2048);
-    expect(createPublicKey(sa).export({ type: 'spki', format: 'pem' })).toBe(readFileSync(pki.serviceAccountPub, 'utf8'));
+    expect(createPublicKey(sa).export({ type: 'spki', format: 'pem' })).toBe(
+      readFileSync(pki.serviceAccountPub, 'utf8'),
+    );
   });
 
   it('gives certificates distinct serial numbers', () => {
@@ -90,7 +111,7 @@ describe('sandbox PKI', () => {
     expect(new Set(serials).size).toBe(3);
   });
 
-  it('signs extra client certificates, e.g. a kubelet\'s, with the same CA', async () => {
+  it("signs extra client certificates, e.g. a kubelet's, with the same CA", async () => {
     const files = await signClientCertificate(pki, { commonName: 'system:node:n1', organizations: ['system:nodes'] });
     expect(files).toEqual({ cert: join(dir, 'system_node_n1.crt'), key: join(dir, 'system_node_n1.key') });
     const kubelet = cert(files.cert);
@@ -99,22 +120,40 @@ describe('sandbox PKI', () => {
     expect(kubelet.verify(cert(pki.caCert).publicKey)).toBe(true);
     expect(kubelet.checkPrivateKey(createPrivateKey(readFileSync(files.key)))).toBe(true);
 
-    const both = await signClientCertificate(pki, { commonName: 'system:node:n2', organizations: ['system:nodes'], fileStem: 'kubelet-n2', serving: { ipAddresses: ['10.0.0.2'], dnsNames: ['n2'] } });
+    const both = await signClientCertificate(pki, {
+      commonName: 'system:node:n2',
+      organizations: ['system:nodes'],
+      fileStem: 'kubelet-n2',
+      serving: { ipAddresses: ['10.0.0.2'], dnsNames: ['n2'] },
+    });
     expect(cert(both.cert).keyUsage?.sort()).toEqual([SERVER_AUTH, CLIENT_AUTH].sort());
     expect(cert(both.cert).subjectAltName).toBe('IP Address:10.0.0.2, DNS:n2');
   });
 
   it('passes a real TLS handshake: the client trusts the server by name and the server accepts the client', async () => {
-    const server = createServer({
-      cert: readFileSync(pki.servingCert), key: readFileSync(pki.servingKey), ca: readFileSync(pki.caCert),
-      requestCert: true, rejectUnauthorized: true,
-    }, (socket) => socket.end(`hello ${socket.getPeerCertificate().subject.CN}`));
+    const server = createServer(
+      {
+        cert: readFileSync(pki.servingCert),
+        key: readFileSync(pki.servingKey),
+        ca: readFileSync(pki.caCert),
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (socket) => socket.end(`hello ${socket.getPeerCertificate().subject.CN}`),
+    );
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as { port: number };
     try {
       for (const host of ['127.0.0.1', 'localhost']) {
-        const socket: TLSSocket = connect({ host, port, servername: host === 'localhost' ? host : undefined, ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) });
+        const socket: TLSSocket = connect({
+          host,
+          port,
+          servername: host === 'localhost' ? host : undefined,
+          ca: readFileSync(pki.caCert),
+          cert: readFileSync(pki.adminCert),
+          key: readFileSync(pki.adminKey),
+        });
         let reply = '';
         socket.on('data', (chunk: Buffer) => (reply += chunk.toString()));
         await once(socket, 'end');

@@ -6,14 +6,27 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { parse } from 'yaml';
 import { networkForSlot } from '../../../src/sandbox/real-node/host-resources.js';
-import { cniConfig, containerdConfig, kubeletConfig, kubeletKubeconfig, NODE_API_SERVER, NODE_PATHS, PAUSE_IMAGE, rebootCommand } from '../../../src/sandbox/real-node/node-files.js';
+import {
+  cniConfig,
+  containerdConfig,
+  kubeletConfig,
+  kubeletKubeconfig,
+  NODE_API_SERVER,
+  NODE_PATHS,
+  PAUSE_IMAGE,
+  rebootCommand,
+} from '../../../src/sandbox/real-node/node-files.js';
 import { NODE_INIT_SCRIPT } from '../../../src/sandbox/real-node/rootfs.js';
 
 describe('real-node files', () => {
   it('configure the kubelet for cgroupfs under its own cgroupRoot, trusting the control plane CA', () => {
     const config = parse(kubeletConfig('skyhook-node-7')) as Record<string, unknown>;
     expect(config).toMatchObject({
-      kind: 'KubeletConfiguration', cgroupDriver: 'cgroupfs', cgroupRoot: '/skyhook-node-7', failSwapOn: false, failCgroupV1: false,
+      kind: 'KubeletConfiguration',
+      cgroupDriver: 'cgroupfs',
+      cgroupRoot: '/skyhook-node-7',
+      failSwapOn: false,
+      failCgroupV1: false,
       authentication: { x509: { clientCAFile: `/${NODE_PATHS.caCert}` }, anonymous: { enabled: false } },
     });
     expect(parse(kubeletKubeconfig())).toMatchObject({ clusters: [{ cluster: { server: NODE_API_SERVER } }] });
@@ -29,7 +42,13 @@ describe('real-node files', () => {
   });
 
   it('give each slot its own names and /30', () => {
-    expect(networkForSlot(0)).toEqual({ slot: 0, netns: 'skyhook-node-0', hostInterface: 'skyn0', hostIp: '10.213.0.1', nodeIp: '10.213.0.2' });
+    expect(networkForSlot(0)).toEqual({
+      slot: 0,
+      netns: 'skyhook-node-0',
+      hostInterface: 'skyn0',
+      hostIp: '10.213.0.1',
+      nodeIp: '10.213.0.2',
+    });
     expect(networkForSlot(65)).toMatchObject({ hostIp: '10.213.1.5', nodeIp: '10.213.1.6' });
     expect(networkForSlot(16_383).hostInterface.length).toBeLessThanOrEqual(15); // IFNAMSIZ
   });

@@ -7,7 +7,13 @@ import { describe, expect, it } from '@jest/globals';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import type { NodeOp } from '../../../src/api/nodeop.js';
 import { silentLogger } from '../../../src/kube/logger.js';
-import { describeFailedStage, failedContainerOf, failedStageMessage, LOG_TAIL_LINES, MAX_EVENT_MESSAGE } from '../../../src/controllers/skyhook/failed-stage-report.js';
+import {
+  describeFailedStage,
+  failedContainerOf,
+  failedStageMessage,
+  LOG_TAIL_LINES,
+  MAX_EVENT_MESSAGE,
+} from '../../../src/controllers/skyhook/failed-stage-report.js';
 
 const base = { package: 'dexter', version: '1.2.3', stage: 'apply', node: 'worker-1' };
 const container = { pod: 'p', container: 'dexter-apply', exitCode: 2, reason: 'Error', message: 'simulated failure' };
@@ -15,7 +21,9 @@ const container = { pod: 'p', container: 'dexter-apply', exitCode: 2, reason: 'E
 describe('failedStageMessage', () => {
   it('names the package, stage, node and container exit, then the log tail on one line', () => {
     const message = failedStageMessage({ ...base, container, log: 'step 1 ok\nstep 2: disk full\n' });
-    expect(message).toBe('Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container dexter-apply exited with code 2 (Error: simulated failure); log tail: step 1 ok | step 2: disk full');
+    expect(message).toBe(
+      'Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container dexter-apply exited with code 2 (Error: simulated failure); log tail: step 1 ok | step 2: disk full',
+    );
   });
 
   it(`keeps only the last ${LOG_TAIL_LINES} lines`, () => {
@@ -34,9 +42,13 @@ describe('failedStageMessage', () => {
     expect(message.endsWith('the actual error')).toBe(true);
   });
 
-  it('falls back to the NodeOp\'s summary without a failed container, and to the exit alone without a log', () => {
-    expect(failedStageMessage({ ...base, summary: 'Job j failed (DeadlineExceeded)' })).toBe('Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: Job j failed (DeadlineExceeded)');
-    expect(failedStageMessage({ ...base, container: { pod: 'p', container: 'c', exitCode: 1 }, log: '\n' })).toBe('Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container c exited with code 1');
+  it("falls back to the NodeOp's summary without a failed container, and to the exit alone without a log", () => {
+    expect(failedStageMessage({ ...base, summary: 'Job j failed (DeadlineExceeded)' })).toBe(
+      'Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: Job j failed (DeadlineExceeded)',
+    );
+    expect(failedStageMessage({ ...base, container: { pod: 'p', container: 'c', exitCode: 1 }, log: '\n' })).toBe(
+      'Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container c exited with code 1',
+    );
   });
 });
 
@@ -45,37 +57,69 @@ describe('failedContainerOf', () => {
     metadata: { name, creationTimestamp: new Date(created) },
     status: {
       initContainerStatuses: init.map((c) => ({
-        name: c.name, image: 'i', imageID: '', ready: false, restartCount: 0,
-        ...(c.exitCode !== undefined ? { state: { terminated: { exitCode: c.exitCode, reason: c.exitCode ? 'Error' : 'Completed' } } } : {}),
+        name: c.name,
+        image: 'i',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        ...(c.exitCode !== undefined
+          ? { state: { terminated: { exitCode: c.exitCode, reason: c.exitCode ? 'Error' : 'Completed' } } }
+          : {}),
         ...(c.last !== undefined ? { lastState: { terminated: { exitCode: c.last } } } : {}),
       })),
     },
   });
 
   it('picks the first non-zero exit of the newest failed pod', () => {
-    const older = pod('old', '2026-01-01T00:00:00Z', [{ name: 'init', exitCode: 0 }, { name: 'apply', exitCode: 3 }]);
-    const newer = pod('new', '2026-01-01T00:01:00Z', [{ name: 'init', exitCode: 0 }, { name: 'apply', exitCode: 2 }, { name: 'applycheck' }]);
+    const older = pod('old', '2026-01-01T00:00:00Z', [
+      { name: 'init', exitCode: 0 },
+      { name: 'apply', exitCode: 3 },
+    ]);
+    const newer = pod('new', '2026-01-01T00:01:00Z', [
+      { name: 'init', exitCode: 0 },
+      { name: 'apply', exitCode: 2 },
+      { name: 'applycheck' },
+    ]);
     expect(failedContainerOf([older, newer])).toEqual({ pod: 'new', container: 'apply', exitCode: 2, reason: 'Error' });
   });
 
-  it('reads a restarted container\'s last termination, and finds nothing when all exits were 0', () => {
-    expect(failedContainerOf([pod('p', '2026-01-01T00:00:00Z', [{ name: 'apply', last: 5 }])])).toMatchObject({ container: 'apply', exitCode: 5 });
+  it("reads a restarted container's last termination, and finds nothing when all exits were 0", () => {
+    expect(failedContainerOf([pod('p', '2026-01-01T00:00:00Z', [{ name: 'apply', last: 5 }])])).toMatchObject({
+      container: 'apply',
+      exitCode: 5,
+    });
     expect(failedContainerOf([pod('p', '2026-01-01T00:00:00Z', [{ name: 'apply', exitCode: 0 }])])).toBeUndefined();
   });
 });
 
 describe('describeFailedStage', () => {
-  it('does not look at the pods of a Job ended as stuck: their exits were ours, the NodeOp\'s message is the cause', async () => {
+  it("does not look at the pods of a Job ended as stuck: their exits were ours, the NodeOp's message is the cause", async () => {
     let listed = false;
-    const core = { listNamespacedPod: async () => { listed = true; return { items: [] }; } } as unknown as CoreV1Api;
-    const summary = 'Job j cannot make progress: pod p container c: ImagePullBackOff: Back-off pulling image registry.invalid/pkg:1.0.0; check that the image exists (for 15s)';
+    const core = {
+      listNamespacedPod: async () => {
+        listed = true;
+        return { items: [] };
+      },
+    } as unknown as CoreV1Api;
+    const summary =
+      'Job j cannot make progress: pod p container c: ImagePullBackOff: Back-off pulling image registry.invalid/pkg:1.0.0; check that the image exists (for 15s)';
     const nodeOp = {
       metadata: { name: 'op', namespace: 'skyhook' },
-      spec: { command: ['true'], targetNodes: ['worker-1'], skyhookStage: { skyhook: 's', stage: 'apply', package: { name: 'dexter', version: '1.2.3', image: 'registry.invalid/pkg' } } },
+      spec: {
+        command: ['true'],
+        targetNodes: ['worker-1'],
+        skyhookStage: {
+          skyhook: 's',
+          stage: 'apply',
+          package: { name: 'dexter', version: '1.2.3', image: 'registry.invalid/pkg' },
+        },
+      },
       status: { nodeStatuses: { 'worker-1': { phase: 'Failed', jobName: 'j', message: summary } } },
     } as unknown as NodeOp;
     const failed = await describeFailedStage(core, nodeOp, silentLogger());
     expect(listed).toBe(false);
-    expect(failedStageMessage(failed)).toBe(`Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: ${summary}`);
+    expect(failedStageMessage(failed)).toBe(
+      `Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: ${summary}`,
+    );
   });
 });

@@ -16,22 +16,48 @@ const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(
 /** Up to four root packages, each with or without an interrupt. */
 const packagesArb = fc.array(interruptArb, { minLength: 1, maxLength: 4 }).map((interrupts) => {
   const packages: Record<string, Package> = {};
-  interrupts.forEach((interrupt, i) => (packages[['aa', 'bb', 'cc', 'dd'][i]!] = pkg('1.0.0', interrupt ? { interrupt } : {})));
+  interrupts.forEach(
+    (interrupt, i) => (packages[['aa', 'bb', 'cc', 'dd'][i]!] = pkg('1.0.0', interrupt ? { interrupt } : {})),
+  );
   return packages;
 });
-const budgetArb = fc.oneof(fc.record({ count: fc.integer({ min: 1, max: 3 }) }), fc.record({ percent: fc.integer({ min: 1, max: 100 }) }));
+const budgetArb = fc.oneof(
+  fc.record({ count: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ percent: fc.integer({ min: 1, max: 100 }) }),
+);
 const strategyArb: fc.Arbitrary<Strategy | undefined> = fc.oneof(
   fc.constant(undefined),
   fc.record({ fixed: fc.record({ initialBatch: fc.integer({ min: 1, max: 3 }) }) }),
-  fc.record({ linear: fc.record({ initialBatch: fc.integer({ min: 1, max: 3 }), delta: fc.integer({ min: 1, max: 2 }) }) }),
-  fc.record({ exponential: fc.record({ initialBatch: fc.integer({ min: 1, max: 2 }), growthFactor: fc.integer({ min: 2, max: 3 }) }) }),
+  fc.record({
+    linear: fc.record({ initialBatch: fc.integer({ min: 1, max: 3 }), delta: fc.integer({ min: 1, max: 2 }) }),
+  }),
+  fc.record({
+    exponential: fc.record({
+      initialBatch: fc.integer({ min: 1, max: 2 }),
+      growthFactor: fc.integer({ min: 2, max: 3 }),
+    }),
+  }),
 );
 const policyArb: fc.Arbitrary<DeploymentPolicySpec | undefined> = fc.oneof(
   fc.constant(undefined),
-  fc.record({ defaultBudget: budgetArb, defaultStrategy: strategyArb, zoneBudget: budgetArb, zoneStrategy: strategyArb }).map(({ defaultBudget, defaultStrategy, zoneBudget, zoneStrategy }) => ({
-    default: { budget: defaultBudget, strategy: defaultStrategy ?? { fixed: {} } },
-    compartments: [{ name: 'zone-a', selector: { matchLabels: { zone: 'a' } }, budget: zoneBudget, ...(zoneStrategy ? { strategy: zoneStrategy } : {}) }],
-  })),
+  fc
+    .record({
+      defaultBudget: budgetArb,
+      defaultStrategy: strategyArb,
+      zoneBudget: budgetArb,
+      zoneStrategy: strategyArb,
+    })
+    .map(({ defaultBudget, defaultStrategy, zoneBudget, zoneStrategy }) => ({
+      default: { budget: defaultBudget, strategy: defaultStrategy ?? { fixed: {} } },
+      compartments: [
+        {
+          name: 'zone-a',
+          selector: { matchLabels: { zone: 'a' } },
+          budget: zoneBudget,
+          ...(zoneStrategy ? { strategy: zoneStrategy } : {}),
+        },
+      ],
+    })),
 );
 /** Per round, what each running op does: 0 keeps running, 1 completes, 2 fails. */
 const scenarioArb = fc.record({
@@ -45,8 +71,15 @@ const scenarioArb = fc.record({
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 function setUp(s: Scenario): World {
-  const nodes = s.nodes.map((inZone, i) => node(`n${i}`, i, { [SELECTOR_LABEL]: 'yes', ...(inZone ? { zone: 'a' } : {}) }));
-  const skyhook = scr('s', s.policy ? { deploymentPolicy: 'p', packages: s.packages } : { interruptionBudget: s.legacyBudget, packages: s.packages });
+  const nodes = s.nodes.map((inZone, i) =>
+    node(`n${i}`, i, { [SELECTOR_LABEL]: 'yes', ...(inZone ? { zone: 'a' } : {}) }),
+  );
+  const skyhook = scr(
+    's',
+    s.policy
+      ? { deploymentPolicy: 'p', packages: s.packages }
+      : { interruptionBudget: s.legacyBudget, packages: s.packages },
+  );
   const w = world([skyhook], nodes);
   if (s.policy) w.policies = [policy('p', s.policy)];
   return w;
@@ -61,7 +94,12 @@ function play(s: Scenario, w: World, afterRound: (w: World) => void): void {
       if (op.phase !== 'Running') return op;
       const outcome = outcomes[i++] ?? 1;
       if (outcome === 0 || (outcome === 2 && !s.failures)) return op;
-      return { ...op, phase: outcome === 1 ? 'Completed' : 'Failed', restarts: outcome === 2 ? 1 : 0, finishedAt: w.now };
+      return {
+        ...op,
+        phase: outcome === 1 ? 'Completed' : 'Failed',
+        restarts: outcome === 2 ? 1 : 0,
+        finishedAt: w.now,
+      };
     });
     w.now += 60_000;
   }
@@ -77,7 +115,10 @@ describe('interrupt and rollout properties', () => {
           for (const compartment of compartments) {
             const atWork = compartment.nodes.filter((name) => {
               const n = w.nodes.find((candidate) => candidate.name === name)!;
-              return n.annotations[nodeAnnotations.cordon('s')] === 'true' || w.ops.some((op) => op.node === name && (op.phase === 'Running' || op.phase === 'Pending'));
+              return (
+                n.annotations[nodeAnnotations.cordon('s')] === 'true' ||
+                w.ops.some((op) => op.node === name && (op.phase === 'Running' || op.phase === 'Pending'))
+              );
             });
             expect(atWork.length).toBeLessThanOrEqual(compartment.ceiling);
           }
@@ -92,7 +133,11 @@ describe('interrupt and rollout properties', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const w = setUp({ ...s, failures: false });
-        play({ ...s, failures: false, rounds: [...s.rounds, ...Array.from({ length: 40 }, () => [])] }, w, () => undefined);
+        play(
+          { ...s, failures: false, rounds: [...s.rounds, ...Array.from({ length: 40 }, () => [])] },
+          w,
+          () => undefined,
+        );
         const withInterrupt = Object.values(s.packages).some((p) => p.interrupt);
         for (const n of w.nodes) {
           const interrupts = w.creates.filter((c) => c.node === n.name && c.stage === 'interrupt');
@@ -108,30 +153,48 @@ describe('interrupt and rollout properties', () => {
 
   it('never uncordons a node that another SCR or someone else holds', () => {
     fc.assert(
-      fc.property(scenarioArb, fc.array(fc.constantFrom('none', 'other-scr', 'foreign'), { minLength: 6, maxLength: 6 }), (s, holders) => {
-        const w = setUp(s);
-        const held = new Set<string>();
-        w.nodes.forEach((n, i) => {
-          if (holders[i] === 'none') return;
-          n.unschedulable = true;
-          held.add(n.name);
-          if (holders[i] === 'other-scr') n.annotations[nodeAnnotations.cordon('other')] = 'true';
-        });
-        play(s, w, () => {
-          for (const n of w.nodes) if (held.has(n.name)) expect(n.unschedulable).toBe(true);
-        });
-        return true;
-      }),
+      fc.property(
+        scenarioArb,
+        fc.array(fc.constantFrom('none', 'other-scr', 'foreign'), { minLength: 6, maxLength: 6 }),
+        (s, holders) => {
+          const w = setUp(s);
+          const held = new Set<string>();
+          w.nodes.forEach((n, i) => {
+            if (holders[i] === 'none') return;
+            n.unschedulable = true;
+            held.add(n.name);
+            if (holders[i] === 'other-scr') n.annotations[nodeAnnotations.cordon('other')] = 'true';
+          });
+          play(s, w, () => {
+            for (const n of w.nodes) if (held.has(n.name)) expect(n.unschedulable).toBe(true);
+          });
+          return true;
+        },
+      ),
       { numRuns: 80 },
     );
   });
 
   it('batch sizes follow the strategy formulas (all batches succeed), capped by the ceiling and the nodes left', () => {
-    const formulaArb = fc.record({ kind: fc.constantFrom('fixed', 'linear', 'exponential'), initialBatch: fc.integer({ min: 1, max: 3 }), step: fc.integer({ min: 1, max: 3 }), nodes: fc.integer({ min: 1, max: 12 }), count: fc.integer({ min: 1, max: 12 }) });
+    const formulaArb = fc.record({
+      kind: fc.constantFrom('fixed', 'linear', 'exponential'),
+      initialBatch: fc.integer({ min: 1, max: 3 }),
+      step: fc.integer({ min: 1, max: 3 }),
+      nodes: fc.integer({ min: 1, max: 12 }),
+      count: fc.integer({ min: 1, max: 12 }),
+    });
     fc.assert(
       fc.property(formulaArb, ({ kind, initialBatch, step, nodes, count }) => {
-        const strategy: Strategy = kind === 'fixed' ? { fixed: { initialBatch } } : kind === 'linear' ? { linear: { initialBatch, delta: step } } : { exponential: { initialBatch, growthFactor: step + 1 } };
-        const w = world([scr('s', { deploymentPolicy: 'p', packages: { a: pkg('1.0.0') } })], Array.from({ length: nodes }, (_, i) => node(`n${i}`, i)));
+        const strategy: Strategy =
+          kind === 'fixed'
+            ? { fixed: { initialBatch } }
+            : kind === 'linear'
+              ? { linear: { initialBatch, delta: step } }
+              : { exponential: { initialBatch, growthFactor: step + 1 } };
+        const w = world(
+          [scr('s', { deploymentPolicy: 'p', packages: { a: pkg('1.0.0') } })],
+          Array.from({ length: nodes }, (_, i) => node(`n${i}`, i)),
+        );
         w.policies = [policy('p', { default: { budget: { count }, strategy }, resetBatchStateOnCompletion: false })];
         const sizes: number[] = [];
         let batch = 0;
@@ -148,7 +211,12 @@ describe('interrupt and rollout properties', () => {
         let done = 0;
         let last = 0;
         while (done < nodes) {
-          const raw = last === 0 || kind === 'fixed' ? initialBatch : kind === 'linear' ? last + step : Math.min(nodes, last * (step + 1));
+          const raw =
+            last === 0 || kind === 'fixed'
+              ? initialBatch
+              : kind === 'linear'
+                ? last + step
+                : Math.min(nodes, last * (step + 1));
           const size = Math.min(Math.max(1, Math.min(raw, nodes - done)), count);
           expected.push(size);
           done += size;

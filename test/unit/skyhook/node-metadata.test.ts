@@ -9,8 +9,15 @@ import type { KubernetesObject, V1ConfigMap, V1Node } from '@kubernetes/client-n
 import { CHILD_ANNOTATIONS, CHILD_LABELS, nodeAnnotations, nodeLabels, NODEOP_NAMES } from '../../../src/api/names.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';
 import {
-  agentVersion, buildNodeMetadataConfigMap, compactNodeMetadata, isOursOnlyKey, NODE_METADATA_HASH_ANNOTATION, nodeMetadataConfigMapName,
-  nodeMetadataData, sameData, staleNodeMetadataConfigMaps,
+  agentVersion,
+  buildNodeMetadataConfigMap,
+  compactNodeMetadata,
+  isOursOnlyKey,
+  NODE_METADATA_HASH_ANNOTATION,
+  nodeMetadataConfigMapName,
+  nodeMetadataData,
+  sameData,
+  staleNodeMetadataConfigMaps,
 } from '../../../src/controllers/skyhook/node-metadata.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
 import { buildStageNodeOp } from '../../../src/controllers/skyhook/stage-nodeop.js';
@@ -33,7 +40,10 @@ const skyhook: Skyhook = {
         version: '1.2.3',
         image: 'ghcr.io/x/tuning',
         configMap: { 'a.conf': 'x', 'z.conf': 'y' },
-        configInterrupts: { 'z.conf': { type: 'reboot' }, 'a.conf': { type: 'service', services: ['containerd', 'kubelet'] } },
+        configInterrupts: {
+          'z.conf': { type: 'reboot' },
+          'a.conf': { type: 'service', services: ['containerd', 'kubelet'] },
+        },
         env: [{ name: 'E', value: '1' }],
       },
       dexter: {
@@ -51,7 +61,12 @@ const skyhook: Skyhook = {
 const node: V1Node = {
   metadata: {
     name: 'worker.example.com',
-    labels: { role: 'gpu', 'kubernetes.io/hostname': 'worker', [nodeLabels.status('demo')]: 'in_progress', 'nodewright.nvidia.com/status_demo': 'complete' },
+    labels: {
+      role: 'gpu',
+      'kubernetes.io/hostname': 'worker',
+      [nodeLabels.status('demo')]: 'in_progress',
+      'nodewright.nvidia.com/status_demo': 'complete',
+    },
     annotations: {
       'zone/info': 'a<b>&c',
       [nodeAnnotations.nodeState('demo')]: '{"tuning|1.2.3":{}}',
@@ -90,24 +105,28 @@ describe('node metadata data', () => {
 
   it('writes packages.json byte for byte as Go would: sorted keys, struct order, omitempty', () => {
     expect(data['packages.json']).toBe(
-      '{"agentVersion":"6.2.0","packages":{'
-      + '"dexter":{"name":"dexter","version":"2.0.0","image":"ghcr.io/x/dexter","agentImageOverride":"ghcr.io/x/agent:9.9.9","interrupt":{"type":"service","services":["cron"]}},'
-      + '"plain":{"name":"plain","version":"0.1.0","image":"ghcr.io/x/plain","interrupt":{"type":"noop"}},'
-      + '"tuning":{"name":"tuning","version":"1.2.3","image":"ghcr.io/x/tuning","configInterrupts":{"a.conf":{"type":"service","services":["containerd","kubelet"]},"z.conf":{"type":"reboot"}}}'
-      + '}}',
+      '{"agentVersion":"6.2.0","packages":{' +
+        '"dexter":{"name":"dexter","version":"2.0.0","image":"ghcr.io/x/dexter","agentImageOverride":"ghcr.io/x/agent:9.9.9","interrupt":{"type":"service","services":["cron"]}},' +
+        '"plain":{"name":"plain","version":"0.1.0","image":"ghcr.io/x/plain","interrupt":{"type":"noop"}},' +
+        '"tuning":{"name":"tuning","version":"1.2.3","image":"ghcr.io/x/tuning","configInterrupts":{"a.conf":{"type":"service","services":["containerd","kubelet"]},"z.conf":{"type":"reboot"}}}' +
+        '}}',
     );
-    expect(nodeMetadataData({ ...skyhook, spec: {} }, node, AGENT)['packages.json']).toBe('{"agentVersion":"6.2.0","packages":{}}');
+    expect(nodeMetadataData({ ...skyhook, spec: {} }, node, AGENT)['packages.json']).toBe(
+      '{"agentVersion":"6.2.0","packages":{}}',
+    );
   });
 
   it("keeps every label and annotation upstream would have, the operator's own per-SCR ones included, sorted and HTML-escaped as Go does", () => {
-    expect(data['labels.json']).toBe('{"kubernetes.io/hostname":"worker","nodewright.nvidia.com/status_demo":"complete","role":"gpu","skyhook.nvidia.com/status_demo":"in_progress"}');
+    expect(data['labels.json']).toBe(
+      '{"kubernetes.io/hostname":"worker","nodewright.nvidia.com/status_demo":"complete","role":"gpu","skyhook.nvidia.com/status_demo":"in_progress"}',
+    );
     expect(data['annotations.json']).toBe(
-      '{"example.com/status_x":"kept: not our group","nodewright.nvidia.com/nodeState_demo":"{}",'
-      + '"skyhook.nvidia.com/autoTaint_skyhook.nvidia.com":"true","skyhook.nvidia.com/cordon_demo":"true",'
-      + '"skyhook.nvidia.com/drainBlocked_demo":"ns/pod","skyhook.nvidia.com/drainStart_demo":"2024-01-01T00:00:00Z",'
-      + '"skyhook.nvidia.com/nodeState_demo":"{\\"tuning|1.2.3\\":{}}",'
-      + '"skyhook.nvidia.com/runtimeRequiredCordon":"true","skyhook.nvidia.com/status_other":"complete",'
-      + '"skyhook.nvidia.com/version_demo":"v0.1.0","zone/info":"a\\u003cb\\u003e\\u0026c"}',
+      '{"example.com/status_x":"kept: not our group","nodewright.nvidia.com/nodeState_demo":"{}",' +
+        '"skyhook.nvidia.com/autoTaint_skyhook.nvidia.com":"true","skyhook.nvidia.com/cordon_demo":"true",' +
+        '"skyhook.nvidia.com/drainBlocked_demo":"ns/pod","skyhook.nvidia.com/drainStart_demo":"2024-01-01T00:00:00Z",' +
+        '"skyhook.nvidia.com/nodeState_demo":"{\\"tuning|1.2.3\\":{}}",' +
+        '"skyhook.nvidia.com/runtimeRequiredCordon":"true","skyhook.nvidia.com/status_other":"complete",' +
+        '"skyhook.nvidia.com/version_demo":"v0.1.0","zone/info":"a\\u003cb\\u003e\\u0026c"}',
     );
     const parsed = JSON.parse(data['annotations.json']!) as Record<string, string>;
     expect(parsed['zone/info']).toBe('a<b>&c');
@@ -121,11 +140,26 @@ describe('node metadata data', () => {
   });
 
   it('leaves out exactly the keys only this operator writes: waiting_, recordedOps_ and the NodeOp cordon owner', () => {
-    for (const key of [nodeAnnotations.waiting('x'), nodeAnnotations.recordedOps('x'), nodeAnnotations.nodeStateCopy('x'), NODEOP_NAMES.cordonedBy]) expect(isOursOnlyKey(key)).toBe(true);
+    for (const key of [
+      nodeAnnotations.waiting('x'),
+      nodeAnnotations.recordedOps('x'),
+      nodeAnnotations.nodeStateCopy('x'),
+      NODEOP_NAMES.cordonedBy,
+    ])
+      expect(isOursOnlyKey(key)).toBe(true);
     const upstreamToo = [
-      nodeAnnotations.nodeState('x'), nodeAnnotations.status('x'), nodeAnnotations.version('x'), nodeAnnotations.cordon('x'), nodeAnnotations.drainStart('x'),
-      nodeAnnotations.drainBlocked('x'), nodeAnnotations.autoTaint('x'), 'skyhook.nvidia.com/runtimeRequiredCordon', 'skyhook.nvidia.com/ignore',
-      'nodewright.nvidia.com/waiting_x', 'other.io/recordedOps_x', 'status_x',
+      nodeAnnotations.nodeState('x'),
+      nodeAnnotations.status('x'),
+      nodeAnnotations.version('x'),
+      nodeAnnotations.cordon('x'),
+      nodeAnnotations.drainStart('x'),
+      nodeAnnotations.drainBlocked('x'),
+      nodeAnnotations.autoTaint('x'),
+      'skyhook.nvidia.com/runtimeRequiredCordon',
+      'skyhook.nvidia.com/ignore',
+      'nodewright.nvidia.com/waiting_x',
+      'other.io/recordedOps_x',
+      'status_x',
     ];
     for (const key of upstreamToo) expect(isOursOnlyKey(key)).toBe(false);
   });
@@ -152,18 +186,32 @@ describe('node metadata ConfigMap', () => {
         'skyhook.nvidia.com/Node.name': 'worker.example.com',
         [NODE_METADATA_HASH_ANNOTATION]: expect.stringMatching(/^[0-9a-f]{16}$/),
       },
-      ownerReferences: [{ apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'Skyhook', name: 'demo', uid: 'uid-1', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'skyhook.nvidia.com/v1alpha1',
+          kind: 'Skyhook',
+          name: 'demo',
+          uid: 'uid-1',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     });
     expect(cm.data).toEqual(nodeMetadataData(skyhook, node, AGENT));
   });
 
   it('is cached as metadata and the hash of the data actually served', () => {
-    const served: V1ConfigMap = { ...cm, metadata: { ...cm.metadata, resourceVersion: '7', managedFields: [{ manager: 'x' }] } };
+    const served: V1ConfigMap = {
+      ...cm,
+      metadata: { ...cm.metadata, resourceVersion: '7', managedFields: [{ manager: 'x' }] },
+    };
     const compact = compactNodeMetadata(served);
     expect(compact.data).toBeUndefined();
     expect(compact.metadata?.managedFields).toBeUndefined();
     expect(compact.metadata?.resourceVersion).toBe('7');
-    expect(compact.metadata?.annotations?.[NODE_METADATA_HASH_ANNOTATION]).toBe(cm.metadata?.annotations?.[NODE_METADATA_HASH_ANNOTATION]);
+    expect(compact.metadata?.annotations?.[NODE_METADATA_HASH_ANNOTATION]).toBe(
+      cm.metadata?.annotations?.[NODE_METADATA_HASH_ANNOTATION],
+    );
     expect(sameData(compact, cm.data!)).toBe(true);
     expect(sameData(served, cm.data!)).toBe(true);
 
@@ -174,26 +222,50 @@ describe('node metadata ConfigMap', () => {
     const edited = compactNodeMetadata({ ...served, data: { ...cm.data, 'labels.json': '{}' } });
     expect(sameData(edited, cm.data!)).toBe(false);
     // The node state is part of the data (a package reads it there); an ours-only key is not.
-    const progressed = { ...node, metadata: { ...node.metadata, annotations: { ...node.metadata?.annotations, [nodeAnnotations.nodeState('demo')]: '{"tuning|1.2.3":{"state":"complete"}}' } } };
+    const progressed = {
+      ...node,
+      metadata: {
+        ...node.metadata,
+        annotations: {
+          ...node.metadata?.annotations,
+          [nodeAnnotations.nodeState('demo')]: '{"tuning|1.2.3":{"state":"complete"}}',
+        },
+      },
+    };
     expect(sameData(compact, nodeMetadataData(skyhook, progressed, AGENT))).toBe(false);
-    const marked = { ...node, metadata: { ...node.metadata, annotations: { ...node.metadata?.annotations, [nodeAnnotations.recordedOps('demo')]: 'uid-3' } } };
+    const marked = {
+      ...node,
+      metadata: {
+        ...node.metadata,
+        annotations: { ...node.metadata?.annotations, [nodeAnnotations.recordedOps('demo')]: 'uid-3' },
+      },
+    };
     expect(sameData(compact, nodeMetadataData(skyhook, marked, AGENT))).toBe(true);
   });
 
-  it("is cached compactly by a shared informer, which refuses to be shared with another transform", async () => {
+  it('is cached compactly by a shared informer, which refuses to be shared with another transform', async () => {
     const source: ListWatch<KubernetesObject> = {
       list: async () => ({ items: [structuredClone(cm)], metadata: { resourceVersion: '1' } }),
       watch: async () => ({ abort: () => undefined }),
     };
-    const factory = new InformerFactory(<T extends KubernetesObject>() => source as unknown as ListWatch<T>, { logger: silentLogger() });
+    const factory = new InformerFactory(<T extends KubernetesObject>() => source as unknown as ListWatch<T>, {
+      logger: silentLogger(),
+    });
     const path = '/api/v1/namespaces/skyhook/configmaps';
-    const informer = factory.informer<V1ConfigMap>(path, { labelSelector: CHILD_LABELS.nodeMeta, transform: compactNodeMetadata });
+    const informer = factory.informer<V1ConfigMap>(path, {
+      labelSelector: CHILD_LABELS.nodeMeta,
+      transform: compactNodeMetadata,
+    });
     await informer.waitForSync(5_000);
     const cached = informer.get(cm.metadata!.name!, 'skyhook');
     expect(cached?.data).toBeUndefined();
     expect(sameData(cached!, cm.data!)).toBe(true);
-    expect(factory.informer<V1ConfigMap>(path, { labelSelector: CHILD_LABELS.nodeMeta, transform: compactNodeMetadata })).toBe(informer);
-    expect(() => factory.informer<V1ConfigMap>(path, { labelSelector: CHILD_LABELS.nodeMeta })).toThrow(/another transform/);
+    expect(
+      factory.informer<V1ConfigMap>(path, { labelSelector: CHILD_LABELS.nodeMeta, transform: compactNodeMetadata }),
+    ).toBe(informer);
+    expect(() => factory.informer<V1ConfigMap>(path, { labelSelector: CHILD_LABELS.nodeMeta })).toThrow(
+      /another transform/,
+    );
     await factory.stopAll();
   });
 });
@@ -211,7 +283,9 @@ describe('stale node metadata ConfigMaps', () => {
     const all = [of('demo', 'n1'), of('demo', 'n2'), of('demo', 'gone'), of('other', 'n3'), of('demo', 'n4', true)];
     const stale = staleNodeMetadataConfigMaps(all, skyhook, new Set(['n1', 'n2', 'n3']));
     expect(stale.map((cm) => cm.metadata?.annotations?.[CHILD_ANNOTATIONS.nodeName])).toEqual(['gone']);
-    expect(staleNodeMetadataConfigMaps(all, skyhook, new Set()).map((cm) => cm.metadata?.name)).toEqual([of('demo', 'n1'), of('demo', 'n2'), of('demo', 'gone')].map((cm) => cm.metadata?.name));
+    expect(staleNodeMetadataConfigMaps(all, skyhook, new Set()).map((cm) => cm.metadata?.name)).toEqual(
+      [of('demo', 'n1'), of('demo', 'n2'), of('demo', 'gone')].map((cm) => cm.metadata?.name),
+    );
   });
 });
 
@@ -219,12 +293,18 @@ describe('stage NodeOps', () => {
   it('name the node metadata ConfigMap for every stage, interrupts included', () => {
     const settings = readSkyhookSettings({}, 'skyhook');
     const op = (stage: CreateStageOp['stage']): CreateStageOp => ({
-      kind: 'createStageOp', skyhook: 'demo', node: 'worker.example.com', stage, previousRestarts: 0,
+      kind: 'createStageOp',
+      skyhook: 'demo',
+      node: 'worker.example.com',
+      stage,
+      previousRestarts: 0,
       package: { name: 'tuning', version: '1.2.3', image: 'ghcr.io/x/tuning' },
       ...(stage === 'interrupt' ? { interrupt: { type: 'reboot' as const } } : {}),
     });
     for (const stage of ['apply', 'config', 'interrupt', 'post-interrupt'] as const) {
-      expect(buildStageNodeOp({ op: op(stage), skyhook, settings }).spec.skyhookStage?.nodeMetadataConfigMap).toBe('demo-worker-example-com-metadata-07080e04');
+      expect(buildStageNodeOp({ op: op(stage), skyhook, settings }).spec.skyhookStage?.nodeMetadataConfigMap).toBe(
+        'demo-worker-example-com-metadata-07080e04',
+      );
     }
   });
 });

@@ -23,7 +23,14 @@ describe('nodeState annotation format', () => {
   it('writes keys in byte order and fields in Go struct order, omitting empty optional fields', () => {
     const state: NodeState = {
       'zeta|2.0.0': { name: 'zeta', version: '2.0.0', image: 'img/z', stage: 'apply', state: 'erroring', restarts: 3 },
-      'alpha|1.0.0': { state: 'in_progress', stage: 'config', image: 'img/a', containerSHA: 'sha256:ab', version: '1.0.0', name: 'alpha' },
+      'alpha|1.0.0': {
+        state: 'in_progress',
+        stage: 'config',
+        image: 'img/a',
+        containerSHA: 'sha256:ab',
+        version: '1.0.0',
+        name: 'alpha',
+      },
       'mid|1.0.0': { name: 'mid', version: '1.0.0', image: 'img/m', stage: 'upgrade', state: 'complete', restarts: 0 },
     };
     expect(serializeNodeState(state)).toBe(
@@ -34,14 +41,20 @@ describe('nodeState annotation format', () => {
   });
 
   it("escapes <, > and & the way Go's encoder does", () => {
-    const state: NodeState = { 'a|1': { name: 'a', version: '1', image: 'r/<x>&y', stage: 'apply', state: 'complete' } };
-    expect(serializeNodeState(state)).toBe('{"a|1":{"name":"a","version":"1","image":"r/\\u003cx\\u003e\\u0026y","stage":"apply","state":"complete"}}');
+    const state: NodeState = {
+      'a|1': { name: 'a', version: '1', image: 'r/<x>&y', stage: 'apply', state: 'complete' },
+    };
+    expect(serializeNodeState(state)).toBe(
+      '{"a|1":{"name":"a","version":"1","image":"r/\\u003cx\\u003e\\u0026y","stage":"apply","state":"complete"}}',
+    );
     expect(parseNodeState(serializeNodeState(state))).toEqual(state);
   });
 
   it('reads Go null as an empty state and a missing state field as unknown', () => {
     expect(parseNodeState('null')).toEqual({});
-    expect(parseNodeState('{"a|1":{"name":"a","version":"1","image":"i","stage":"apply"}}')['a|1']?.state).toBe('unknown');
+    expect(parseNodeState('{"a|1":{"name":"a","version":"1","image":"i","stage":"apply"}}')['a|1']?.state).toBe(
+      'unknown',
+    );
   });
 
   it.each([
@@ -52,7 +65,10 @@ describe('nodeState annotation format', () => {
     ['an unknown stage', '{"a|1":{"name":"a","version":"1","image":"i","stage":"install","state":"complete"}}'],
     ['an unknown state', '{"a|1":{"name":"a","version":"1","image":"i","stage":"apply","state":"done"}}'],
     ['a non-string field', '{"a|1":{"name":5,"version":"1","image":"i","stage":"apply","state":"complete"}}'],
-    ['a non-integer restart count', '{"a|1":{"name":"a","version":"1","image":"i","stage":"apply","state":"erroring","restarts":"2"}}'],
+    [
+      'a non-integer restart count',
+      '{"a|1":{"name":"a","version":"1","image":"i","stage":"apply","state":"erroring","restarts":"2"}}',
+    ],
   ])('rejects %s with a typed error naming node and SCR', (_what, text) => {
     expect(() => parseNodeState(text, 'node-a', 'demo')).toThrow(NodeStateMalformedError);
     try {
@@ -70,7 +86,10 @@ describe('readNodeSkyhookRecord', () => {
       {
         name: 'n1',
         labels: { 'skyhook.nvidia.com/status_demo': 'complete' },
-        annotations: { 'skyhook.nvidia.com/nodeState_demo': UPSTREAM_EXAMPLES[0]!, 'skyhook.nvidia.com/version_demo': 'v0.13.0' },
+        annotations: {
+          'skyhook.nvidia.com/nodeState_demo': UPSTREAM_EXAMPLES[0]!,
+          'skyhook.nvidia.com/version_demo': 'v0.13.0',
+        },
       },
       'demo',
     );
@@ -80,18 +99,35 @@ describe('readNodeSkyhookRecord', () => {
   });
 
   it('reports a malformed annotation and reads the state as empty', () => {
-    const record = readNodeSkyhookRecord({ name: 'n1', labels: {}, annotations: { 'skyhook.nvidia.com/nodeState_demo': '{' } }, 'demo');
+    const record = readNodeSkyhookRecord(
+      { name: 'n1', labels: {}, annotations: { 'skyhook.nvidia.com/nodeState_demo': '{' } },
+      'demo',
+    );
     expect(record.state).toEqual({});
     expect(record.malformed).toBeInstanceOf(NodeStateMalformedError);
   });
 
-  it('restores a malformed annotation from the operator\'s copy, and blocks only when the copy is unreadable too', () => {
+  it("restores a malformed annotation from the operator's copy, and blocks only when the copy is unreadable too", () => {
     const copy = UPSTREAM_EXAMPLES[0]!;
-    const restored = readNodeSkyhookRecord({ name: 'n1', labels: {}, annotations: { 'skyhook.nvidia.com/nodeState_demo': '{', 'skyhook.nvidia.com/nodeStateCopy_demo': copy } }, 'demo');
+    const restored = readNodeSkyhookRecord(
+      {
+        name: 'n1',
+        labels: {},
+        annotations: { 'skyhook.nvidia.com/nodeState_demo': '{', 'skyhook.nvidia.com/nodeStateCopy_demo': copy },
+      },
+      'demo',
+    );
     expect(Object.keys(restored.state)).toEqual(['dax|1.2.3']);
     expect(restored.restored).toBeInstanceOf(NodeStateMalformedError);
     expect(restored.malformed).toBeUndefined();
-    const both = readNodeSkyhookRecord({ name: 'n1', labels: {}, annotations: { 'skyhook.nvidia.com/nodeState_demo': '{', 'skyhook.nvidia.com/nodeStateCopy_demo': '[' } }, 'demo');
+    const both = readNodeSkyhookRecord(
+      {
+        name: 'n1',
+        labels: {},
+        annotations: { 'skyhook.nvidia.com/nodeState_demo': '{', 'skyhook.nvidia.com/nodeStateCopy_demo': '[' },
+      },
+      'demo',
+    );
     expect(both.malformed).toBeInstanceOf(NodeStateMalformedError);
     expect(both.state).toEqual({});
   });
@@ -99,10 +135,17 @@ describe('readNodeSkyhookRecord', () => {
 
 describe('node conditions', () => {
   it('are NotReady/Erroring with upstream reasons and messages', () => {
-    const erroring: NodeState = { 'a|1': { name: 'a', version: '1', image: 'i', stage: 'apply', state: 'erroring', restarts: 1 } };
+    const erroring: NodeState = {
+      'a|1': { name: 'a', version: '1', image: 'i', stage: 'apply', state: 'erroring', restarts: 1 },
+    };
     expect(nodeSkyhookConditions('demo', false, erroring)).toEqual([
       { type: 'skyhook.nvidia.com/demo/NotReady', status: 'True', reason: 'Incomplete', message: 'Skyhook demo Ready' },
-      { type: 'skyhook.nvidia.com/demo/Erroring', status: 'True', reason: 'Package(s) Erroring or Unknown', message: 'Package Erroring or Unknown for demo' },
+      {
+        type: 'skyhook.nvidia.com/demo/Erroring',
+        status: 'True',
+        reason: 'Package(s) Erroring or Unknown',
+        message: 'Package Erroring or Unknown for demo',
+      },
     ]);
     expect(nodeSkyhookConditions('demo', true, {}).map((c) => [c.status, c.reason])).toEqual([
       ['False', 'Complete'],

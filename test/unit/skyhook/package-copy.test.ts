@@ -5,7 +5,16 @@
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageCopyScript } from '../../../src/controllers/skyhook/stage-nodeop.js';
@@ -19,7 +28,8 @@ function toolPath(): string {
   if (!busybox) return process.env.PATH ?? '';
   const bin = join(work, 'bin');
   mkdirSync(bin, { recursive: true });
-  for (const tool of ['sh', 'cp', 'mkdir', 'rm']) if (!existsSync(join(bin, tool))) symlinkSync(busybox, join(bin, tool));
+  for (const tool of ['sh', 'cp', 'mkdir', 'rm'])
+    if (!existsSync(join(bin, tool))) symlinkSync(busybox, join(bin, tool));
   return bin;
 }
 
@@ -41,7 +51,10 @@ function packageDir(name: string, applySh: string): string {
 function runCopy(script: string, pkg: string, root: string): { status: number | null; stderr: string } {
   const moved = script.replaceAll('/skyhook-package', pkg).replaceAll('"/root', `"${root}`);
   const path = toolPath();
-  const result = spawnSync(join(path, 'sh'), ['-c', moved], { env: { PATH: path, SKYHOOK_DIR: '/var/lib/skyhook/demo/tuning-1' }, encoding: 'utf8' });
+  const result = spawnSync(join(path, 'sh'), ['-c', moved], {
+    env: { PATH: path, SKYHOOK_DIR: '/var/lib/skyhook/demo/tuning-1' },
+    encoding: 'utf8',
+  });
   return { status: result.status, stderr: result.stderr };
 }
 
@@ -49,8 +62,14 @@ describe('package copy onto the host', () => {
   it('copies a second stage over the first one, configMap keys as regular files with the new content', () => {
     const root = join(work, 'host');
     const dest = join(root, 'var/lib/skyhook/demo/tuning-1');
-    expect(runCopy(packageCopyScript(), packageDir('apply-stage', 'echo one'), root)).toEqual({ status: 0, stderr: '' });
-    expect(runCopy(packageCopyScript(), packageDir('config-stage', 'echo two'), root)).toEqual({ status: 0, stderr: '' });
+    expect(runCopy(packageCopyScript(), packageDir('apply-stage', 'echo one'), root)).toEqual({
+      status: 0,
+      stderr: '',
+    });
+    expect(runCopy(packageCopyScript(), packageDir('config-stage', 'echo two'), root)).toEqual({
+      status: 0,
+      stderr: '',
+    });
     expect(lstatSync(join(dest, 'configmaps', 'apply.sh')).isFile()).toBe(true);
     expect(readFileSync(join(dest, 'configmaps', 'apply.sh'), 'utf8')).toBe('echo two');
     expect(readFileSync(join(dest, 'skyhook_dir', 'run.sh'), 'utf8')).toBe('echo run');

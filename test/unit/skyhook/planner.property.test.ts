@@ -13,15 +13,24 @@ const packagesArb = fc
     const packages: Record<string, Package> = {};
     names.forEach((name, i) => {
       const parents = names.slice(0, i).filter((_, j) => rows[i]![j]);
-      packages[name] = pkg('1.0.0', parents.length > 0 ? { dependsOn: Object.fromEntries(parents.map((p) => [p, '1.0.0'])) } : {});
+      packages[name] = pkg(
+        '1.0.0',
+        parents.length > 0 ? { dependsOn: Object.fromEntries(parents.map((p) => [p, '1.0.0'])) } : {},
+      );
     });
     return packages;
   });
 
-const budgetArb = fc.oneof(fc.record({ count: fc.integer({ min: 0, max: 4 }) }), fc.record({ percent: fc.integer({ min: 0, max: 100 }) }));
+const budgetArb = fc.oneof(
+  fc.record({ count: fc.integer({ min: 0, max: 4 }) }),
+  fc.record({ percent: fc.integer({ min: 0, max: 100 }) }),
+);
 
 /** Per round: what happens to each running op (0 = keeps running, 1 = completes, 2 = fails), and how much of the plan is applied. */
-const roundArb = fc.record({ outcomes: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 8 }), applied: fc.double({ min: 0, max: 1, noNaN: true }) });
+const roundArb = fc.record({
+  outcomes: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 8 }),
+  applied: fc.double({ min: 0, max: 1, noNaN: true }),
+});
 
 const scenarioArb = fc.record({
   nodes: fc.integer({ min: 1, max: 6 }),
@@ -54,7 +63,9 @@ function play(s: Scenario, onPlan: (run: Run, actions: PlannerAction[], complete
       if (op.phase !== 'Running') return op;
       const outcome = round.outcomes[i++] ?? 1;
       if (outcome === 1) completed.add(`${op.node}/${op.package}/${op.stage}`);
-      return outcome === 0 ? op : { ...op, phase: outcome === 1 ? 'Completed' : 'Failed', restarts: outcome === 2 ? 1 : 0, finishedAt: w.now };
+      return outcome === 0
+        ? op
+        : { ...op, phase: outcome === 1 ? 'Completed' : 'Failed', restarts: outcome === 2 ? 1 : 0, finishedAt: w.now };
     });
     w.now += 15_000;
   }
@@ -64,7 +75,11 @@ function play(s: Scenario, onPlan: (run: Run, actions: PlannerAction[], complete
 const nodesAtWork = (w: World): number =>
   w.nodes.filter((n) => {
     const status = n.annotations['skyhook.nvidia.com/status_p'];
-    return status === 'in_progress' || status === 'erroring' || w.ops.some((op) => op.node === n.name && (op.phase === 'Running' || op.phase === 'Pending'));
+    return (
+      status === 'in_progress' ||
+      status === 'erroring' ||
+      w.ops.some((op) => op.node === n.name && (op.phase === 'Running' || op.phase === 'Pending'))
+    );
   }).length;
 
 describe('planner properties', () => {

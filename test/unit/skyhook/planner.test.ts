@@ -1,15 +1,34 @@
 import { describe, expect, it } from '@jest/globals';
 import { budgetCeiling } from '../../../src/controllers/skyhook/rollout.js';
 import type { CreateStageOp, PlannerAction } from '../../../src/controllers/skyhook/planner.js';
-import { applyActions, disable, finishOps, node, nodeNamed, nodeStateOf, pause, pkg, plan, runToQuiet, scr, world, type World } from './world.js';
+import {
+  applyActions,
+  disable,
+  finishOps,
+  node,
+  nodeNamed,
+  nodeStateOf,
+  pause,
+  pkg,
+  plan,
+  runToQuiet,
+  scr,
+  world,
+  type World,
+} from './world.js';
 
 const SHELLSCRIPT = 'ghcr.io/nvidia/skyhook-packages/shellscript';
-const demoPackages = () => ({ tuning: { version: '1.1.0', image: SHELLSCRIPT, configMap: { 'apply.sh': 'echo hi', 'config.sh': 'echo config' } } });
+const demoPackages = () => ({
+  tuning: { version: '1.1.0', image: SHELLSCRIPT, configMap: { 'apply.sh': 'echo hi', 'config.sh': 'echo config' } },
+});
 
-const creates = (actions: PlannerAction[]): CreateStageOp[] => actions.filter((a): a is CreateStageOp => a.kind === 'createStageOp');
+const creates = (actions: PlannerAction[]): CreateStageOp[] =>
+  actions.filter((a): a is CreateStageOp => a.kind === 'createStageOp');
 const statusOf = (w: World, name: string) => w.skyhooks.find((s) => s.metadata.name === name)!.status!;
-const nodeStatus = (w: World, nodeName: string, skyhook: string) => nodeNamed(w, nodeName).annotations[`skyhook.nvidia.com/status_${skyhook}`];
-const condition = (w: World, skyhook: string, type: string) => statusOf(w, skyhook).conditions?.find((c) => c.type === type);
+const nodeStatus = (w: World, nodeName: string, skyhook: string) =>
+  nodeNamed(w, nodeName).annotations[`skyhook.nvidia.com/status_${skyhook}`];
+const condition = (w: World, skyhook: string, type: string) =>
+  statusOf(w, skyhook).conditions?.find((c) => c.type === type);
 
 /** One plan+apply round, then finish every running op. */
 function step(w: World): PlannerAction[] {
@@ -21,24 +40,51 @@ function step(w: World): PlannerAction[] {
 }
 
 describe('the README demo on 3 labelled nodes and 2 others', () => {
-  const setup = () => world([scr('demo', { packages: demoPackages() })], [node('n1', 1), node('n2', 2), node('n3', 3), node('other1', 4, {}), node('other2', 5, {})]);
+  const setup = () =>
+    world(
+      [scr('demo', { packages: demoPackages() })],
+      [node('n1', 1), node('n2', 2), node('n3', 3), node('other1', 4, {}), node('other2', 5, {})],
+    );
 
   it('runs apply then config per node and converges to upstream state and status', () => {
     const w = setup();
     const first = plan(w).actions;
     const kinds = first.map((a) => a.kind);
     expect(kinds.indexOf('upsertPackageConfigMap')).toBeLessThan(kinds.indexOf('createStageOp'));
-    expect(creates(first).map((c) => `${c.node}:${c.stage}:${c.configMap}`)).toEqual(['n1:apply:demo-tuning-1.1.0', 'n2:apply:demo-tuning-1.1.0', 'n3:apply:demo-tuning-1.1.0']);
+    expect(creates(first).map((c) => `${c.node}:${c.stage}:${c.configMap}`)).toEqual([
+      'n1:apply:demo-tuning-1.1.0',
+      'n2:apply:demo-tuning-1.1.0',
+      'n3:apply:demo-tuning-1.1.0',
+    ]);
     runToQuiet(w);
-    expect(w.created.map((op) => `${op.node}:${op.stage}`).sort()).toEqual(['n1:apply', 'n1:config', 'n2:apply', 'n2:config', 'n3:apply', 'n3:config']);
+    expect(w.created.map((op) => `${op.node}:${op.stage}`).sort()).toEqual([
+      'n1:apply',
+      'n1:config',
+      'n2:apply',
+      'n2:config',
+      'n3:apply',
+      'n3:config',
+    ]);
     for (const n of ['n1', 'n2', 'n3']) {
-      expect(nodeStateOf(w, n, 'demo')).toBe(`{"tuning|1.1.0":{"name":"tuning","version":"1.1.0","image":"${SHELLSCRIPT}","stage":"config","state":"complete"}}`);
+      expect(nodeStateOf(w, n, 'demo')).toBe(
+        `{"tuning|1.1.0":{"name":"tuning","version":"1.1.0","image":"${SHELLSCRIPT}","stage":"config","state":"complete"}}`,
+      );
       expect(nodeStatus(w, n, 'demo')).toBe('complete');
       expect(nodeNamed(w, n).labels['skyhook.nvidia.com/status_demo']).toBe('complete');
     }
     expect(nodeNamed(w, 'other1').annotations).toEqual({});
-    expect(statusOf(w, 'demo')).toMatchObject({ status: 'complete', completeNodes: '3/3', nodesInProgress: 0, packageList: 'tuning:1.1.0', observedGeneration: 1 });
-    expect(condition(w, 'demo', 'Ready')).toMatchObject({ status: 'True', reason: 'NodesConverged', message: '3/3 nodes complete (n1, n2, n3)' });
+    expect(statusOf(w, 'demo')).toMatchObject({
+      status: 'complete',
+      completeNodes: '3/3',
+      nodesInProgress: 0,
+      packageList: 'tuning:1.1.0',
+      observedGeneration: 1,
+    });
+    expect(condition(w, 'demo', 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'NodesConverged',
+      message: '3/3 nodes complete (n1, n2, n3)',
+    });
     expect(condition(w, 'demo', 'skyhook.nvidia.com/Transition')).toMatchObject({ status: 'True', reason: 'complete' });
   });
 
@@ -102,7 +148,15 @@ describe('interruption budget', () => {
     [{ percent: 50 }, 3],
   ])('%j on 6 nodes never has more nodes at work than allowed, and completes', (interruptionBudget, ceiling) => {
     const nodes = Array.from({ length: 6 }, (_, i) => node(`n${i}`, i));
-    const w = world([scr('budget', { interruptionBudget, packages: { a: pkg('1.0.0'), b: pkg('1.0.0', { dependsOn: { a: '1.0.0' } }) } })], nodes);
+    const w = world(
+      [
+        scr('budget', {
+          interruptionBudget,
+          packages: { a: pkg('1.0.0'), b: pkg('1.0.0', { dependsOn: { a: '1.0.0' } }) },
+        }),
+      ],
+      nodes,
+    );
     let most = 0;
     runToQuiet(w, 80, (current) => {
       const atWork = new Set(current.ops.filter((op) => op.phase === 'Running').map((op) => op.node));
@@ -116,7 +170,11 @@ describe('interruption budget', () => {
 describe('priority, pause and disable across SCRs', () => {
   it('a node works on one SCR at a time, by priority then name', () => {
     const w = world(
-      [scr('zzz', { priority: 1, packages: { a: pkg('1.0.0') } }), scr('b', { priority: 2, packages: { a: pkg('1.0.0') } }), scr('c', { priority: 2, packages: { a: pkg('1.0.0') } })],
+      [
+        scr('zzz', { priority: 1, packages: { a: pkg('1.0.0') } }),
+        scr('b', { priority: 2, packages: { a: pkg('1.0.0') } }),
+        scr('c', { priority: 2, packages: { a: pkg('1.0.0') } }),
+      ],
       [node('n1', 1)],
     );
     const first = creates(step(w));
@@ -131,7 +189,13 @@ describe('priority, pause and disable across SCRs', () => {
   });
 
   it('pause: no new stages, unfinished ops suspended, and lower-priority SCRs wait; resume lifts the suspension', () => {
-    const w = world([scr('first', { priority: 1, packages: { a: pkg('1.0.0') } }), scr('second', { priority: 2, packages: { a: pkg('1.0.0') } })], [node('n1', 1)]);
+    const w = world(
+      [
+        scr('first', { priority: 1, packages: { a: pkg('1.0.0') } }),
+        scr('second', { priority: 2, packages: { a: pkg('1.0.0') } }),
+      ],
+      [node('n1', 1)],
+    );
     applyActions(w, plan(w).actions);
     w.skyhooks[0]!.metadata.annotations = pause;
     const paused = plan(w).actions;
@@ -151,7 +215,13 @@ describe('priority, pause and disable across SCRs', () => {
   });
 
   it('disable: the SCR does nothing and does not hold back later SCRs', () => {
-    const w = world([scr('first', { priority: 1, packages: { a: pkg('1.0.0') } }, disable), scr('second', { priority: 2, packages: { a: pkg('1.0.0') } })], [node('n1', 1)]);
+    const w = world(
+      [
+        scr('first', { priority: 1, packages: { a: pkg('1.0.0') } }, disable),
+        scr('second', { priority: 2, packages: { a: pkg('1.0.0') } }),
+      ],
+      [node('n1', 1)],
+    );
     runToQuiet(w);
     expect(statusOf(w, 'first').status).toBe('disabled');
     expect(nodeStatus(w, 'n1', 'first')).toBe('disabled');
@@ -161,7 +231,15 @@ describe('priority, pause and disable across SCRs', () => {
 
   it('sequencing: all holds later SCRs on every node until the earlier one completes everywhere', () => {
     const w = world(
-      [scr('first', { priority: 1, sequencing: 'all', interruptionBudget: { count: 1 }, packages: { a: pkg('1.0.0') } }), scr('second', { priority: 2, packages: { a: pkg('1.0.0') } })],
+      [
+        scr('first', {
+          priority: 1,
+          sequencing: 'all',
+          interruptionBudget: { count: 1 },
+          packages: { a: pkg('1.0.0') },
+        }),
+        scr('second', { priority: 2, packages: { a: pkg('1.0.0') } }),
+      ],
       [node('n1', 1), node('n2', 2)],
     );
     step(w);
@@ -179,19 +257,31 @@ describe('node eligibility', () => {
   it('the ignore label blocks the node with a NodesIgnored condition; untolerated taints with TaintNotTolerable', () => {
     const ignored = node('ignored', 1, { 'skyhook.nvidia.com/test-node': 'yes', 'skyhook.nvidia.com/ignore': 'true' });
     const tainted = { ...node('tainted', 2), taints: [{ key: 'nvidia.com/gpu', effect: 'NoSchedule' }] };
-    const tolerated = { ...node('tolerated', 3), taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] };
+    const tolerated = {
+      ...node('tolerated', 3),
+      taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }],
+    };
     const w = world([scr('s', { packages: { a: pkg('1.0.0') } })], [ignored, tainted, tolerated]);
     runToQuiet(w);
     expect(w.created.every((op) => op.node === 'tolerated')).toBe(true);
     expect(nodeStatus(w, 'ignored', 's')).toBe('blocked');
     expect(nodeStatus(w, 'tainted', 's')).toBe('blocked');
     expect(statusOf(w, 's')).toMatchObject({ status: 'blocked', completeNodes: '1/3' });
-    expect(condition(w, 's', 'NodesIgnored')).toMatchObject({ status: 'True', message: 'Node [ignored] has ignore label set. Skipping.' });
+    expect(condition(w, 's', 'NodesIgnored')).toMatchObject({
+      status: 'True',
+      message: 'Node [ignored] has ignore label set. Skipping.',
+    });
     expect(condition(w, 's', 'skyhook.nvidia.com/NodesIgnored')).toMatchObject({ status: 'True' });
-    expect(condition(w, 's', 'TaintNotTolerable')).toMatchObject({ status: 'True', message: 'Node [tainted] has taints that are not tolerable. Skipping.' });
+    expect(condition(w, 's', 'TaintNotTolerable')).toMatchObject({
+      status: 'True',
+      message: 'Node [tainted] has taints that are not tolerable. Skipping.',
+    });
     w.skyhooks[0]!.spec.additionalTolerations = [{ key: 'nvidia.com/gpu', operator: 'Exists' }];
     runToQuiet(w);
-    expect(condition(w, 's', 'TaintNotTolerable')).toMatchObject({ status: 'False', message: 'All nodes have tolerable taints.' });
+    expect(condition(w, 's', 'TaintNotTolerable')).toMatchObject({
+      status: 'False',
+      message: 'All nodes have tolerable taints.',
+    });
   });
 
   it('a new matching node gets the packages', () => {
@@ -209,9 +299,16 @@ describe('node eligibility', () => {
     const w = world([scr('s', { packages: { a: pkg('1.0.0') } })], [broken, node('ok', 2)]);
     runToQuiet(w);
     expect(nodeStateOf(w, 'broken-node-name', 's')).toBe('{not json');
-    expect(condition(w, 's', 'NodeStateMalformed')).toMatchObject({ status: 'True', reason: 'ParseError', message: 'nodeState annotation cannot be parsed on 1 node(s): broken-nod...; fix or delete annotation skyhook.nvidia.com/nodeState_s on each (deleting it re-runs this Skyhook\'s packages there); the node\'s skyhook.nvidia.com/waiting_s annotation says what is wrong' });
+    expect(condition(w, 's', 'NodeStateMalformed')).toMatchObject({
+      status: 'True',
+      reason: 'ParseError',
+      message:
+        "nodeState annotation cannot be parsed on 1 node(s): broken-nod...; fix or delete annotation skyhook.nvidia.com/nodeState_s on each (deleting it re-runs this Skyhook's packages there); the node's skyhook.nvidia.com/waiting_s annotation says what is wrong",
+    });
     // The node itself says what is wrong with its value and how to fix it (annotation and one Event).
-    expect(nodeNamed(w, 'broken-node-name').annotations['skyhook.nvidia.com/waiting_s']).toMatch(/^NodeStateMalformed: annotation skyhook.nvidia.com\/nodeState_s cannot be parsed \(.*JSON.*\); fix it, or delete it to re-run/);
+    expect(nodeNamed(w, 'broken-node-name').annotations['skyhook.nvidia.com/waiting_s']).toMatch(
+      /^NodeStateMalformed: annotation skyhook.nvidia.com\/nodeState_s cannot be parsed \(.*JSON.*\); fix it, or delete it to re-run/,
+    );
     expect(nodeStatus(w, 'ok', 's')).toBe('complete');
     nodeNamed(w, 'broken-node-name').annotations['skyhook.nvidia.com/nodeState_s'] = '{}';
     runToQuiet(w);
@@ -229,8 +326,12 @@ describe('node eligibility', () => {
     expect(nodeNamed(w, 'n1').annotations['skyhook.nvidia.com/nodeStateCopy_s']).toBe(written);
     nodeNamed(w, 'n1').annotations['skyhook.nvidia.com/nodeState_s'] = '{"a|1.0.0": {"stage": "conf';
     const restoring = plan(w).actions;
-    expect(restoring).toContainEqual(expect.objectContaining({ kind: 'writeNodeState', node: 'n1', annotation: written }));
-    expect(restoring).toContainEqual(expect.objectContaining({ kind: 'event', reason: 'NodeStateRestored', type: 'Warning' }));
+    expect(restoring).toContainEqual(
+      expect.objectContaining({ kind: 'writeNodeState', node: 'n1', annotation: written }),
+    );
+    expect(restoring).toContainEqual(
+      expect.objectContaining({ kind: 'event', reason: 'NodeStateRestored', type: 'Warning' }),
+    );
     expect(creates(restoring)).toEqual([]);
     applyActions(w, restoring);
     runToQuiet(w);
@@ -242,7 +343,10 @@ describe('node eligibility', () => {
 
 describe('failures', () => {
   it('a failing stage: package erroring with restarts, node and SCR erroring, counts right; retried after backoff', () => {
-    const w = world([scr('f', { packages: { dexter: pkg('1.2.3'), failure: pkg('1.2.3', { dependsOn: { dexter: '1.2.3' } }) } })], [node('n1', 1)]);
+    const w = world(
+      [scr('f', { packages: { dexter: pkg('1.2.3'), failure: pkg('1.2.3', { dependsOn: { dexter: '1.2.3' } }) } })],
+      [node('n1', 1)],
+    );
     const failing = (op: { package: string }) => op.package === 'failure';
     while (!w.ops.some((op) => failing(op) && op.phase === 'Running')) {
       applyActions(w, plan(w).actions);
@@ -250,9 +354,18 @@ describe('failures', () => {
     }
     finishOps(w, 'Failed', failing);
     applyActions(w, plan(w).actions);
-    expect(JSON.parse(nodeStateOf(w, 'n1', 'f')!)['failure|1.2.3']).toMatchObject({ stage: 'apply', state: 'erroring', restarts: 1 });
+    expect(JSON.parse(nodeStateOf(w, 'n1', 'f')!)['failure|1.2.3']).toMatchObject({
+      stage: 'apply',
+      state: 'erroring',
+      restarts: 1,
+    });
     expect(nodeStatus(w, 'n1', 'f')).toBe('erroring');
-    expect(statusOf(w, 'f')).toMatchObject({ status: 'erroring', completeNodes: '0/1', nodesInProgress: 1, packageList: 'dexter:1.2.3,failure:1.2.3' });
+    expect(statusOf(w, 'f')).toMatchObject({
+      status: 'erroring',
+      completeNodes: '0/1',
+      nodesInProgress: 1,
+      packageList: 'dexter:1.2.3,failure:1.2.3',
+    });
     expect(condition(w, 'f', 'Ready')).toMatchObject({ status: 'False', reason: 'Erroring' });
     const waiting = plan(w);
     expect(creates(waiting.actions)).toEqual([]);
@@ -268,7 +381,14 @@ describe('failures', () => {
   });
 
   it('a dependsOn cycle blocks the SCR with an InvalidSpec condition instead of hanging', () => {
-    const w = world([scr('cyc', { packages: { a: pkg('1.0.0', { dependsOn: { b: '1.0.0' } }), b: pkg('1.0.0', { dependsOn: { a: '1.0.0' } }) } })], [node('n1', 1)]);
+    const w = world(
+      [
+        scr('cyc', {
+          packages: { a: pkg('1.0.0', { dependsOn: { b: '1.0.0' } }), b: pkg('1.0.0', { dependsOn: { a: '1.0.0' } }) },
+        }),
+      ],
+      [node('n1', 1)],
+    );
     runToQuiet(w);
     expect(w.created).toEqual([]);
     expect(statusOf(w, 'cyc').status).toBe('blocked');
@@ -278,7 +398,19 @@ describe('failures', () => {
 
 describe('spec updates', () => {
   const complete = () => {
-    const w = world([scr('u', { packages: { dexter: pkg('1.2.3', { configMap: { 'a.sh': '1', 'b.sh': '2' } }), dogs: pkg('1.2.6'), cats: pkg('1.0.0'), nullptr: pkg('2.0.0') } })], [node('n1', 1), node('n2', 2)]);
+    const w = world(
+      [
+        scr('u', {
+          packages: {
+            dexter: pkg('1.2.3', { configMap: { 'a.sh': '1', 'b.sh': '2' } }),
+            dogs: pkg('1.2.6'),
+            cats: pkg('1.0.0'),
+            nullptr: pkg('2.0.0'),
+          },
+        }),
+      ],
+      [node('n1', 1), node('n2', 2)],
+    );
     runToQuiet(w);
     w.created = [];
     return w;
@@ -288,13 +420,19 @@ describe('spec updates', () => {
     const w = complete();
     w.skyhooks[0]!.spec.packages!.dexter!.configMap = { 'a.sh': 'changed', 'b.sh': '2' };
     runToQuiet(w);
-    expect(w.created.map((op) => `${op.node}:${op.package}:${op.stage}`).sort()).toEqual(['n1:dexter:config', 'n2:dexter:config']);
+    expect(w.created.map((op) => `${op.node}:${op.package}:${op.stage}`).sort()).toEqual([
+      'n1:dexter:config',
+      'n2:dexter:config',
+    ]);
     expect(statusOf(w, 'u').configUpdates).toEqual({ dexter: ['a.sh'] });
     expect(w.configMaps['u']?.['dexter|1.2.3']).toEqual({ 'a.sh': 'changed', 'b.sh': '2' });
   });
 
   it('a configMap change during the rollout is deferred until the package is complete everywhere', () => {
-    const w = world([scr('u', { packages: { dexter: pkg('1.2.3', { configMap: { 'a.sh': '1' } }) } })], [node('n1', 1)]);
+    const w = world(
+      [scr('u', { packages: { dexter: pkg('1.2.3', { configMap: { 'a.sh': '1' } }) } })],
+      [node('n1', 1)],
+    );
     step(w);
     w.skyhooks[0]!.spec.packages!.dexter!.configMap = { 'a.sh': '2' };
     const during = plan(w).actions;
@@ -319,10 +457,23 @@ describe('spec updates', () => {
       'cats|1.0.0': { stage: 'uninstall', state: 'in_progress' },
     });
     runToQuiet(w);
-    expect(w.created.filter((op) => op.node === 'n1').map((op) => `${op.package}@${op.version}:${op.stage}`).sort()).toEqual([
-      'cats@1.0.0:uninstall', 'dogs@1.2.5:apply', 'dogs@1.2.5:config', 'dogs@1.2.6:uninstall', 'nullptr@2.0.1:config', 'nullptr@2.0.1:upgrade',
+    expect(
+      w.created
+        .filter((op) => op.node === 'n1')
+        .map((op) => `${op.package}@${op.version}:${op.stage}`)
+        .sort(),
+    ).toEqual([
+      'cats@1.0.0:uninstall',
+      'dogs@1.2.5:apply',
+      'dogs@1.2.5:config',
+      'dogs@1.2.6:uninstall',
+      'nullptr@2.0.1:config',
+      'nullptr@2.0.1:upgrade',
     ]);
-    expect(statusOf(w, 'u')).toMatchObject({ status: 'complete', packageList: 'dexter:1.2.3,dogs:1.2.5,nullptr:2.0.1' });
+    expect(statusOf(w, 'u')).toMatchObject({
+      status: 'complete',
+      packageList: 'dexter:1.2.3,dogs:1.2.5,nullptr:2.0.1',
+    });
     w.skyhooks[0]!.spec.packages = {};
     runToQuiet(w);
     expect(nodeStateOf(w, 'n1', 'u')).toBe('{}');

@@ -7,7 +7,12 @@ import { Registry } from 'prom-client';
 import type { Skyhook } from '../../../src/api/skyhook.js';
 import { SkyhookMetrics } from '../../../src/controllers/skyhook/skyhook-metrics.js';
 
-const scr = { apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'Skyhook', metadata: { name: 'demo' }, spec: { packages: {} } } as unknown as Skyhook;
+const scr = {
+  apiVersion: 'skyhook.nvidia.com/v1alpha1',
+  kind: 'Skyhook',
+  metadata: { name: 'demo' },
+  spec: { packages: {} },
+} as unknown as Skyhook;
 
 async function values(registry: Registry, name: string): Promise<Record<string, number>> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
@@ -18,14 +23,36 @@ describe('SkyhookMetrics waits', () => {
   it('counts held nodes per reason and keeps the earliest start while the reason stays', async () => {
     const registry = new Registry();
     const metrics = new SkyhookMetrics(registry);
-    metrics.report(scr, {}, undefined, new Map([['a', 'DrainBlocked'], ['b', 'RolloutBudget']]), 10_000);
-    metrics.report(scr, {}, undefined, new Map([['a', 'DrainBlocked'], ['b', 'TaintNotTolerable'], ['c', 'DrainBlocked']]), 70_000);
+    metrics.report(
+      scr,
+      {},
+      undefined,
+      new Map([
+        ['a', 'DrainBlocked'],
+        ['b', 'RolloutBudget'],
+      ]),
+      10_000,
+    );
+    metrics.report(
+      scr,
+      {},
+      undefined,
+      new Map([
+        ['a', 'DrainBlocked'],
+        ['b', 'TaintNotTolerable'],
+        ['c', 'DrainBlocked'],
+      ]),
+      70_000,
+    );
     expect(await values(registry, 'skyhook_node_waiting_count')).toEqual({ DrainBlocked: 2, TaintNotTolerable: 1 });
     // a has waited on the drain since 10 s; b's new reason starts at 70 s.
-    expect(await values(registry, 'skyhook_node_waiting_since_timestamp_seconds')).toEqual({ DrainBlocked: 10, TaintNotTolerable: 70 });
+    expect(await values(registry, 'skyhook_node_waiting_since_timestamp_seconds')).toEqual({
+      DrainBlocked: 10,
+      TaintNotTolerable: 70,
+    });
   });
 
-  it('restarts a node\'s wait when it stopped waiting in between, and forgets a deleted Skyhook', async () => {
+  it("restarts a node's wait when it stopped waiting in between, and forgets a deleted Skyhook", async () => {
     const registry = new Registry();
     const metrics = new SkyhookMetrics(registry);
     metrics.report(scr, {}, undefined, new Map([['a', 'DrainBlocked']]), 1_000);

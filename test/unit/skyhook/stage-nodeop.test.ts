@@ -6,17 +6,30 @@ import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-se
 import { buildStageNodeOp } from '../../../src/controllers/skyhook/stage-nodeop.js';
 
 const settings = readSkyhookSettings({}, 'skyhook');
-const op: CreateStageOp = { kind: 'createStageOp', skyhook: 'demo', node: 'n0', stage: 'apply', previousRestarts: 0, package: { name: 'tuning', version: '1.0.0', image: 'ghcr.io/x/tuning' } };
+const op: CreateStageOp = {
+  kind: 'createStageOp',
+  skyhook: 'demo',
+  node: 'n0',
+  stage: 'apply',
+  previousRestarts: 0,
+  package: { name: 'tuning', version: '1.0.0', image: 'ghcr.io/x/tuning' },
+};
 const skyhookWith = (pkg: Partial<Package>): Skyhook => ({
-  apiVersion: 'skyhook.nvidia.com/v1alpha1', kind: 'Skyhook', metadata: { name: 'demo', uid: 'u', generation: 1 },
+  apiVersion: 'skyhook.nvidia.com/v1alpha1',
+  kind: 'Skyhook',
+  metadata: { name: 'demo', uid: 'u', generation: 1 },
   spec: { packages: { tuning: { version: '1.0.0', image: 'ghcr.io/x/tuning', ...pkg } } },
 });
 const agentImages = (skyhook: Skyhook): string[] =>
-  (buildStageNodeOp({ op, skyhook, settings }).spec.initSteps ?? []).filter((step) => step.command?.[0] === 'skyhook').map((step) => step.image ?? '');
+  (buildStageNodeOp({ op, skyhook, settings }).spec.initSteps ?? [])
+    .filter((step) => step.command?.[0] === 'skyhook')
+    .map((step) => step.image ?? '');
 
 describe('agentImageOverride', () => {
   it('replaces the agent image when set', () => {
-    expect(new Set(agentImages(skyhookWith({ agentImageOverride: 'ghcr.io/x/agent:9.9.9' })))).toEqual(new Set(['ghcr.io/x/agent:9.9.9']));
+    expect(new Set(agentImages(skyhookWith({ agentImageOverride: 'ghcr.io/x/agent:9.9.9' })))).toEqual(
+      new Set(['ghcr.io/x/agent:9.9.9']),
+    );
   });
 
   it('is no override when empty, as upstream reads it (not an empty image the API server refuses)', () => {

@@ -7,7 +7,11 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { SkyhookStatus } from '../../../src/api/skyhook.js';
-import { pacedStatusWrite, STATUS_PROGRESS_INTERVAL_MS, StatusWritePacing } from '../../../src/controllers/skyhook/status-write-pacing.js';
+import {
+  pacedStatusWrite,
+  STATUS_PROGRESS_INTERVAL_MS,
+  StatusWritePacing,
+} from '../../../src/controllers/skyhook/status-write-pacing.js';
 import { silentLogger } from '../../../src/kube/logger.js';
 import { runWorkers, WorkQueue, type ReconcileResult } from '../../../src/kube/queue.js';
 import { FakeClock, settle } from '../kube/fake-clock.js';
@@ -22,7 +26,11 @@ interface Change {
 }
 
 const changeArb: fc.Arbitrary<Change> = fc.record(
-  { afterMs: fc.integer({ min: 0, max: 5_000 }), decisive: fc.boolean(), planRequeueMs: fc.integer({ min: 1, max: 20_000 }) },
+  {
+    afterMs: fc.integer({ min: 0, max: 5_000 }),
+    decisive: fc.boolean(),
+    planRequeueMs: fc.integer({ min: 1, max: 20_000 }),
+  },
   { requiredKeys: ['afterMs', 'decisive'] },
 );
 
@@ -42,7 +50,8 @@ async function run(changes: Change[]): Promise<void> {
     const next = JSON.stringify(desired) === JSON.stringify(stored) ? undefined : desired;
     const step = pacedStatusWrite(pacing, key, stored, next, now, planRequeueMs);
     if (step.write) {
-      if (decisiveSince !== undefined && stored?.status !== desired.status) decisiveWrites.push({ at: now, wanted: decisiveSince });
+      if (decisiveSince !== undefined && stored?.status !== desired.status)
+        decisiveWrites.push({ at: now, wanted: decisiveSince });
       decisiveSince = undefined;
       stored = desired;
       pacing.written(key, now);
@@ -81,7 +90,13 @@ describe('SCR status pacing in the controller loop', () => {
   });
 
   it('holds a progress change back no longer than the interval after the previous write', async () => {
-    await run([{ afterMs: 100, decisive: false }, { afterMs: 100, decisive: false }]);
-    await run([{ afterMs: 0, decisive: false }, { afterMs: STATUS_PROGRESS_INTERVAL_MS - 1, decisive: false }]);
+    await run([
+      { afterMs: 100, decisive: false },
+      { afterMs: 100, decisive: false },
+    ]);
+    await run([
+      { afterMs: 0, decisive: false },
+      { afterMs: STATUS_PROGRESS_INTERVAL_MS - 1, decisive: false },
+    ]);
   });
 });

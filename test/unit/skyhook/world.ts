@@ -147,13 +147,21 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
       }
       case 'addNodeTaint': {
         const n = nodeNamed(w, action.node);
-        if (!n.taints.some((t) => t.key === action.taint.key && t.effect === action.taint.effect)) n.taints.push({ ...action.taint });
+        if (!n.taints.some((t) => t.key === action.taint.key && t.effect === action.taint.effect))
+          n.taints.push({ ...action.taint });
         Object.assign(n.annotations, action.annotations ?? {});
         break;
       }
       case 'removeNodeTaint': {
         const n = nodeNamed(w, action.node);
-        n.taints = n.taints.filter((t) => !(t.key === action.taint.key && t.effect === action.taint.effect && (t.value ?? '') === (action.taint.value ?? '')));
+        n.taints = n.taints.filter(
+          (t) =>
+            !(
+              t.key === action.taint.key &&
+              t.effect === action.taint.effect &&
+              (t.value ?? '') === (action.taint.value ?? '')
+            ),
+        );
         break;
       }
     }
@@ -163,11 +171,20 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
 /** Uids of created ops: unique across worlds and resets of `created`, like the API server's. */
 let createdOps = 0;
 
-export const opName = (skyhook: string, node: string, name: string, version: string, stage: string): string => `${skyhook}-${name}-${version}-${stage}-${node}`;
+export const opName = (skyhook: string, node: string, name: string, version: string, stage: string): string =>
+  `${skyhook}-${name}-${version}-${stage}-${node}`;
 
 /** Finishes running ops (all, or those matching `which`). */
-export function finishOps(w: World, phase: 'Completed' | 'Failed' = 'Completed', which: (op: StageOpSummary) => boolean = () => true): void {
-  w.ops = w.ops.map((op) => (op.phase === 'Running' && which(op) ? { ...op, phase, finishedAt: w.now, ...(phase === 'Failed' ? { restarts: op.restarts + 1 } : {}) } : op));
+export function finishOps(
+  w: World,
+  phase: 'Completed' | 'Failed' = 'Completed',
+  which: (op: StageOpSummary) => boolean = () => true,
+): void {
+  w.ops = w.ops.map((op) =>
+    op.phase === 'Running' && which(op)
+      ? { ...op, phase, finishedAt: w.now, ...(phase === 'Failed' ? { restarts: op.restarts + 1 } : {}) }
+      : op,
+  );
 }
 
 /** Plans and applies, finishing every op each round, until nothing is left to do or `rounds` pass. */

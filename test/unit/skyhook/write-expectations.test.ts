@@ -2,8 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { WriteExpectations } from '../../../src/controllers/skyhook/write-expectations.js';
 
-const node = (resourceVersion: string, deleted = false): KubernetesObject =>
-  ({ metadata: { name: 'n1', resourceVersion, ...(deleted ? { deletionTimestamp: new Date() } : {}) } });
+const node = (resourceVersion: string, deleted = false): KubernetesObject => ({
+  metadata: { name: 'n1', resourceVersion, ...(deleted ? { deletionTimestamp: new Date() } : {}) },
+});
 
 describe('WriteExpectations', () => {
   it('waits until the cache shows the written resourceVersion or a later one', () => {

@@ -7,7 +7,9 @@ import { sameJson } from '../../../src/util/json-equal.js';
 function canonical(value: unknown): string | undefined {
   return JSON.stringify(value, (_key, inner: unknown) =>
     inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : inner,
   );
 }
@@ -30,22 +32,32 @@ const { json } = fc.letrec((tie) => ({
 function reordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reordered);
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reordered(v)]),
+  );
 }
 
 describe('sameJson', () => {
   it('agrees with comparing key-sorted JSON on arbitrary pairs', () => {
-    fc.assert(fc.property(json, json, (a, b) => {
-      expect(sameJson(a, b)).toBe(canonical(a) === canonical(b));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(json, json, (a, b) => {
+        expect(sameJson(a, b)).toBe(canonical(a) === canonical(b));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('ignores key order and agrees on near misses', () => {
-    fc.assert(fc.property(json, (a) => {
-      expect(sameJson(a, reordered(a))).toBe(true);
-      const changed = { wrapper: a, extra: 1 };
-      expect(sameJson({ wrapper: a }, changed)).toBe(canonical({ wrapper: a }) === canonical(changed));
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(json, (a) => {
+        expect(sameJson(a, reordered(a))).toBe(true);
+        const changed = { wrapper: a, extra: 1 };
+        expect(sameJson({ wrapper: a }, changed)).toBe(canonical({ wrapper: a }) === canonical(changed));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('follows JSON for omitted members, array holes, toJSON and non-finite numbers', () => {

@@ -36,7 +36,11 @@ describe('the image cache lock', () => {
     // A separate Node process takes the lock through this module, then dies by SIGKILL.
     const script = `const { acquireCacheLock } = await import('./src/sandbox/images/cache-lock.ts');
       await acquireCacheLock(${JSON.stringify(lockFile)}); console.log('held'); setInterval(() => {}, 1000);`;
-    const holder = spawn(process.execPath, ['--import', './scripts/register-src-hook.ts', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(
+      process.execPath,
+      ['--import', './scripts/register-src-hook.ts', '--input-type=module', '-e', script],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((resolveHeld) => holder.stdout!.once('data', () => resolveHeld()));
     let waited = false;
     const lock = acquireCacheLock(lockFile, () => (waited = true));

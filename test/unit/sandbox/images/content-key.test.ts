@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import { contentKey, hashFiles, PROJECT_IMAGE_INPUTS } from '../../../../src/sandbox/images/content-key.js';
 
 /** The image set's key over a fake checkout, with tool versions as the build gathers them. */
-const setKey = (root: string, tools = 'buildah=1.28.2'): string => contentKey({ tools, project: hashFiles(root, PROJECT_IMAGE_INPUTS) });
+const setKey = (root: string, tools = 'buildah=1.28.2'): string =>
+  contentKey({ tools, project: hashFiles(root, PROJECT_IMAGE_INPUTS) });
 
 describe('the image cache key', () => {
   let root: string;
