@@ -6,7 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { ControllerFactory, Stoppable } from '../controllers/registry.js';
+import type { ControllerFactory, Stoppable } from './runtime.js';
 import { errorMessage, makeClients } from './client.js';
 import { coreEventSink, EventRecorder } from './events.js';
 import { startHealthServer, type RunningServer } from './health.js';

@@ -94,3 +94,18 @@ export class InformerFactory {
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
   }
 }
+
+/** Something started that must be stopped on shutdown. */
+export interface Stoppable {
+  /**
+   * Stop taking new work at once (synchronously, before the first await), then wait up to
+   * `deadlineMs` for work in flight. The Controller class in src/kube/controller.ts is one.
+   */
+  stop(deadlineMs: number): Promise<unknown>;
+}
+
+export interface ControllerFactory {
+  name: string;
+  /** Creates informers (runtime.informers), wires a Controller and starts it. */
+  start(runtime: OperatorRuntime): Promise<Stoppable>;
+}

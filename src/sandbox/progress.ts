@@ -5,7 +5,7 @@
  */
 import type { PackageStage } from '../api/skyhook.js';
 import { nodeAnnotations } from '../api/names.js';
-import { parseNodeState, type NodeState } from '../controllers/skyhook/node-state.js';
+import { parseNodeState, type NodeState } from '../api/node-state.js';
 
 export interface ProgressNode {
   name: string;

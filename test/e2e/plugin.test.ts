@@ -21,7 +21,7 @@ import {
 import type { NodeOp } from '../../src/api/nodeop.js';
 import type { Skyhook } from '../../src/api/skyhook.js';
 import { readSkyhookSettings } from '../../src/controllers/skyhook/skyhook-settings.js';
-import { buildStageNodeOp } from '../../src/controllers/skyhook/stage-nodeop.js';
+import { buildStageNodeOp } from '../../src/controllers/skyhook/build/stage-nodeop.js';
 import { mergePatchNode } from '../../src/kube/client.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane.js';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, PolicyV1Api, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
-import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
+import { parseNodeState } from '../../src/api/node-state.js';
 import { API_GROUP, API_VERSION, KINDS, nodeAnnotations, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
 import { MERGE_PATCH, mergePatchCustomObject } from '../../src/kube/client.js';
 import { Informer } from '../../src/kube/informer.js';

@@ -22,8 +22,8 @@ import {
 } from '../../src/api/names.js';
 import type { NodeOp } from '../../src/api/nodeop.js';
 import type { Package } from '../../src/api/skyhook.js';
-import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/failed-stage-report.js';
-import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
+import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/write/failed-stage-report.js';
+import { parseNodeState } from '../../src/api/node-state.js';
 import { mergePatchCustomObject } from '../../src/kube/client.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { SIM_ENV, SIMULATED_LOG_LINE } from '../../src/sandbox/kwok-stages.js';

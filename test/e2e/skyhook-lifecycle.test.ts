@@ -20,7 +20,7 @@ import {
 } from '../../src/api/names.js';
 import type { NodeOp } from '../../src/api/nodeop.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
-import { agentVersion, nodeMetadataConfigMapName } from '../../src/controllers/skyhook/node-metadata.js';
+import { agentVersion, nodeMetadataConfigMapName } from '../../src/controllers/skyhook/build/node-metadata.js';
 import { readSkyhookSettings } from '../../src/controllers/skyhook/skyhook-settings.js';
 import { mergePatchNode } from '../../src/kube/client.js';
 import { Informer } from '../../src/kube/informer.js';

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { DEFAULT_COMPARTMENT, nodeAnnotations } from '../../src/api/names.js';
 import type { Package, Skyhook } from '../../src/api/skyhook.js';
-import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/failed-stage-report.js';
-import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
+import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/write/failed-stage-report.js';
+import { parseNodeState } from '../../src/api/node-state.js';
 import { waitForList } from '../../src/kube/wait.js';
 import type { SimulatedHost } from '../../src/sandbox/simulated-host.js';
 import {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { nodeAnnotations } from '../../src/api/names.js';
 import type { Package } from '../../src/api/skyhook.js';
-import { parseNodeState } from '../../src/controllers/skyhook/node-state.js';
+import { parseNodeState } from '../../src/api/node-state.js';
 import {
   setSkyhookPackages,
   createSkyhook,

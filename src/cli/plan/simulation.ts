@@ -8,17 +8,17 @@
  */
 import { nodeAnnotations, nodeLabels } from '../../api/names.js';
 import type { Interrupt, SkyhookStatus } from '../../api/skyhook.js';
-import { cordonAfterRelease } from '../../controllers/skyhook/cordon-claims.js';
-import type { PackageStage, SkyhookStatusValue } from '../../controllers/skyhook/node-state.js';
-import { nodeStateAnnotations, packageKey } from '../../controllers/skyhook/node-state.js';
+import { cordonAfterRelease } from '../../controllers/skyhook/plan/cordon-claims.js';
+import type { PackageStage, SkyhookStatusValue } from '../../api/node-state.js';
+import { nodeStateAnnotations, packageKey } from '../../api/node-state.js';
+import { planNextActions } from '../../controllers/skyhook/plan/planner.js';
 import {
-  planNextActions,
   type NodeView,
   type PlannerAction,
   type PlannerInput,
   type StageOpSummary,
-} from '../../controllers/skyhook/planner.js';
-import { stageOpName } from '../../controllers/skyhook/stage-nodeop.js';
+} from '../../controllers/skyhook/plan/planner-types.js';
+import { stageOpName } from '../../controllers/skyhook/build/stage-nodeop.js';
 
 export interface SimulatedStage {
   package: string;

@@ -6,10 +6,10 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { IGNORE_NODE_LABEL, NODE_ANNOTATION_PREFIXES, nodeAnnotations } from '../../api/names.js';
 import type { PackageStatus, Skyhook } from '../../api/skyhook.js';
-import { readNodeSkyhookRecord } from '../../controllers/skyhook/node-state.js';
-import { hasInterrupt, isPackageComplete, namedPackages } from '../../controllers/skyhook/package-rules.js';
-import { nodeViewOf } from '../../controllers/skyhook/planner.js';
-import { selectorMatches } from '../../controllers/skyhook/node-eligibility.js';
+import { readNodeSkyhookRecord } from '../../api/node-state.js';
+import { hasInterrupt, isPackageComplete, namedPackages } from '../../controllers/skyhook/plan/package-rules.js';
+import { nodeViewOf } from '../../controllers/skyhook/views/node-view.js';
+import { selectorMatches } from '../../api/label-selector.js';
 
 export interface NodeSkyhookSummary {
   node: string;

@@ -7,8 +7,8 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { CHILD_LABELS, KUBERNETES_NAMES } from '../../api/names.js';
-import { readNodeSkyhookRecord } from '../../controllers/skyhook/node-state.js';
-import { nodeViewOf } from '../../controllers/skyhook/planner.js';
+import { readNodeSkyhookRecord } from '../../api/node-state.js';
+import { nodeViewOf } from '../../controllers/skyhook/views/node-view.js';
 import { labelValue } from '../../templates/object-names.js';
 import { errorMessage } from '../../kube/client.js';
 import type { PluginContext } from './context.js';

@@ -13,8 +13,8 @@ import {
   readNodeSkyhookRecord,
   serializeNodeState,
   type NodeState,
-} from '../../controllers/skyhook/node-state.js';
-import { nodeViewOf } from '../../controllers/skyhook/planner.js';
+} from '../../api/node-state.js';
+import { nodeViewOf } from '../../controllers/skyhook/views/node-view.js';
 import { commitChanges, type Change, type ChangeSet } from './changes.js';
 import type { PluginContext } from './context.js';
 import { nodeMatcher } from './node-patterns.js';

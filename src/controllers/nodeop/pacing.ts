@@ -7,7 +7,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { KUBERNETES_NAMES } from '../../api/names.js';
 import type { NodeOpNodeStatus, NodeOpSpec } from '../../api/nodeop.js';
-import { selectorMatches } from '../skyhook/node-eligibility.js';
+import { selectorMatches } from '../../api/label-selector.js';
 
 const isControlPlane = (node: V1Node): boolean =>
   KUBERNETES_NAMES.controlPlaneLabels.some((label) => Object.hasOwn(node.metadata?.labels ?? {}, label));

@@ -17,13 +17,16 @@ import {
 import type { Skyhook } from '../../api/skyhook.js';
 import { errorDetails, isConflict, isNotFound, mergePatchCustomObject } from '../../kube/client.js';
 import type { ReconcileResult } from '../../kube/queue.js';
-import { deleteStaleNodeMetadata, NODE_METADATA_KIND } from './node-metadata-writes.js';
-import { clearSkyhookFromNode, hasSkyhookTraces } from './node-writes.js';
-import { stageOpSummaries } from './op-summary.js';
-import { configMapsOf, packageConfigMapData, staleConfigMaps } from './package-configmaps.js';
-import { anyPodBarrier, podViewsByNode } from './node-pods.js';
-import { nodeViewOf, planNextActions, type NodeView, type PlannerInput, type SetSkyhookStatus } from './planner.js';
-import { applyActions, nodeOpRef, type SkyhookIo } from './skyhook-io.js';
+import { deleteStaleNodeMetadata, NODE_METADATA_KIND } from './write/node-metadata-writes.js';
+import { clearSkyhookFromNode, hasSkyhookTraces } from './write/node-writes.js';
+import { stageOpSummaries } from './views/op-summary.js';
+import { configMapsOf, packageConfigMapData, staleConfigMaps } from './build/package-configmaps.js';
+import { anyPodBarrier, podViewsByNode } from './views/node-pods.js';
+import { nodeViewOf } from './views/node-view.js';
+import { planNextActions } from './plan/planner.js';
+import { type NodeView, type PlannerInput, type SetSkyhookStatus } from './plan/planner-types.js';
+import { applyActions } from './write/apply-actions.js';
+import { nodeOpRef, type SkyhookIo } from './context.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
 

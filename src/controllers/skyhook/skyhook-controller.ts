@@ -15,15 +15,15 @@ import { Controller } from '../../kube/controller.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
 import { cachedBarrierPod, cachedNode } from '../cached-objects.js';
-import type { ControllerFactory, Stoppable } from '../registry.js';
-import { compactNodeMetadata } from './node-metadata.js';
-import { NODE_METADATA_KIND } from './node-metadata-writes.js';
-import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './node-pods.js';
+import type { ControllerFactory, Stoppable } from '../../kube/runtime.js';
+import { compactNodeMetadata } from './build/node-metadata.js';
+import { NODE_METADATA_KIND } from './write/node-metadata-writes.js';
+import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './views/node-pods.js';
 import { SkyhookReconciler } from './reconciler.js';
-import type { SkyhookCaches } from './skyhook-io.js';
+import type { SkyhookCaches } from './context.js';
 import { SkyhookMetrics } from './skyhook-metrics.js';
 import { readSkyhookSettings, type SkyhookSettings } from './skyhook-settings.js';
-import { WriteExpectations } from './write-expectations.js';
+import { WriteExpectations } from './write/write-expectations.js';
 
 export interface SkyhookControllerOptions {
   /** Overrides of the settings read from the environment. */

@@ -9,7 +9,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { SKYHOOK_STATUSES, type Skyhook, type SkyhookStatus } from '../../api/skyhook.js';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { DEFAULT_COMPARTMENT } from '../../api/names.js';
-import { strategyParams } from './compartments.js';
+import { strategyParams } from './plan/compartments.js';
 
 /** Upstream's policy_name label of an SCR rolled out by its interruptionBudget. */
 const LEGACY_POLICY = 'legacy';

@@ -6,7 +6,7 @@ import { DEFAULT_RUNTIME_REQUIRED_TAINT } from '../../api/names.js';
 import { operatorVersion } from '../../api/operator-version.js';
 import { parseDurationMs } from '../../util/duration.js';
 import { readNodeOpSettings, SKYHOOK_IMAGE } from '../../templates/nodeop-settings.js';
-import { DEFAULT_PLANNER_SETTINGS } from './planner-types.js';
+import { DEFAULT_PLANNER_SETTINGS } from './plan/planner-types.js';
 
 export interface SkyhookSettings {
   /** Where stage NodeOps and package ConfigMaps live (NAMESPACE). */

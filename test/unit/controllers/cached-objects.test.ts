@@ -16,14 +16,14 @@ import {
 import { cachedBarrierPod, cachedJob, cachedNode, cachedNodeOpPod } from '../../../src/controllers/cached-objects.js';
 import { bootIdOf, isNodeReady, rebootObserved } from '../../../src/controllers/nodeop/node-steps.js';
 import { targetNodes } from '../../../src/controllers/nodeop/pacing.js';
-import { hasSkyhookTraces } from '../../../src/controllers/skyhook/node-writes.js';
+import { hasSkyhookTraces } from '../../../src/controllers/skyhook/write/node-writes.js';
 import {
   podChangeMatters,
   podView,
   podViewsByNode,
   skyhooksHeldByPod,
-} from '../../../src/controllers/skyhook/node-pods.js';
-import { nodeViewOf } from '../../../src/controllers/skyhook/planner.js';
+} from '../../../src/controllers/skyhook/views/node-pods.js';
+import { nodeViewOf } from '../../../src/controllers/skyhook/views/node-view.js';
 import { cordonedBy, isCordonedBy } from '../../../src/jobs/cordon.js';
 import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../../src/jobs/job-progress.js';
 import { ownerKeys } from '../../../src/kube/controller.js';

@@ -14,7 +14,7 @@ import { CHILD_LABELS, NODEOP_NAMES } from '../../../src/api/names.js';
 import type { NodeOp, NodeOpSpec } from '../../../src/api/nodeop.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
-import { buildStageNodeOp } from '../../../src/controllers/skyhook/stage-nodeop.js';
+import { buildStageNodeOp } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
 import { interruptPlanFor } from '../../../src/templates/interrupt-plan.js';
 import {
   buildNodeJob,

@@ -13,7 +13,7 @@ import {
   failedStageMessage,
   LOG_TAIL_LINES,
   MAX_EVENT_MESSAGE,
-} from '../../../src/controllers/skyhook/failed-stage-report.js';
+} from '../../../src/controllers/skyhook/write/failed-stage-report.js';
 
 const base = { package: 'dexter', version: '1.2.3', stage: 'apply', node: 'worker-1' };
 const container = { pod: 'p', container: 'dexter-apply', exitCode: 2, reason: 'Error', message: 'simulated failure' };

@@ -18,10 +18,10 @@ import {
   nodeMetadataData,
   sameData,
   staleNodeMetadataConfigMaps,
-} from '../../../src/controllers/skyhook/node-metadata.js';
+} from '../../../src/controllers/skyhook/build/node-metadata.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
-import { buildStageNodeOp } from '../../../src/controllers/skyhook/stage-nodeop.js';
-import type { CreateStageOp } from '../../../src/controllers/skyhook/planner-types.js';
+import { buildStageNodeOp } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
+import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
 import { InformerFactory } from '../../../src/kube/runtime.js';
 import type { ListWatch } from '../../../src/kube/informer.js';
 import { silentLogger } from '../../../src/kube/logger.js';

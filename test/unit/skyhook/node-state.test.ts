@@ -6,7 +6,7 @@ import {
   readNodeSkyhookRecord,
   serializeNodeState,
   type NodeState,
-} from '../../../src/controllers/skyhook/node-state.js';
+} from '../../../src/api/node-state.js';
 
 // Byte-exact strings asserted by upstream's e2e suite (reference/skyhook.md §3.1 and §7).
 const UPSTREAM_EXAMPLES = [

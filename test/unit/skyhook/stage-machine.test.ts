@@ -5,26 +5,26 @@ import {
   serializeNodeState,
   type NodeState,
   type PackageStatus,
-} from '../../../src/controllers/skyhook/node-state.js';
+} from '../../../src/api/node-state.js';
 import {
   recordedOpsUpdate,
   recordedOpUids,
   stageTimeoutSeconds,
   type NodeWork,
-} from '../../../src/controllers/skyhook/node-work.js';
+} from '../../../src/controllers/skyhook/plan/node-work.js';
 import { nodeAnnotations } from '../../../src/api/names.js';
-import { compareVersions, hasInterrupt, retryDelayMs } from '../../../src/controllers/skyhook/package-rules.js';
-import type { NodeView, StageOpSummary } from '../../../src/controllers/skyhook/planner-types.js';
+import { compareVersions, hasInterrupt, retryDelayMs } from '../../../src/controllers/skyhook/plan/package-rules.js';
+import type { NodeView, StageOpSummary } from '../../../src/controllers/skyhook/plan/planner-types.js';
 import {
   planNodePackages,
   type NodePackagesInput,
   type PackageStep,
-} from '../../../src/controllers/skyhook/stage-machine.js';
+} from '../../../src/controllers/skyhook/plan/stage-machine.js';
 import {
   applyVersionChanges,
   recordOpOutcome,
   startConfigCycle,
-} from '../../../src/controllers/skyhook/state-transitions.js';
+} from '../../../src/controllers/skyhook/plan/state-transitions.js';
 import { pkg } from './world.js';
 
 const IMAGE = 'ghcr.io/nvidia/skyhook/agentless';

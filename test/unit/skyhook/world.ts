@@ -4,18 +4,18 @@
  */
 import { nodeAnnotations, nodeLabels, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
 import type { Package, Skyhook, SkyhookSpec } from '../../../src/api/skyhook.js';
-import { cordonAfterRelease } from '../../../src/controllers/skyhook/cordon-claims.js';
-import { nodeStateAnnotations, packageKey } from '../../../src/controllers/skyhook/node-state.js';
+import { cordonAfterRelease } from '../../../src/controllers/skyhook/plan/cordon-claims.js';
+import { nodeStateAnnotations, packageKey } from '../../../src/api/node-state.js';
 import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../src/api/deployment-policy.js';
+import { planNextActions } from '../../../src/controllers/skyhook/plan/planner.js';
 import {
-  planNextActions,
   type CreateStageOp,
   type NodeView,
   type PlannerAction,
   type PlannerInput,
   type PlanResult,
   type StageOpSummary,
-} from '../../../src/controllers/skyhook/planner.js';
+} from '../../../src/controllers/skyhook/plan/planner-types.js';
 
 export const SELECTOR_LABEL = 'skyhook.nvidia.com/test-node';
 

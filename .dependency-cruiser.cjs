@@ -1,0 +1,62 @@
+/**
+ * The architecture as rules `npm run lint` (part of `npm test`) enforces on src/: no import cycle, no
+ * import from a higher layer, and a Skyhook planner (controllers/skyhook/plan/) that imports nothing
+ * doing I/O. Layers, lowest first (docs/architecture.md draws them):
+ *   util/ → api/, agent/ → kube/ → jobs/, templates/ → controllers/ → sandbox/ → cli/
+ */
+const layer = (name, from, mayImport) => ({
+  name,
+  comment: `${from} may import only ${mayImport.join(', ')} (and npm packages): move shared code down a layer`,
+  severity: 'error',
+  from: { path: `^src/${from}/` },
+  to: { path: '^src/', pathNot: mayImport.map((dir) => `^src/${dir}/`) },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Import cycles hide which module is the lower one; move the shared part into its own module',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    layer('layer-util', 'util', ['util']),
+    layer('layer-api', 'api', ['api', 'util']),
+    layer('layer-agent', 'agent', ['agent', 'api', 'util']),
+    layer('layer-kube', 'kube', ['kube', 'api', 'util']),
+    layer('layer-jobs', 'jobs', ['jobs', 'kube', 'api', 'util']),
+    layer('layer-templates', 'templates', ['templates', 'agent', 'api', 'util']),
+    layer('layer-controllers', 'controllers', ['controllers', 'jobs', 'templates', 'kube', 'agent', 'api', 'util']),
+    layer('layer-sandbox', 'sandbox', ['sandbox', 'controllers', 'jobs', 'templates', 'kube', 'agent', 'api', 'util']),
+    {
+      name: 'nodeop-is-generic',
+      comment: 'The NodeOp controller serves any caller: Skyhook-specific behaviour belongs in NodeOp fields',
+      severity: 'error',
+      from: { path: '^src/controllers/nodeop/' },
+      to: { path: '^src/controllers/skyhook/' },
+    },
+    {
+      name: 'planner-is-pure',
+      comment:
+        'controllers/skyhook/plan/ decides, it never reads or writes the cluster: it may import api/, util/, itself and semver',
+      severity: 'error',
+      from: { path: '^src/controllers/skyhook/plan/' },
+      to: { pathNot: ['^src/controllers/skyhook/plan/', '^src/(api|util)/', '(^|/)node_modules/semver/'] },
+    },
+    {
+      name: 'planner-no-node-builtins',
+      comment: 'controllers/skyhook/plan/ is pure: no node: modules',
+      severity: 'error',
+      from: { path: '^src/controllers/skyhook/plan/' },
+      to: { dependencyTypes: ['core'] },
+    },
+  ],
+  options: {
+    // TypeScript 7 has no JavaScript compiler API yet: swc parses, type-only imports included.
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};

@@ -1,0 +1,197 @@
+/**
+ * The NodeOp of one package stage on one node (pure), shaped after upstream's stage pod
+ * (reference/skyhook.md §5.1): the package image copies the package onto the host, then the agent
+ * runs `<stage>` and `<stage>-check` chrooted into the host mounted at /root. Those three steps are
+ * the NodeOp's init steps, so a failing one fails the Job with its own container name; the main
+ * container only marks the Job done (upstream's pause container). Interrupt stages run no agent: the
+ * NodeOp's reboot pod performs the interrupt (skyhookStage.interrupt).
+ */
+import { createHash } from 'node:crypto';
+import type { V1OwnerReference } from '@kubernetes/client-node';
+import type { EnvVar } from '../../../api/k8s-schemas.js';
+import { CHILD_ANNOTATIONS, CHILD_LABELS, GROUP_VERSION, KINDS, STAGE_OP_ANNOTATIONS } from '../../../api/names.js';
+import type { InitStep, NodeOp, NodeOpSpec } from '../../../api/nodeop.js';
+import type { Package, Skyhook } from '../../../api/skyhook.js';
+import { labelValue, nodeMetadataConfigMapName, safeName } from '../../../templates/object-names.js';
+import type { CreateStageOp } from '../plan/planner-types.js';
+import type { SkyhookSettings } from '../skyhook-settings.js';
+
+/** Where the host's / appears in the stage containers (the agent's root_mount argument). */
+export const ROOT_MOUNT = '/root';
+
+/** Stages that run the agent (with a `-check` mode); the interrupt stages are done by the reboot pod. */
+const AGENT_STAGES = new Set(['apply', 'config', 'upgrade', 'uninstall', 'post-interrupt']);
+
+/** Upstream's stage pod name, so the name of a stage's NodeOp is predictable and stable across restarts. */
+export function stageOpName(
+  op: Pick<CreateStageOp, 'skyhook' | 'node' | 'stage'> & { package: { name: string; version: string } },
+): string {
+  return safeName(63, op.skyhook, op.package.name, op.package.version, op.stage, op.node);
+}
+
+/**
+ * The package fields a stage's NodeOp is built from. When they change under a running op (same
+ * version, new image or env…), the op is stale and the planner replaces it.
+ */
+export function packageSpecHash(
+  pkg: Pick<Package, 'image' | 'containerSHA' | 'agentImageOverride' | 'env' | 'resources'>,
+): string {
+  const relevant = [
+    pkg.image,
+    pkg.containerSHA ?? '',
+    pkg.agentImageOverride ?? '',
+    pkg.env ?? [],
+    pkg.resources ?? {},
+  ];
+  return createHash('sha256').update(JSON.stringify(relevant)).digest('hex').slice(0, 16);
+}
+
+/** `image:version`, or `image@sha256:…` when the package pins a digest. */
+export function packageImageRef(pkg: { image: string; version: string; containerSHA?: string }): string {
+  return pkg.containerSHA ? `${pkg.image}@${pkg.containerSHA}` : `${pkg.image}:${pkg.version}`;
+}
+
+export function skyhookOwnerReference(skyhook: Skyhook): V1OwnerReference {
+  const { name, uid } = skyhook.metadata;
+  if (!name || !uid) throw new Error('a Skyhook read from the API server has a name and a uid; this one has not');
+  return { apiVersion: GROUP_VERSION, kind: KINDS.skyhook.kind, name, uid, controller: true, blockOwnerDeletion: true };
+}
+
+/** The package directory's entries that are our volume mounts, not files of the package image. */
+const MOUNTED_ENTRIES = ['configmaps', 'node-metadata'];
+
+/**
+ * The package init container's copy of /skyhook-package onto the host (all stages of a package
+ * version share one copy dir, as upstream). The configMap and node-metadata volumes are directories
+ * of symlinks (`key -> ..data/key`): their old copies are removed and their keys copied as regular
+ * files (what upstream's subPath mounts give), because some `cp` builds (Debian's busybox) refuse
+ * to copy a symlink over an existing one, which failed every second stage.
+ */
+export function packageCopyScript(): string {
+  return [
+    'set -e',
+    `dest="${ROOT_MOUNT}\${SKYHOOK_DIR}"`,
+    'mkdir -p "$dest"',
+    `for mounted in ${MOUNTED_ENTRIES.join(' ')}; do`,
+    '  rm -rf "$dest/$mounted"',
+    '  [ -d "/skyhook-package/$mounted" ] || continue',
+    '  mkdir -p "$dest/$mounted"',
+    '  for f in "/skyhook-package/$mounted"/*; do [ ! -e "$f" ] || cp -L "$f" "$dest/$mounted/"; done',
+    'done',
+    'for entry in /skyhook-package/*; do',
+    `  case "\${entry##*/}" in ${MOUNTED_ENTRIES.join('|')}) ;; *) cp -r "$entry" "$dest/" ;; esac`,
+    'done',
+  ].join('\n');
+}
+
+export interface StageOpInput {
+  op: CreateStageOp;
+  skyhook: Skyhook;
+  settings: SkyhookSettings;
+}
+
+export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeOp {
+  const scr = skyhook.metadata.name ?? '';
+  const uid = skyhook.metadata.uid ?? '';
+  const generation = skyhook.metadata.generation ?? 0;
+  const { name: pkgName, version } = op.package;
+  // Only the version the op is for: the uninstall of an old version has no spec package.
+  const spec = skyhook.spec.packages?.[pkgName];
+  const pkg = spec?.version === version ? spec : undefined;
+  const copyDir = `${settings.copyDirRoot}/${scr}/${pkgName}-${version}-${uid}-${generation}`;
+  const agentEnv: EnvVar[] = [
+    ...(pkg?.env ?? []),
+    { name: 'SKYHOOK_LOG_DIR', value: `${settings.agentLogRoot}/${scr}` },
+    { name: 'SKYHOOK_ROOT_DIR', value: `${settings.copyDirRoot}/${scr}` },
+    { name: 'COPY_RESOLV', value: 'false' },
+    { name: 'SKYHOOK_RESOURCE_ID', value: `${scr}-${uid}-${generation}_${pkgName}_${version}` },
+  ];
+  // An empty override is no override (upstream's rule); `??` made it an empty image the API server refused.
+  const agentImage = pkg?.agentImageOverride || settings.agentImage;
+  const prefix = pkgName.slice(0, 43);
+  const agentStep = (mode: string, name: string): InitStep => ({
+    name,
+    image: agentImage,
+    command: ['skyhook', 'agent', mode, ROOT_MOUNT, copyDir],
+    env: agentEnv,
+    ...(pkg?.resources ? { resources: pkg.resources } : {}),
+  });
+  const runsAgent = AGENT_STAGES.has(op.stage);
+  const initSteps: InitStep[] = [
+    {
+      name: `${prefix}-init`,
+      image: packageImageRef(op.package),
+      command: ['/bin/sh', '-c', packageCopyScript()],
+      env: [{ name: 'SKYHOOK_DIR', value: copyDir }],
+      // Upstream gives every container of the stage pod the package's resources, the copy included.
+      ...(pkg?.resources ? { resources: pkg.resources } : {}),
+    },
+    ...(runsAgent
+      ? [agentStep(op.stage, `${prefix}-${op.stage}`), agentStep(`${op.stage}-check`, `${prefix}-${op.stage}check`)]
+      : []),
+  ];
+  const { key, value, effect } = settings.runtimeRequiredTaint;
+  const nodeOpSpec: NodeOpSpec = {
+    targetNodes: [op.node],
+    command: ['/bin/sh', '-c', `echo "stage ${op.stage} of ${pkgName}:${version} done on $NODE_NAME"`],
+    initSteps,
+    hostMountPath: ROOT_MOUNT,
+    ...(pkg?.resources ? { resources: pkg.resources } : {}),
+    tolerations: [{ key, operator: 'Equal', value, effect }, ...(skyhook.spec.additionalTolerations ?? [])],
+    backoffLimit: settings.jobBackoffLimit,
+    // Stages of an interrupting package run on a node the planner cordoned under its own claim; the
+    // NodeOp then finds it cordoned by someone else and leaves the uncordon to the planner.
+    ...(op.cordon ? { cordon: true } : {}),
+    ...(op.drain ? { drainOptions: op.drain } : {}),
+    ...(op.stageTimeoutSeconds ? { stageTimeout: `${op.stageTimeoutSeconds}s` } : {}),
+    ...(settings.imagePullSecret ? { imagePullSecrets: [{ name: settings.imagePullSecret }] } : {}),
+    skyhookStage: {
+      skyhook: scr,
+      package: {
+        name: pkgName,
+        version,
+        image: op.package.image,
+        ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
+      },
+      stage: op.stage,
+      ...(op.interrupt ? { interrupt: op.interrupt } : {}),
+      ...(op.configMap ? { configMap: op.configMap } : {}),
+      // Every stage: ensureNodeMetadata (node-metadata-writes.ts) writes it before the op is created.
+      nodeMetadataConfigMap: nodeMetadataConfigMapName(scr, op.node),
+    },
+  };
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: KINDS.nodeOp.kind,
+    metadata: {
+      name: stageOpName(op),
+      namespace: settings.namespace,
+      labels: {
+        [CHILD_LABELS.name]: labelValue(scr),
+        [CHILD_LABELS.package]: labelValue(`${pkgName}-${version}`),
+        [CHILD_LABELS.stage]: op.stage,
+        [CHILD_LABELS.node]: labelValue(op.node),
+      },
+      annotations: {
+        // Upstream's stage pod annotation: field order name, version, skyhook, stage, image[, containerSHA].
+        [CHILD_ANNOTATIONS.package]: JSON.stringify({
+          name: pkgName,
+          version,
+          skyhook: scr,
+          stage: op.stage,
+          image: op.package.image,
+          ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
+        }),
+        [STAGE_OP_ANNOTATIONS.previousRestarts]: String(op.previousRestarts),
+        [STAGE_OP_ANNOTATIONS.specHash]: packageSpecHash(
+          pkg ?? {
+            image: op.package.image,
+            ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
+          },
+        ),
+      },
+      ownerReferences: [skyhookOwnerReference(skyhook)],
+    },
+    spec: nodeOpSpec,
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * The interrupt flow of one node for one SCR, layered over the stage machine's steps: a package
+ * whose cycle ends in an interrupt runs cordoned (cordon → wait while podNonInterruptLabels pods run
+ * → drain → apply/upgrade → config → interrupt → post-interrupt), and the interrupts of the packages
+ * due together are merged so the node is interrupted once. Starts that may not happen yet become
+ * waits with a reason the planner shows; the cordon is taken here and released by the planner when
+ * the node is complete.
+ */
+import type { LabelSelector } from '../../../api/k8s-schemas.js';
+import type { SkyhookSpec } from '../../../api/skyhook.js';
+import { cordonClaim, isForeignCordon } from './cordon-claims.js';
+import { drainBlockersFromMessage, stageDrainOptions } from './drain-settings.js';
+import { mergeInterrupts, packageInterrupts, type MergedInterrupt } from './interrupt-merge.js';
+import { selectorMatches } from '../../../api/label-selector.js';
+import { packageKey, type NodeState, type PackageStage, type PackageStatus } from '../../../api/node-state.js';
+import type { NodeHold } from './node-holds.js';
+import { hasInterrupt, namedPackages, type NamedPackage } from './package-rules.js';
+import type { CordonNode, CreateStageOp, DrainBlocker, NodeView, StageOpSummary } from './planner-types.js';
+import { isLive, type NodePackagesPlan, type PackageStep } from './stage-machine.js';
+
+export interface InterruptFlowInput {
+  skyhook: string;
+  spec: SkyhookSpec;
+  node: NodeView;
+  state: NodeState;
+  plan: NodePackagesPlan;
+  configUpdates: Record<string, string[]>;
+  /** This SCR's ops on the node (any phase). */
+  ops: StageOpSummary[];
+  /** Live stage ops of other SCRs on the node. */
+  otherLiveOps: StageOpSummary[];
+}
+
+export interface InterruptFlow {
+  plan: NodePackagesPlan;
+  /** The state with `{interrupt, skipped}` written for packages whose interrupt is merged into another's. */
+  state: NodeState;
+  cordon?: CordonNode;
+  /** NonInterruptPodsRunning, DrainBlocked, Cordoning, InterruptMerge or StagesRunning. */
+  hold?: NodeHold;
+  /** `<ns>/<name>` of running pods matching podNonInterruptLabels. */
+  nonInterruptPods: string[];
+  drainBlockers: DrainBlocker[];
+  /** Sets cordon and drain on the ops of packages with an interrupt. */
+  decorate: (op: CreateStageOp) => CreateStageOp;
+}
+
+/** Stages of an interrupt package that run cordoned, and those that are drained first. */
+const CORDONED_STAGES: ReadonlySet<PackageStage> = new Set([
+  'apply',
+  'upgrade',
+  'config',
+  'interrupt',
+  'post-interrupt',
+]);
+const DRAINED_STAGES: ReadonlySet<PackageStage> = new Set(['apply', 'upgrade', 'config', 'interrupt']);
+
+export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
+  const { spec, node, configUpdates } = input;
+  const withInterrupt = new Map(
+    namedPackages(spec.packages)
+      .filter((pkg) => hasInterrupt(pkg, configUpdates[pkg.name]))
+      .map((pkg) => [pkg.name, pkg]),
+  );
+  const stepOf = (pkg: NamedPackage): PackageStep | undefined =>
+    input.plan.steps.find((step) => stepPackage(step) === packageKey(pkg.name, pkg.version));
+  const active = [...withInterrupt.values()].filter((pkg) => isActive(stepOf(pkg)));
+  let state = input.state;
+  const members = active.filter((pkg) => !isPastInterrupt(state[packageKey(pkg.name, pkg.version)]));
+  const merged = mergedFor(members, state, configUpdates);
+
+  const claim = cordonClaim(input.skyhook);
+  let cordon: CordonNode | undefined;
+  let cordonReady = true;
+  if (active.length > 0) {
+    if (node.unschedulable !== true) {
+      cordon = {
+        kind: 'cordonNode',
+        node: node.name,
+        claim,
+        reason: `packages with interrupts: ${active.map((p) => p.name).join(', ')}`,
+      };
+      cordonReady = false;
+    } else if (!Object.hasOwn(node.annotations, claim) && !isForeignCordon(node)) {
+      // Another SCR holds the cordon: add our claim so its release does not uncordon under us.
+      cordon = { kind: 'cordonNode', node: node.name, claim, reason: 'sharing the cordon of another Skyhook' };
+    }
+  }
+  const nonInterruptPods = protectedPods(spec.podNonInterruptLabels, node);
+  const waitingMembers = members.filter((pkg) => !atInterrupt(state[packageKey(pkg.name, pkg.version)]));
+  const memberKeys = new Set(members.map((pkg) => packageKey(pkg.name, pkg.version)));
+  // An interrupt cuts off whatever else runs on the node: it waits for other ops, and for stages
+  // other packages would start in this same pass.
+  const othersBusy = [
+    ...[...input.ops.filter(isLive), ...input.otherLiveOps]
+      .filter((op) => op.skyhook !== input.skyhook || !memberKeys.has(packageKey(op.package, op.version)))
+      .map((op) => op.name),
+    ...input.plan.steps
+      .filter((step) => (step.kind === 'start' || step.kind === 'replace') && !memberKeys.has(stepPackage(step)))
+      .map(stepPackage),
+  ];
+  const owner = merged === undefined ? undefined : members.find((pkg) => pkg.name === merged.owner);
+  const ownerEntry = owner === undefined ? undefined : state[packageKey(owner.name, owner.version)];
+  const ownerStarted = ownerEntry?.stage === 'interrupt' && ownerEntry.state !== 'skipped';
+  const interruptMayStart =
+    cordonReady && nonInterruptPods.length === 0 && waitingMembers.length === 0 && othersBusy.length === 0;
+  const holds: NodeHold[] = [];
+
+  const steps = input.plan.steps.map((step): PackageStep => {
+    if (step.kind !== 'start' || !withInterrupt.has(step.target.name) || step.target.spec === undefined) return step;
+    const { target } = step;
+    if (!CORDONED_STAGES.has(target.stage)) return step;
+    const wait = (
+      reason: 'cordon' | 'non-interrupt-pods' | 'interrupt-merge' | 'ops-running' | 'skipped',
+      hold?: NodeHold,
+    ): PackageStep => {
+      if (hold) holds.push(hold);
+      return { kind: 'wait', name: target.name, version: target.version, stage: target.stage, reason };
+    };
+    if (!cordonReady) return wait('cordon', { reason: 'Cordoning', detail: `cordoning the node for ${target.name}` });
+    if (DRAINED_STAGES.has(target.stage) && nonInterruptPods.length > 0) {
+      return wait('non-interrupt-pods', { reason: 'NonInterruptPodsRunning', detail: nonInterruptPods.join(', ') });
+    }
+    if (target.stage !== 'interrupt' || merged === undefined) return step;
+    if (waitingMembers.length > 0) {
+      return wait('interrupt-merge', {
+        reason: 'InterruptMerge',
+        detail: `interrupt waits for ${waitingMembers.map((p) => p.name).join(', ')}`,
+      });
+    }
+    if (target.name !== merged.owner) {
+      // Skipped only together with the owner's start, so a held interrupt leaves no skips behind.
+      if (!ownerStarted && !interruptMayStart) return wait('interrupt-merge');
+      state = {
+        ...state,
+        [packageKey(target.name, target.version)]: skippedEntry(state[packageKey(target.name, target.version)]!),
+      };
+      return wait('skipped');
+    }
+    if (othersBusy.length > 0) {
+      return wait('ops-running', { reason: 'StagesRunning', detail: `interrupt waits for ${othersBusy.join(', ')}` });
+    }
+    return { kind: 'start', target: { ...target, interrupt: merged.interrupt } };
+  });
+
+  const drainBlockers = input.ops
+    .filter((op) => !op.deleting && (isLive(op) || op.phase === 'Failed'))
+    .flatMap((op) => op.drainBlockers ?? drainBlockersFromMessage(op.message));
+  if (drainBlockers.length > 0)
+    holds.unshift({
+      reason: 'DrainBlocked',
+      detail: drainBlockers.map((b) => `${b.namespace}/${b.name} (${b.detail ?? b.reason})`).join(', '),
+    });
+  const pods = holds.find((hold) => hold.reason === 'NonInterruptPodsRunning');
+  const hold = pods ?? holds[0];
+  const drain = stageDrainOptions(spec.drainConfig);
+  const decorate = (op: CreateStageOp): CreateStageOp => {
+    if (!withInterrupt.has(op.package.name) || !CORDONED_STAGES.has(op.stage)) return op;
+    return DRAINED_STAGES.has(op.stage) ? { ...op, cordon: true, drain: { ...drain } } : { ...op, cordon: true };
+  };
+  const flow: InterruptFlow = { plan: { ...input.plan, steps }, state, nonInterruptPods, drainBlockers, decorate };
+  if (cordon) flow.cordon = cordon;
+  if (hold) flow.hold = hold;
+  return flow;
+}
+
+/**
+ * The merged interrupt of the packages due now. Once one of them is at its interrupt stage it owns
+ * the interrupt already started (its op carries what was merged then).
+ */
+function mergedFor(
+  members: NamedPackage[],
+  state: NodeState,
+  configUpdates: Record<string, string[]>,
+): MergedInterrupt | undefined {
+  const started = members.find((pkg) => {
+    const entry = state[packageKey(pkg.name, pkg.version)];
+    return entry?.stage === 'interrupt' && entry.state !== 'skipped' && entry.state !== 'complete';
+  });
+  const merged = mergeInterrupts(
+    members.map((pkg) => ({ package: pkg.name, interrupts: packageInterrupts(pkg, configUpdates[pkg.name]) })),
+  );
+  return started && merged ? { owner: started.name, interrupt: merged.interrupt } : merged;
+}
+
+/** The step of a spec package (`name|version`); uninstalls of other versions have their own keys. */
+function stepPackage(step: PackageStep): string {
+  return step.kind === 'done' || step.kind === 'wait'
+    ? packageKey(step.name, step.version)
+    : packageKey(step.target.name, step.target.version);
+}
+
+/** Work the package can do now or is doing (not done, not waiting for its parents). */
+function isActive(step: PackageStep | undefined): boolean {
+  if (step === undefined || step.kind === 'done') return false;
+  return !(step.kind === 'wait' && (step.reason === 'dependencies' || step.reason === 'cycle'));
+}
+
+const isPastInterrupt = (entry: PackageStatus | undefined): boolean =>
+  entry !== undefined &&
+  (entry.stage === 'post-interrupt' || (entry.stage === 'interrupt' && entry.state === 'complete'));
+
+/** Config done (the interrupt is next) or the interrupt under way. */
+const atInterrupt = (entry: PackageStatus | undefined): boolean =>
+  entry !== undefined &&
+  ((entry.stage === 'config' && entry.state === 'complete') ||
+    (entry.stage === 'interrupt' && entry.state !== 'complete'));
+
+function skippedEntry(entry: PackageStatus): PackageStatus {
+  const { restarts: _dropped, ...rest } = entry;
+  return { ...rest, stage: 'interrupt', state: 'skipped' };
+}
+
+/** Running or pending pods matching the selector; an empty selector protects nothing. Unknown pods hold. */
+export function protectedPods(selector: LabelSelector | undefined, node: NodeView): string[] {
+  const empty =
+    Object.keys(selector?.matchLabels ?? {}).length === 0 && (selector?.matchExpressions ?? []).length === 0;
+  if (empty) return [];
+  if (node.pods === undefined) return ['(pods on the node not known yet)'];
+  return node.pods
+    .filter((pod) => (pod.phase === 'Running' || pod.phase === 'Pending') && selectorMatches(selector, pod.labels))
+    .map((pod) => `${pod.namespace}/${pod.name}`)
+    .sort();
+}
+
+/**
+ * `{interrupt, skipped}` entries wait for the owner's interrupt; if it is gone (its package went
+ * back to config on a config change), they return to `{config, complete}` and join the next merge.
+ */
+export function releaseOrphanedSkips(state: NodeState, ops: StageOpSummary[]): NodeState {
+  const skipped = Object.entries(state).filter(([, entry]) => entry.stage === 'interrupt' && entry.state === 'skipped');
+  if (skipped.length === 0) return state;
+  const ownerPending = Object.values(state).some(
+    (entry) => entry.stage === 'interrupt' && entry.state !== 'skipped' && entry.state !== 'complete',
+  );
+  if (ownerPending || ops.some((op) => isLive(op) && op.stage === 'interrupt')) return state;
+  const next = { ...state };
+  for (const [key, entry] of skipped) next[key] = { ...entry, stage: 'config', state: 'complete' };
+  return next;
+}

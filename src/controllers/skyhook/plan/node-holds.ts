@@ -1,0 +1,114 @@
+/**
+ * Every wait made visible. Each node whose work for an SCR is held gets `waiting_<scr>` =
+ * `<Reason>: <what holds it>` (the pods, taints, SCRs or budget), an Event when the reason starts,
+ * and the SCR gets newer upstream's conditions: `Blocked` (NonInterruptPodsRunning) and
+ * `DrainBlocked` naming the pods. Drain blockers are also kept per node in `drainBlocked_<scr>`.
+ */
+import { nodeAnnotations, SKYHOOK_CONDITIONS } from '../../../api/names.js';
+import type { NodeStateMalformedError } from '../../../api/node-state.js';
+import { drainBlockedCondition, nonInterruptBlockedMessage } from './drain-settings.js';
+import type { DrainBlocker, NodeView, PlannerEvent, SetNodeAnnotations } from './planner-types.js';
+import type { ConditionValue } from './skyhook-status.js';
+
+export interface NodeHold {
+  reason: string;
+  detail: string;
+}
+
+export interface NodeHoldReport {
+  node: NodeView;
+  hold?: NodeHold;
+  drainBlockers: DrainBlocker[];
+}
+
+/** Reasons worth an Event when they start (the others are routine: budget, cordoning, merging). */
+const NOTIFIED: Readonly<Record<string, 'Normal' | 'Warning'>> = {
+  NonInterruptPodsRunning: 'Warning',
+  DrainBlocked: 'Warning',
+  TaintNotTolerable: 'Warning',
+  RolloutStopped: 'Warning',
+  HigherPrioritySkyhook: 'Normal',
+  DeploymentPolicyNotFound: 'Warning',
+  NodeStateMalformed: 'Warning',
+};
+
+const MAX_PARSE_DETAIL = 200;
+
+/**
+ * A node whose `nodeState_<scr>` cannot be parsed: held, with the parse error and the fix. The
+ * annotation is never rewritten by us (it may be a person's half-done edit, or another version's).
+ */
+export function malformedHold(skyhook: string, error: NodeStateMalformedError): NodeHold {
+  const detail = error.detail.length > MAX_PARSE_DETAIL ? `${error.detail.slice(0, MAX_PARSE_DETAIL)}…` : error.detail;
+  return {
+    reason: 'NodeStateMalformed',
+    detail: `annotation ${nodeAnnotations.nodeState(skyhook)} cannot be parsed (${detail}); fix it, or delete it to re-run this Skyhook's packages on the node`,
+  };
+}
+
+export function holdAnnotations(
+  skyhook: string,
+  reports: NodeHoldReport[],
+): { actions: SetNodeAnnotations[]; events: PlannerEvent[] } {
+  const actions: SetNodeAnnotations[] = [];
+  const events: PlannerEvent[] = [];
+  const waitingKey = nodeAnnotations.waiting(skyhook);
+  const blockedKey = nodeAnnotations.drainBlocked(skyhook);
+  for (const { node, hold, drainBlockers } of reports) {
+    const waiting = hold ? `${hold.reason}: ${hold.detail}` : undefined;
+    const blocked = drainBlockers.length > 0 ? JSON.stringify(drainBlockers) : undefined;
+    const waitingChanged = node.annotations[waitingKey] !== waiting;
+    const blockedChanged = node.annotations[blockedKey] !== blocked;
+    // A patch object only for nodes that need one: this runs for every node on every pass.
+    if (waitingChanged || blockedChanged) {
+      const patch: Record<string, string | null> = {};
+      if (waitingChanged) patch[waitingKey] = waiting ?? null;
+      if (blockedChanged) patch[blockedKey] = blocked ?? null;
+      actions.push({ kind: 'setNodeAnnotations', node: node.name, annotations: patch });
+    }
+    const before = node.annotations[waitingKey];
+    if (hold && waiting !== before && NOTIFIED[hold.reason] && !before?.startsWith(`${hold.reason}:`)) {
+      events.push({
+        kind: 'event',
+        involved: { kind: 'Node', name: node.name },
+        type: NOTIFIED[hold.reason]!,
+        reason: hold.reason,
+        message: `Skyhook [${skyhook}] waits: ${hold.detail}`,
+      });
+      if (hold.reason === 'NonInterruptPodsRunning') {
+        events.push({
+          kind: 'event',
+          involved: { kind: 'Skyhook', name: skyhook },
+          type: 'Warning',
+          reason: 'Drain',
+          message: `node [${node.name}] interrupt held by non-interrupt pods: ${hold.detail}`,
+        });
+      }
+    }
+  }
+  return { actions, events };
+}
+
+/** Conditions to set and types to remove on the SCR for the holds of this pass. */
+export function holdConditions(
+  reports: NodeHoldReport[],
+  targeted: number,
+): { wanted: ConditionValue[]; remove: string[] } {
+  const wanted: ConditionValue[] = [];
+  const remove: string[] = [];
+  const byPods = reports.filter((r) => r.hold?.reason === 'NonInterruptPodsRunning').map((r) => r.node.name);
+  if (byPods.length > 0) {
+    wanted.push({
+      type: SKYHOOK_CONDITIONS.blocked,
+      status: 'True',
+      reason: 'NonInterruptPodsRunning',
+      message: nonInterruptBlockedMessage(byPods),
+    });
+  } else remove.push(SKYHOOK_CONDITIONS.blocked);
+  // Only the nodes with blockers: a record of every targeted node, made on every pass, was pure garbage.
+  const blocked = reports.filter((r) => r.drainBlockers.length > 0);
+  const drain = drainBlockedCondition(Object.fromEntries(blocked.map((r) => [r.node.name, r.drainBlockers])), targeted);
+  if (drain) wanted.push({ type: SKYHOOK_CONDITIONS.drainBlocked, status: 'True', ...drain });
+  else remove.push(SKYHOOK_CONDITIONS.drainBlocked);
+  return { wanted, remove };
+}

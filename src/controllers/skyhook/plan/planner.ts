@@ -1,0 +1,67 @@
+/**
+ * The Skyhook planner: a pure function from a snapshot of the cluster (SCRs, nodes, stage ops, time)
+ * to the actions that move every SCR forward. SCRs are planned in upstream's order (priority, then
+ * name) and a node works on one SCR at a time: a later SCR waits on a node until every earlier,
+ * non-disabled SCR is complete there (and, with `sequencing: all`, complete everywhere).
+ */
+import { SKYHOOK_ANNOTATIONS } from '../../../api/names.js';
+import type { Skyhook } from '../../../api/skyhook.js';
+import { readNodeSkyhookRecord, type SkyhookStatusValue } from '../../../api/node-state.js';
+import { planAutoTaints, planRuntimeRequiredRelease } from './runtime-required.js';
+import { PriorityGates } from './priority-gates.js';
+import { planSkyhook } from './plan-skyhook.js';
+import { DEFAULT_PLANNER_SETTINGS, type PlannerAction, type PlannerInput, type PlanResult } from './planner-types.js';
+
+export function planNextActions(input: PlannerInput): PlanResult {
+  const settings = { ...DEFAULT_PLANNER_SETTINGS, ...input.settings };
+  const gates = new PriorityGates();
+  const actions: PlannerAction[] = [];
+  let requeueAfterMs: number | undefined;
+  const scrs = input.skyhooks.map((entry) => entry.skyhook);
+  const wantedScrs = scrs.filter((scr) => input.only === undefined || scr.metadata.name === input.only);
+  // Tainted now, worked on from the next pass (the taint must be in place before workloads land).
+  actions.push(...planAutoTaints(wantedScrs, input.nodes, settings.runtimeRequiredTaint));
+  const planned = new Map<string, Record<string, SkyhookStatusValue>>();
+  for (const skyhook of [...input.skyhooks].sort((a, b) => comparePriority(a.skyhook, b.skyhook))) {
+    const plan = planSkyhook({
+      skyhook,
+      nodes: input.nodes,
+      stageOps: input.stageOps,
+      now: input.now,
+      settings,
+      gates,
+      skyhooks: scrs,
+      ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}),
+    });
+    const name = skyhook.skyhook.metadata.name ?? '';
+    planned.set(name, plan.nodeStatus);
+    const wanted = input.only === undefined || input.only === name;
+    if (wanted) actions.push(...plan.actions);
+    if (wanted && plan.requeueAfterMs !== undefined)
+      requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
+    if (input.only === name) break;
+    const disabled = skyhook.skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
+    if (!disabled) gates.add(name, plan.nodeStatus, skyhook.skyhook.spec.sequencing === 'all');
+  }
+  const nodesByName = new Map(input.nodes.map((node) => [node.name, node]));
+  actions.push(
+    ...planRuntimeRequiredRelease({
+      skyhooks: scrs,
+      nodes: input.nodes,
+      taint: settings.runtimeRequiredTaint,
+      // SCRs after `only` were not planned: their status as last written stands in.
+      statusOf: (skyhook, node) =>
+        planned.get(skyhook)?.[node] ?? readNodeSkyhookRecord(nodesByName.get(node)!, skyhook).status,
+      ...(input.only !== undefined ? { only: input.only } : {}),
+    }),
+  );
+  return requeueAfterMs === undefined ? { actions } : { actions, requeueAfterMs: Math.max(0, requeueAfterMs) };
+}
+
+/** Lower priority number first, ties by name. */
+export function comparePriority(a: Skyhook, b: Skyhook): number {
+  const byPriority = (a.spec.priority ?? 200) - (b.spec.priority ?? 200);
+  if (byPriority !== 0) return byPriority;
+  const [left, right] = [a.metadata.name ?? '', b.metadata.name ?? ''];
+  return left < right ? -1 : left > right ? 1 : 0;
+}

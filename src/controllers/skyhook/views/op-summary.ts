@@ -1,0 +1,63 @@
+/**
+ * The planner's view of the Skyhook controller's stage NodeOps: phase, attempts and outcome read
+ * from the NodeOp's status, the previous restarts from its annotations, and whether the op still
+ * matches its package in the SCR spec. Whether its outcome is recorded is on the node (the planner
+ * reads `recordedOps_<scr>`).
+ */
+import { STAGE_OP_ANNOTATIONS } from '../../../api/names.js';
+import type { NodeOp } from '../../../api/nodeop.js';
+import type { Skyhook } from '../../../api/skyhook.js';
+import type { StageOpSummary } from '../plan/planner-types.js';
+import { packageSpecHash } from '../build/stage-nodeop.js';
+
+/** The stage ops of `namespace` (NodeOps with a skyhookStage), as the planner reads them. */
+export function stageOpSummaries(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
+  const byName = new Map(skyhooks.map((scr) => [scr.metadata.name ?? '', scr]));
+  return nodeOps
+    .filter((op) => op.metadata.namespace === namespace && op.spec.skyhookStage !== undefined)
+    .map((op) => summarize(op, byName.get(op.spec.skyhookStage!.skyhook)));
+}
+
+export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOpSummary {
+  const stage = nodeOp.spec.skyhookStage!;
+  const node = nodeOp.spec.targetNodes?.[0] ?? '';
+  const annotations = nodeOp.metadata.annotations ?? {};
+  const nodeStatus = nodeOp.status?.nodeStatuses?.[node];
+  const phase = nodeOp.status?.phase ?? 'Pending';
+  const summary: StageOpSummary = {
+    name: nodeOp.metadata.name ?? '',
+    uid: nodeOp.metadata.uid ?? '',
+    skyhook: stage.skyhook,
+    node,
+    package: stage.package.name,
+    version: stage.package.version,
+    image: stage.package.image,
+    stage: stage.stage,
+    phase,
+    restarts: nodeStatus?.restarts ?? 0,
+    previousRestarts: Number(annotations[STAGE_OP_ANNOTATIONS.previousRestarts] ?? '0') || 0,
+    recorded: false,
+  };
+  if (stage.package.containerSHA) summary.containerSHA = stage.package.containerSHA;
+  if (nodeOp.metadata.deletionTimestamp) summary.deleting = true;
+  if (annotations[STAGE_OP_ANNOTATIONS.suspended] === 'true') summary.suspended = true;
+  if (isStale(nodeOp, skyhook)) summary.stale = true;
+  if (phase === 'Completed' || phase === 'Failed') {
+    const finished = nodeStatus?.lastUpdated ?? nodeOp.status?.lastUpdated;
+    if (finished) summary.finishedAt = Date.parse(finished);
+  }
+  if (nodeStatus?.message) summary.message = nodeStatus.message;
+  if (phase === 'Failed' && /DeadlineExceeded/.test(nodeStatus?.message ?? ''))
+    summary.failureReason = 'DeadlineExceeded';
+  return summary;
+}
+
+/** A spec package at the op's version whose image, env, resources… differ from what the op was built from. */
+function isStale(nodeOp: NodeOp, skyhook: Skyhook | undefined): boolean {
+  const stage = nodeOp.spec.skyhookStage!;
+  if (stage.stage === 'uninstall' || stage.stage === 'uninstall-interrupt') return false;
+  const pkg = skyhook?.spec.packages?.[stage.package.name];
+  if (!pkg || pkg.version !== stage.package.version) return false;
+  const built = nodeOp.metadata.annotations?.[STAGE_OP_ANNOTATIONS.specHash];
+  return built !== undefined && built !== packageSpecHash(pkg);
+}

@@ -1,0 +1,218 @@
+/**
+ * Applies the planner's actions to the cluster, in the planner's order; the first failure throws
+ * (the reconcile is retried with backoff and replans from the caches, so nothing is half-applied
+ * for long). Every write is noted in the WriteExpectations so the next plan waits for the caches to
+ * see it. Writes of one node's state, status and plain annotations that follow each other are sent
+ * as one patch.
+ */
+import type { KubernetesObject, V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { DeploymentPolicy } from '../../../api/deployment-policy.js';
+import {
+  API_GROUP,
+  API_VERSION,
+  GROUP_VERSION,
+  KINDS,
+  nodeAnnotations,
+  nodeLabels,
+  STAGE_OP_ANNOTATIONS,
+} from '../../../api/names.js';
+import { nodeStateAnnotations } from '../../../api/node-state.js';
+import type { NodeOp } from '../../../api/nodeop.js';
+import type { Skyhook } from '../../../api/skyhook.js';
+import { isAlreadyExists, isNotFound, mergePatchCustomObject, type KubeClients } from '../../../kube/client.js';
+import type { EventRecorder } from '../../../kube/events.js';
+import type { Informer } from '../../../kube/informer.js';
+import { describeFailedStage, failedStageMessage, STAGE_FAILED_REASON } from './failed-stage-report.js';
+import { addTaint, cordonWithClaim, releaseCordonClaim, removeTaint } from './node-cordon-taint-writes.js';
+import { ensureNodeMetadata } from './node-metadata-writes.js';
+import { applyNodeWrite, type NodeWrite } from './node-writes.js';
+import { buildPackageConfigMap } from '../build/package-configmaps.js';
+import type { PlannerAction, SetSkyhookStatus } from '../plan/planner-types.js';
+import type { SkyhookSettings } from '../skyhook-settings.js';
+import { buildStageNodeOp } from '../build/stage-nodeop.js';
+import type { WriteExpectations } from './write-expectations.js';
+
+import type { SkyhookIo } from '../context.js';
+import { nodeOpRef } from '../context.js';
+
+export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: PlannerAction[]): Promise<void> {
+  const nodeWrites = new Map<string, NodeWrite>();
+  /** Nodes as this pass's writes returned them (the node-metadata ConfigMap is built from the newest). */
+  const writtenNodes = new Map<string, V1Node>();
+  const noted = (written: V1Node | undefined): void => {
+    if (!written) return;
+    io.expectations.wrote('Node', written);
+    writtenNodes.set(written.metadata?.name ?? '', written);
+  };
+  const flushNodeWrites = async (): Promise<void> => {
+    for (const write of nodeWrites.values())
+      noted(await applyNodeWrite(io.clients.core, io.caches.nodes.get(write.node), write, new Date(io.now())));
+    nodeWrites.clear();
+  };
+  for (const action of actions) {
+    if (action.kind === 'writeNodeState' || action.kind === 'setNodeStatus' || action.kind === 'setNodeAnnotations') {
+      const write = nodeWrites.get(action.node) ?? { node: action.node, annotations: {}, labels: {} };
+      if (action.kind === 'writeNodeState')
+        Object.assign(write.annotations, nodeStateAnnotations(action.skyhook, action.annotation));
+      // Plain annotations (a hold's reason, a lifted runtime-required mark) ride along in the same patch.
+      else if (action.kind === 'setNodeAnnotations') Object.assign(write.annotations, action.annotations);
+      else {
+        write.annotations[nodeAnnotations.status(action.skyhook)] = action.status;
+        write.annotations[nodeAnnotations.version(action.skyhook)] = action.operatorVersion;
+        write.labels[nodeLabels.status(action.skyhook)] = action.status;
+        write.conditions = action.conditions;
+      }
+      nodeWrites.set(action.node, write);
+      continue;
+    }
+    await flushNodeWrites();
+    await applyAction(io, skyhook, action, writtenNodes, noted);
+  }
+  await flushNodeWrites();
+}
+
+type NodeWriteKinds = 'writeNodeState' | 'setNodeStatus' | 'setNodeAnnotations';
+
+async function applyAction(
+  io: SkyhookIo,
+  skyhook: Skyhook,
+  action: Exclude<PlannerAction, { kind: NodeWriteKinds }>,
+  writtenNodes: ReadonlyMap<string, V1Node>,
+  notedNodeWrite: (written: V1Node | undefined) => void,
+): Promise<void> {
+  const { clients, settings, expectations } = io;
+  const namespace = settings.namespace;
+  switch (action.kind) {
+    case 'upsertPackageConfigMap': {
+      const body = buildPackageConfigMap(action, skyhook, namespace);
+      const name = body.metadata!.name!;
+      let written: V1ConfigMap;
+      try {
+        written = await clients.core.createNamespacedConfigMap({ namespace, body });
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+        written = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
+      }
+      expectations.wrote('ConfigMap', written);
+      return;
+    }
+    case 'deleteStageOp': {
+      io.logger.info({ nodeOp: action.name, reason: action.reason }, 'deleting stage NodeOp');
+      try {
+        await clients.custom.deleteNamespacedCustomObject({
+          ...nodeOpRef(settings, action.name),
+          propagationPolicy: 'Background',
+        });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+      expectations.deleted('NodeOp', action.name);
+      return;
+    }
+    case 'suspendStageOp':
+      return suspendStageOp(io, action.name, action.suspend);
+    case 'createStageOp': {
+      // Before the op: its Job mounts the node's metadata ConfigMap and would not start without it.
+      await ensureNodeMetadata(io, skyhook, action.node, writtenNodes.get(action.node));
+      const body = buildStageNodeOp({ op: action, skyhook, settings });
+      try {
+        const created = (await clients.custom.createNamespacedCustomObject({
+          ...nodeOpRef(settings, ''),
+          body,
+        })) as NodeOp;
+        expectations.wrote('NodeOp', created);
+      } catch (e) {
+        // Created by an earlier pass whose write the cache had not shown yet: the same op, by name.
+        if (!isAlreadyExists(e)) throw e;
+      }
+      return;
+    }
+    case 'reportFailedStage':
+      return reportFailedStage(io, skyhook, action.name);
+    case 'setSkyhookStatus':
+      return writeSkyhookStatus(io, skyhook, action);
+    case 'cordonNode': {
+      io.logger.info({ node: action.node, claim: action.claim, reason: action.reason }, 'cordoning node');
+      return notedNodeWrite(await cordonWithClaim(clients.core, action.node, action.claim));
+    }
+    case 'releaseNodeCordon': {
+      io.logger.info(
+        { node: action.node, claim: action.claim, reason: action.reason },
+        'releasing our cordon of the node',
+      );
+      return notedNodeWrite(await releaseCordonClaim(clients.core, action.node, action.claim));
+    }
+    case 'addNodeTaint': {
+      io.logger.info({ node: action.node, taint: action.taint }, 'tainting node');
+      return notedNodeWrite(await addTaint(clients.core, action.node, action.taint, action.annotations));
+    }
+    case 'removeNodeTaint': {
+      io.logger.info({ node: action.node, taint: action.taint }, 'removing taint from node');
+      return notedNodeWrite(await removeTaint(clients.core, action.node, action.taint));
+    }
+    case 'event': {
+      const involved: KubernetesObject | undefined =
+        action.involved.kind === 'Skyhook'
+          ? io.caches.skyhooks.get(action.involved.name)
+          : withKind(io.caches.nodes.get(action.involved.name), 'v1', 'Node');
+      if (involved) io.events.record(involved, action.type, action.reason, action.message);
+      return;
+    }
+  }
+}
+
+/**
+ * The whole status replaced (PUT on the status subresource) with the cached resourceVersion: map
+ * entries the planner dropped go away, and a stale cache fails with a conflict instead of
+ * overwriting a newer status.
+ */
+async function writeSkyhookStatus(io: SkyhookIo, skyhook: Skyhook, action: SetSkyhookStatus): Promise<void> {
+  const body = {
+    ...skyhook,
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: KINDS.skyhook.kind,
+    status: action.status,
+  };
+  const written = (await io.clients.custom.replaceClusterCustomObjectStatus({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: KINDS.skyhook.plural,
+    name: action.skyhook,
+    body,
+  })) as Skyhook;
+  io.expectations.wrote('Skyhook', written);
+}
+
+/**
+ * Pause: the op is marked; the NodeOp controller, which owns the op's Job, suspends it (or creates
+ * it suspended) and lifts the suspension when the mark goes.
+ */
+async function suspendStageOp(io: SkyhookIo, name: string, suspend: boolean): Promise<void> {
+  const { clients, settings, expectations } = io;
+  try {
+    const patched = await mergePatchCustomObject<NodeOp>(clients.custom, nodeOpRef(settings, name), {
+      metadata: { annotations: { [STAGE_OP_ANNOTATIONS.suspended]: suspend ? 'true' : null } },
+    });
+    expectations.wrote('NodeOp', patched);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+}
+
+/** A Warning Event on the SCR naming the failed container, its exit and its log's last lines. */
+async function reportFailedStage(io: SkyhookIo, skyhook: Skyhook, opName: string): Promise<void> {
+  const nodeOp = io.caches.nodeOps.get(opName, io.settings.namespace);
+  if (!nodeOp) return;
+  const failed = await describeFailedStage(io.clients.core, nodeOp, io.logger);
+  io.events.record(
+    { ...skyhook, apiVersion: GROUP_VERSION, kind: KINDS.skyhook.kind },
+    'Warning',
+    STAGE_FAILED_REASON,
+    failedStageMessage(failed),
+  );
+}
+
+function withKind<T extends KubernetesObject>(object: T | undefined, apiVersion: string, kind: string): T | undefined {
+  return object ? { ...object, apiVersion, kind } : undefined;
+}
