@@ -17,7 +17,6 @@ import { KUBERNETES_NAMES, NODEOP_EVENT_REASONS as REASONS, NODEOP_NAMES } from 
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, cordonNode, uncordonNode } from '../../jobs/cordon.js';
 import { evictPods } from '../../jobs/drain.js';
-import { staysThroughSkyhookDrain } from '../../jobs/drain-plan.js';
 import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
 import { isNotFound, MERGE_PATCH } from '../../kube/client.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
@@ -136,9 +135,8 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
     const options = spec.drainOptions;
     const startedAtMs = status.startedAt ? Date.parse(status.startedAt) : now;
     const drainId = `${op.key}|${node}`;
-    // A Skyhook stage's drain leaves what upstream's leaves: pods that tolerate the cordon and kube-system.
-    const exempt = (pod: V1Pod): boolean =>
-      isOperatorPod(ctx, pod) || (spec.skyhookStage !== undefined && staysThroughSkyhookDrain(pod));
+    // The options' own exemptions (exemptNamespaces, exemptCordonTolerating) apply in planDrain.
+    const exempt = (pod: V1Pod): boolean => isOperatorPod(ctx, pod);
     const result = ctx.drains.poll(
       drainId,
       (signal, report) =>
