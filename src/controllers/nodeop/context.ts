@@ -7,7 +7,7 @@ import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
-import { cordonOwner } from '../../jobs/cordon.js';
+import { cordonOwner } from '../../jobs/cordon/claims.js';
 import { errorMessage, isAlreadyExists, isNotFound, statusCode, type KubeClients } from '../../kube/client.js';
 import type { Clock } from '../../kube/clock.js';
 import type { EventRecorder, EventType } from '../../kube/events.js';
