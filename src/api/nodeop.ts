@@ -1,8 +1,11 @@
 /**
  * NodeOp: one operation run on a set of nodes as one Job per node (our kind, namespaced). It has the
- * fields of the Kairos operator's NodeOp, so it is useful on its own for ad-hoc node work, plus what
- * the Skyhook controller needs when it makes a NodeOp the child of one package stage on one node:
- * the stage it stands for (`skyhookStage`), the init steps that do the work, and tolerations.
+ * fields of the Kairos operator's NodeOp, so it is useful on its own for ad-hoc node work, plus generic
+ * fields the Skyhook controller sets when it makes a NodeOp the child of one package stage on one
+ * node (init steps, ConfigMap mounts, host network, drain exemptions, event verbosity, interrupt,
+ * child labels, tolerations). `skyhookStage` only records which stage a NodeOp stands for (printer
+ * columns, metrics, the Skyhook controller's lookups): the NodeOp controller's behaviour depends on
+ * the generic fields alone.
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
@@ -52,6 +55,19 @@ export const DrainOptions = Type.Object({
   disableEviction: Type.Optional(
     Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' }),
   ),
+  exemptNamespaces: Type.Optional(
+    Type.Array(Type.String({ maxLength: 63, pattern: DNS_LABEL_PATTERN }), {
+      maxItems: 64,
+      'x-kubernetes-list-type': 'set',
+      description: 'Pods in these namespaces are left alone by the drain (e.g. kube-system).',
+    }),
+  ),
+  exemptCordonTolerating: Type.Optional(
+    Type.Boolean({
+      description:
+        'Leave alone pods that tolerate the node.kubernetes.io/unschedulable:NoSchedule taint (they are meant to run on cordoned nodes). Unset = false, as kubectl drain.',
+    }),
+  ),
 });
 export type DrainOptions = Static<typeof DrainOptions>;
 
@@ -72,36 +88,40 @@ export const InitStep = Type.Object({
 });
 export type InitStep = Static<typeof InitStep>;
 
-/** The package stage a NodeOp performs for a Skyhook; set only on the Skyhook controller's children. */
-export const SkyhookStage = Type.Object(
-  {
-    skyhook: Type.String({ maxLength: 253, pattern: OBJECT_NAME_PATTERN }),
-    package: Type.Object({
-      name: Type.String({ maxLength: PACKAGE_NAME_MAX_LENGTH, pattern: PACKAGE_NAME_PATTERN }),
-      version: Package.properties.version,
-      image: Package.properties.image,
-      containerSHA: Type.Optional(Type.String()),
-    }),
-    stage: StringEnum(PACKAGE_STAGES),
-    interrupt: Type.Optional(Interrupt),
-    configMap: Type.Optional(
-      Type.String({ maxLength: 253, description: "Name of the package's ConfigMap in this namespace." }),
-    ),
-    nodeMetadataConfigMap: Type.Optional(
-      Type.String({
-        maxLength: 253,
-        description:
-          "Name of the node's metadata ConfigMap (labels.json, annotations.json, packages.json) in this namespace.",
-      }),
-    ),
-  },
-  celRules({
-    rule: "(self.stage in ['interrupt', 'uninstall-interrupt']) == has(self.interrupt)",
-    message: 'skyhookStage.interrupt is required for the interrupt stages and forbidden for the others',
-    fieldPath: '.interrupt',
+/**
+ * The package stage a NodeOp performs for a Skyhook; set only on the Skyhook controller's children.
+ * A back-reference (columns, metrics, the Skyhook controller's lookups): the NodeOp controller acts
+ * on the generic fields the Skyhook controller sets beside it, never on this.
+ */
+export const SkyhookStage = Type.Object({
+  skyhook: Type.String({ maxLength: 253, pattern: OBJECT_NAME_PATTERN }),
+  package: Type.Object({
+    name: Type.String({ maxLength: PACKAGE_NAME_MAX_LENGTH, pattern: PACKAGE_NAME_PATTERN }),
+    version: Package.properties.version,
+    image: Package.properties.image,
+    containerSHA: Type.Optional(Type.String()),
   }),
-);
+  stage: StringEnum(PACKAGE_STAGES),
+});
 export type SkyhookStage = Static<typeof SkyhookStage>;
+
+/** Volume names the Job itself uses; a ConfigMap mount may not take them. */
+export const RESERVED_VOLUME_NAMES = ['host-root', 'sentinel'] as const;
+
+/** A ConfigMap mounted read-only into every container of the node's Job that runs on the host. */
+export const ConfigMapMount = Type.Object({
+  name: Type.String({ maxLength: 63, pattern: DNS_LABEL_PATTERN, description: "The volume's name in the Job." }),
+  configMap: Type.String({
+    maxLength: 253,
+    pattern: OBJECT_NAME_PATTERN,
+    description: "The ConfigMap's name, in the NodeOp's namespace.",
+  }),
+  mountPath: Type.String({ maxLength: 256, pattern: '^/' }),
+});
+export type ConfigMapMount = Static<typeof ConfigMapMount>;
+
+export const EVENT_VERBOSITIES = ['All', 'Quiet'] as const;
+export type EventVerbosity = (typeof EVENT_VERBOSITIES)[number];
 
 export const NodeOpSpec = Type.Object(
   {
@@ -150,6 +170,43 @@ export const NodeOpSpec = Type.Object(
     ),
     stageTimeout: Type.Optional(Duration({ description: 'Deadline of one attempt; unset or 0 = none.' })),
     preflight: Type.Optional(Preflight),
+    interrupt: Type.Optional(
+      Type.Object(Interrupt.properties, {
+        description:
+          "Run this interrupt on the host after each node's Job has succeeded (reboot, service restarts, …); takes precedence over rebootOnSuccess.",
+      }),
+    ),
+    configMapMounts: Type.Optional(
+      Type.Array(ConfigMapMount, {
+        maxItems: 16,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        description: 'ConfigMaps mounted read-only into the init steps and the main container, in order.',
+        ...celRules({
+          rule: `self.all(m, !(m.name in [${RESERVED_VOLUME_NAMES.map((n) => `'${n}'`).join(', ')}]))`,
+          message: `configMapMounts may not use the volume names ${RESERVED_VOLUME_NAMES.join(', ')}`,
+        }),
+      }),
+    ),
+    hostNetwork: Type.Optional(
+      Type.Boolean({
+        description:
+          "Run the Job's pods in the host's network namespace (dnsPolicy ClusterFirstWithHostNet). Unset = false.",
+      }),
+    ),
+    eventVerbosity: Type.Optional(
+      StringEnum(EVENT_VERBOSITIES, {
+        description:
+          'All (unset): an Event for every step. Quiet: none for routine progress (Job created, node completed), for a creator that records those itself; cordon, drain, interrupt and failure Events are always recorded.',
+      }),
+    ),
+    childLabels: Type.Optional(
+      StringMap(Type.String({ maxLength: 63 }), {
+        maxProperties: 16,
+        description:
+          "Labels added to each node's Job, its pods and the reboot pod, besides the NodeOp and node labels (which win).",
+      }),
+    ),
     skyhookStage: Type.Optional(SkyhookStage),
   },
   celRules(
@@ -167,6 +224,11 @@ export const NodeOpSpec = Type.Object(
       rule: '!has(self.skyhookStage) || (has(self.targetNodes) && size(self.targetNodes) == 1)',
       message: 'skyhookStage requires targetNodes with exactly one node',
       fieldPath: '.targetNodes',
+    },
+    {
+      rule: "!has(self.skyhookStage) || (self.skyhookStage.stage in ['interrupt', 'uninstall-interrupt']) == has(self.interrupt)",
+      message: 'interrupt is required for the interrupt stages (skyhookStage.stage) and forbidden for the others',
+      fieldPath: '.interrupt',
     },
   ),
 );

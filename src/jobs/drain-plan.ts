@@ -32,12 +32,12 @@ const hasEmptyDir = (pod: V1Pod): boolean => (pod.spec?.volumes ?? []).some((v) 
 
 /**
  * `exempt` marks pods the drain must leave alone whatever the options (the operator's own pods: Job
- * and reboot pods, the operator itself).
+ * and reboot pods, the operator itself); the options may exempt more (`exemptByOptions`).
  */
 export function planDrain(pods: V1Pod[], options: DrainOptions, exempt: (pod: V1Pod) => boolean): DrainPlan {
   const plan: DrainPlan = { evict: [], refused: [] };
   for (const pod of pods) {
-    if (isFinished(pod) || isMirror(pod) || exempt(pod)) continue;
+    if (isFinished(pod) || isMirror(pod) || exempt(pod) || exemptByOptions(pod, options)) continue;
     const controller = controllerOf(pod);
     if (controller?.kind === 'DaemonSet') {
       if (options.ignoreDaemonSets ?? true) continue;
@@ -57,16 +57,21 @@ export function planDrain(pods: V1Pod[], options: DrainOptions, exempt: (pod: V1
 const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' } as const;
 
 /**
- * Upstream Skyhook's drain leaves alone pods in kube-system and pods that tolerate the
- * unschedulable taint (as Kubernetes matches tolerations: same or empty key with Exists, same or
- * empty effect). kubectl's drain, which plain NodeOps follow, does not.
+ * Tolerates the unschedulable taint, as Kubernetes matches tolerations: same or empty key with
+ * Exists, same or empty effect. Upstream Skyhook's drain leaves these pods alone (with kube-system),
+ * which a Skyhook stage's NodeOp asks for with `exemptCordonTolerating`; kubectl's drain does not.
  */
-export function staysThroughSkyhookDrain(pod: V1Pod): boolean {
-  if (pod.metadata?.namespace === 'kube-system') return true;
+export function toleratesCordon(pod: V1Pod): boolean {
   return (pod.spec?.tolerations ?? []).some((t) => {
     const keyMatches = t.key === UNSCHEDULABLE_TAINT.key || ((t.key ?? '') === '' && t.operator === 'Exists');
     const effectMatches = (t.effect ?? '') === '' || t.effect === UNSCHEDULABLE_TAINT.effect;
     const valueMatches = t.operator === 'Exists' || (t.value ?? '') === '';
     return keyMatches && effectMatches && valueMatches;
   });
+}
+
+/** Pods the drain options exempt: in `exemptNamespaces`, or tolerating the cordon with `exemptCordonTolerating`. */
+export function exemptByOptions(pod: V1Pod, options: DrainOptions): boolean {
+  if (options.exemptNamespaces?.includes(pod.metadata?.namespace ?? '')) return true;
+  return options.exemptCordonTolerating === true && toleratesCordon(pod);
 }

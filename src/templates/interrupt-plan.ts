@@ -1,7 +1,7 @@
 /**
  * What the reboot pod of a NodeOp runs on the host once the node's Job has succeeded: a plain
- * `rebootOnSuccess`, or the interrupt of a Skyhook interrupt stage (reboot, service restart, …),
- * with the same host commands the agent uses for that interrupt type.
+ * `rebootOnSuccess`, or `spec.interrupt` (reboot, service restart, …; a Skyhook interrupt stage sets
+ * it), with the same host commands the agent uses for that interrupt type.
  */
 import { commandsFor, type InterruptType as AgentInterruptType } from '../agent/interrupts.js';
 import type { InterruptCommands } from '../agent/settings.js';
@@ -33,7 +33,7 @@ export function planForInterrupt(interrupt: Interrupt, commands: InterruptComman
 
 /** The interrupt a NodeOp asks for after its Job, or undefined when it asks for none. */
 export function interruptPlanFor(spec: NodeOpSpec, commands: InterruptCommands): InterruptPlan | undefined {
-  if (spec.skyhookStage?.interrupt) return planForInterrupt(spec.skyhookStage.interrupt, commands);
+  if (spec.interrupt) return planForInterrupt(spec.interrupt, commands);
   if (spec.rebootOnSuccess) return { commands: [commands.reboot], rebootsNode: true };
   return undefined;
 }

@@ -12,21 +12,17 @@ export function nodeOpOwnerReference(nodeOp: NodeOp): V1OwnerReference {
 }
 
 /**
- * Labels of a node's Job, its pods and the reboot pod, so `kubectl logs -l` finds one node's stage:
- * the NodeOp and node always; the Skyhook, package and stage on a Skyhook controller's NodeOps.
+ * Labels of a node's Job, its pods and the reboot pod, so `kubectl logs -l` finds one node's work:
+ * the NodeOp and node always, then the NodeOp's `childLabels` (a Skyhook stage's: Skyhook, package,
+ * stage). Ours are written first and again last: they keep their place and win over a childLabel
+ * with the same key, since the controller finds its pods by them.
  */
 export function nodeOpChildLabels(nodeOp: NodeOp, node: string): Record<string, string> {
-  const labels: Record<string, string> = {
+  const own = {
     [NODEOP_NAMES.nodeOpLabel]: labelValue(nodeOp.metadata.name ?? ''),
     [CHILD_LABELS.node]: labelValue(node),
   };
-  const stage = nodeOp.spec.skyhookStage;
-  if (stage) {
-    labels[CHILD_LABELS.name] = labelValue(stage.skyhook);
-    labels[CHILD_LABELS.package] = labelValue(`${stage.package.name}-${stage.package.version}`);
-    labels[CHILD_LABELS.stage] = stage.stage;
-  }
-  return labels;
+  return { ...own, ...nodeOp.spec.childLabels, ...own };
 }
 
 /** Where the sentinel directory appears inside the Job's sentinel container and the reboot pod. */

@@ -15,7 +15,7 @@ import type {
   V1VolumeMount,
 } from '@kubernetes/client-node';
 import { KUBERNETES_NAMES } from '../api/names.js';
-import type { InitStep, NodeOp } from '../api/nodeop.js';
+import type { InitStep, NodeOp, NodeOpSpec } from '../api/nodeop.js';
 import { parseDurationMs } from '../util/duration.js';
 import {
   nodeOpChildLabels,
@@ -29,16 +29,6 @@ import type { NodeOpSettings } from './nodeop-settings.js';
 export const OPERATION_CONTAINER = 'nodeop';
 export const SENTINEL_CONTAINER = 'sentinel-creator';
 const HOST_ROOT_VOLUME = 'host-root';
-const CONFIGMAP_VOLUME = 'package-config';
-const NODE_METADATA_VOLUME = 'node-metadata';
-/** Where a Skyhook package's configMap appears, as upstream's stage pods mount it. */
-export const PACKAGE_CONFIGMAP_MOUNT = '/skyhook-package/configmaps';
-/**
- * Where the node's metadata ConfigMap (labels.json, annotations.json, packages.json) appears, as
- * upstream's stage pods mount it; the package's init container copies /skyhook-package/* onto the
- * host, so packages find it under `${SKYHOOK_DIR}/node-metadata/`.
- */
-export const NODE_METADATA_MOUNT = '/skyhook-package/node-metadata';
 
 export interface NodeJobInput {
   nodeOp: NodeOp;
@@ -71,19 +61,26 @@ export function deadlineSeconds(stageTimeout: string | undefined): number | unde
   }
 }
 
-export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, suspend }: NodeJobInput): V1Job {
-  const spec = nodeOp.spec;
-  const image = spec.image ?? settings.defaultImage;
-  const hostMountPath = spec.hostMountPath ?? '/host';
-  const labels = nodeOpChildLabels(nodeOp, node);
-  const configMap = spec.skyhookStage?.configMap;
-  const nodeMetadata = spec.skyhookStage?.nodeMetadataConfigMap;
-
-  const mounts: V1VolumeMount[] = [
+/** The host root, then each of `spec.configMapMounts` (read-only), in every container that runs on the host. */
+function hostMounts(spec: NodeOpSpec, hostMountPath: string): V1VolumeMount[] {
+  return [
     { name: HOST_ROOT_VOLUME, mountPath: hostMountPath, mountPropagation: 'HostToContainer' },
+    ...(spec.configMapMounts ?? []).map((m) => ({ name: m.name, mountPath: m.mountPath, readOnly: true })),
   ];
-  if (configMap) mounts.push({ name: CONFIGMAP_VOLUME, mountPath: PACKAGE_CONFIGMAP_MOUNT, readOnly: true });
-  if (nodeMetadata) mounts.push({ name: NODE_METADATA_VOLUME, mountPath: NODE_METADATA_MOUNT, readOnly: true });
+}
+
+function jobVolumes(spec: NodeOpSpec, writesSentinel: boolean): V1Volume[] {
+  return [
+    { name: HOST_ROOT_VOLUME, hostPath: { path: '/' } },
+    ...(writesSentinel ? [sentinelVolume] : []),
+    ...(spec.configMapMounts ?? []).map((m) => ({ name: m.name, configMap: { name: m.configMap } })),
+  ];
+}
+
+/** The init steps and the operation, each privileged on the host with the NodeOp's env and mounts. */
+function hostContainers(spec: NodeOpSpec, image: string): { steps: V1Container[]; operation: V1Container } {
+  const hostMountPath = spec.hostMountPath ?? '/host';
+  const mounts = hostMounts(spec, hostMountPath);
   const baseEnv: V1EnvVar[] = [
     { name: 'HOST_DIR', value: hostMountPath },
     { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
@@ -102,13 +99,19 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
       volumeMounts: mounts,
     };
   };
-  const steps = (spec.initSteps ?? []).map((step) => hostContainer(step.name, step));
-  const operation = hostContainer(OPERATION_CONTAINER, {
-    command: spec.command,
-    ...(spec.resources ? { resources: spec.resources } : {}),
-  });
+  return {
+    steps: (spec.initSteps ?? []).map((step) => hostContainer(step.name, step)),
+    operation: hostContainer(OPERATION_CONTAINER, {
+      command: spec.command,
+      ...(spec.resources ? { resources: spec.resources } : {}),
+    }),
+  };
+}
+
+/** The main container of a Job an interrupt follows: it writes the sentinel the reboot pod waits for. */
+function sentinelContainer(spec: NodeOpSpec, jobName: string, settings: NodeOpSettings): V1Container {
   const mainResources = toResources(spec.resources);
-  const sentinel: V1Container = {
+  return {
     name: SENTINEL_CONTAINER,
     image: settings.helperImage,
     command: [
@@ -120,11 +123,12 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
     ...(mainResources ? { resources: mainResources } : {}),
     volumeMounts: [sentinelMount],
   };
+}
 
-  const volumes: V1Volume[] = [{ name: HOST_ROOT_VOLUME, hostPath: { path: '/' } }];
-  if (writesSentinel) volumes.push(sentinelVolume);
-  if (configMap) volumes.push({ name: CONFIGMAP_VOLUME, configMap: { name: configMap } });
-  if (nodeMetadata) volumes.push({ name: NODE_METADATA_VOLUME, configMap: { name: nodeMetadata } });
+export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, suspend }: NodeJobInput): V1Job {
+  const spec = nodeOp.spec;
+  const labels = nodeOpChildLabels(nodeOp, node);
+  const { steps, operation } = hostContainers(spec, spec.image ?? settings.defaultImage);
   // The Job pod is pinned with nodeName (no scheduler), so only NoExecute taints could still evict it;
   // it tolerates the cordon it runs under plus whatever the NodeOp lists.
   const tolerations: V1Toleration[] = [
@@ -157,16 +161,16 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
           nodeName: node,
           restartPolicy: 'Never',
           hostPID: true,
-          // Upstream's stage pods use the host network (package downloads, host services).
-          ...(spec.skyhookStage ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {}),
+          // In the host's network the cluster DNS is only used with ClusterFirstWithHostNet.
+          ...(spec.hostNetwork ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {}),
           automountServiceAccountToken: false,
           tolerations,
           ...(spec.imagePullSecrets?.length ? { imagePullSecrets: spec.imagePullSecrets } : {}),
           ...(writesSentinel || steps.length > 0
             ? { initContainers: writesSentinel ? [...steps, operation] : steps }
             : {}),
-          containers: [writesSentinel ? sentinel : operation],
-          volumes,
+          containers: [writesSentinel ? sentinelContainer(spec, jobName, settings) : operation],
+          volumes: jobVolumes(spec, writesSentinel),
         },
       },
     },

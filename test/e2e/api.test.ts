@@ -400,7 +400,7 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
   [
     'an interrupt stage without interrupt',
     nodeOp({ targetNodes: ['node-0'], skyhookStage: stageOf('interrupt') }),
-    ['spec.skyhookStage.interrupt', 'required for the interrupt stages'],
+    ['spec.interrupt', 'required for the interrupt stages'],
   ],
   ['a relative hostMountPath', nodeOp({ hostMountPath: 'host' }), ['spec.hostMountPath', 'should match']],
   [

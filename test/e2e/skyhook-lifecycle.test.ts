@@ -27,7 +27,7 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
-import { NODE_METADATA_MOUNT } from '../../src/templates/nodeop-job.js';
+import { NODE_METADATA_MOUNT } from '../../src/controllers/skyhook/build/stage-nodeop.js';
 import {
   setSkyhookPackages,
   createSkyhook,

@@ -8,7 +8,7 @@
  */
 import { nodeAnnotations, nodeLabels } from '../../api/names.js';
 import type { Interrupt, SkyhookStatus } from '../../api/skyhook.js';
-import { cordonAfterRelease } from '../../controllers/skyhook/plan/cordon-claims.js';
+import { cordonAfterRelease } from '../../jobs/cordon/claims.js';
 import type { PackageStage, SkyhookStatusValue } from '../../api/node-state.js';
 import { nodeStateAnnotations, packageKey } from '../../api/node-state.js';
 import { planNextActions } from '../../controllers/skyhook/plan/planner.js';

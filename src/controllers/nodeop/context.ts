@@ -7,7 +7,7 @@ import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
-import { cordonOwner } from '../../jobs/cordon.js';
+import { cordonOwner } from '../../jobs/cordon/claims.js';
 import { errorMessage, isAlreadyExists, isNotFound, statusCode, type KubeClients } from '../../kube/client.js';
 import type { Clock } from '../../kube/clock.js';
 import type { EventRecorder, EventType } from '../../kube/events.js';
@@ -121,11 +121,11 @@ export async function findJob(ctx: NodeOpContext, namespace: string, name: strin
 }
 
 /**
- * Records an event on the NodeOp and, when it still exists, on the node it is about. A Skyhook
- * stage's routine progress (`routine`: Job created, node completed) is not recorded here at all:
- * the Skyhook controller records each stage once already (Apply on the SCR when it creates the op,
- * State on the node when it records the outcome), and every Event is an API write. Cordon, drain,
- * reboot and failure events are always recorded on both.
+ * Records an event on the NodeOp and, when it still exists, on the node it is about. Routine
+ * progress (`routine`: Job created, node completed) is not recorded at all for a NodeOp with
+ * `eventVerbosity: Quiet`: its creator records it already (the Skyhook controller: Apply on the SCR
+ * when it creates a stage's op, State on the node when it records the outcome), and every Event is
+ * an API write. Cordon, drain, reboot and failure events are always recorded on both.
  */
 export function notify(
   ctx: NodeOpContext,
@@ -136,7 +136,7 @@ export function notify(
   message: string,
   routine = false,
 ): void {
-  if (routine && op.nodeOp.spec.skyhookStage !== undefined) return;
+  if (routine && op.nodeOp.spec.eventVerbosity === 'Quiet') return;
   ctx.events.record(op.nodeOp, type, reason, `node ${node}: ${message}`);
   const nodeObject = ctx.caches.nodes.get(node);
   if (nodeObject)

@@ -6,7 +6,7 @@
 import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
-import { cordonedBy } from '../../jobs/cordon.js';
+import { cordonedBy } from '../../jobs/cordon/claims.js';
 import { systemClock, type Clock } from '../../kube/clock.js';
 import { Controller, ownerKeys } from '../../kube/controller.js';
 import { objectKey, type Informer } from '../../kube/informer.js';
@@ -18,7 +18,7 @@ import { cachedJob, cachedNode, cachedNodeOpPod } from '../cached-objects.js';
 import { selectorMatches } from '../../api/label-selector.js';
 import { DrainTasks } from './drain-tasks.js';
 import { StageMetrics } from './stage-metrics.js';
-import { bootIdOf, isNodeReady } from './node-steps.js';
+import { bootIdOf, isNodeReady } from './node-status.js';
 import { NodeOpReconciler } from './reconciler.js';
 
 export interface NodeOpControllerOptions {
@@ -111,12 +111,15 @@ export async function startNodeOpController(
         return job ? nodeOpOwners(job) : [];
       });
   });
+  const enqueueAll = (keys: Iterable<string>): void => {
+    for (const key of keys) queue.add(key);
+  };
   nodes.on({
-    add: (node) => nodeOpsOfNode(nodeOps, node).forEach((key) => queue.add(key)),
+    add: (node) => enqueueAll(nodeOpsOfNode(nodeOps, node)),
     update: (node, old) => {
-      if (node === old || nodeChangeMatters(node, old)) nodeOpsOfNode(nodeOps, node).forEach((key) => queue.add(key));
+      if (node === old || nodeChangeMatters(node, old)) enqueueAll(nodeOpsOfNode(nodeOps, node));
     },
-    delete: (node) => nodeOpsOfNode(nodeOps, node).forEach((key) => queue.add(key)),
+    delete: (node) => enqueueAll(nodeOpsOfNode(nodeOps, node)),
   });
   controller.start();
 

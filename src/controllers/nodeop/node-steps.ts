@@ -12,17 +12,15 @@
  * Every action is idempotent (deterministic names, create-if-absent, ownership-checked cordon), so
  * redoing a step after a restart at any point is harmless.
  */
-import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
-import { KUBERNETES_NAMES, NODEOP_EVENT_REASONS as REASONS, NODEOP_NAMES } from '../../api/names.js';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { KUBERNETES_NAMES, NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
-import { cordonedBy, cordonNode, uncordonNode } from '../../jobs/cordon.js';
-import { evictPods } from '../../jobs/drain.js';
-import { staysThroughSkyhookDrain } from '../../jobs/drain-plan.js';
+import { nodeOpClaim } from '../../jobs/cordon/claims.js';
+import { claimCordon } from '../../jobs/cordon/write.js';
 import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
 import { isNotFound, MERGE_PATCH } from '../../kube/client.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
 import { rebootPodName } from '../../templates/object-names.js';
-import { isNodeDone } from './aggregate.js';
 import {
   createIfAbsent,
   ensureRebootPod,
@@ -32,52 +30,9 @@ import {
   type NodeOpContext,
   type NodeOpView,
 } from './context.js';
-
-export interface NodeStep {
-  status: NodeOpNodeStatus;
-  /** Look again at this time (ms since the epoch) even without an event. */
-  recheckAt?: number;
-}
-
-type Change = Partial<Omit<NodeOpNodeStatus, 'lastUpdated'>>;
-
-/** `status` with `change`; lastUpdated moves only when something changed (it times the reboot wait). */
-export function updated(status: NodeOpNodeStatus, change: Change, now: number): NodeOpNodeStatus {
-  const next = { ...status, ...change };
-  const same = (Object.keys(change) as (keyof Change)[]).every((k) => next[k] === status[k]);
-  return same ? status : { ...next, lastUpdated: new Date(now).toISOString() };
-}
-
-export const isNodeReady = (node: V1Node | undefined): boolean =>
-  node?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-
-export const bootIdOf = (node: V1Node | undefined): string | undefined => node?.status?.nodeInfo?.bootID || undefined;
-
-/** A reboot happened once the node reports another bootID than when it started, and is Ready again. */
-export function rebootObserved(status: NodeOpNodeStatus, node: V1Node | undefined): boolean {
-  const bootNow = bootIdOf(node);
-  return bootNow !== undefined && status.bootID !== undefined && bootNow !== status.bootID && isNodeReady(node);
-}
-
-/** The entry of a node that starts now: it holds a concurrency slot from here on. */
-export function startedStatus(
-  op: NodeOpView,
-  jobName: string,
-  node: V1Node | undefined,
-  now: number,
-): NodeOpNodeStatus {
-  const at = new Date(now).toISOString();
-  const bootID = bootIdOf(node);
-  return {
-    phase: 'Pending',
-    jobName,
-    message: 'starting',
-    rebootStatus: op.plan ? 'pending' : 'not-requested',
-    startedAt: at,
-    ...(bootID ? { bootID } : {}),
-    lastUpdated: at,
-  };
-}
+import { drainStep } from './drain-step.js';
+import { failNode, finish, keepFailedJob, uncordonOurs } from './node-end.js';
+import { bootIdOf, isNodeReady, type NodeStep, rebootObserved, runningStatus, updated } from './node-status.js';
 
 export async function advanceNode(
   ctx: NodeOpContext,
@@ -110,7 +65,7 @@ async function refused(
   e: unknown,
 ): Promise<NodeStep> {
   if (!(e instanceof RefusedAsInvalidError)) throw e;
-  if (await uncordonNode(ctx.clients.core, node, op.owner))
+  if (await uncordonOurs(ctx, op, node))
     notify(ctx, op, node, 'Normal', REASONS.uncordoned, "uncordoned: the node's objects were refused");
   return failNode(ctx, op, node, status, e.message);
 }
@@ -129,49 +84,12 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
   if (op.suspended && spec.cordon)
     return { status: updated(status, { message: 'suspended: not cordoning or draining until resumed' }, now) };
   if (spec.cordon) {
-    const outcome = await cordonNode(ctx.clients.core, node, op.owner);
+    const { outcome } = await claimCordon(ctx.clients.core, node, nodeOpClaim(op.owner));
     if (outcome === 'cordoned') notify(ctx, op, node, 'Normal', REASONS.cordoned, 'cordoned');
   }
   if (spec.cordon && spec.drainOptions?.enabled) {
-    const options = spec.drainOptions;
-    const startedAtMs = status.startedAt ? Date.parse(status.startedAt) : now;
-    const drainId = `${op.key}|${node}`;
-    // A Skyhook stage's drain leaves what upstream's leaves: pods that tolerate the cordon and kube-system.
-    const exempt = (pod: V1Pod): boolean =>
-      isOperatorPod(ctx, pod) || (spec.skyhookStage !== undefined && staysThroughSkyhookDrain(pod));
-    const result = ctx.drains.poll(
-      drainId,
-      (signal, report) =>
-        evictPods(
-          {
-            core: ctx.clients.core,
-            logger: ctx.logger,
-            clock: ctx.clock,
-            signal,
-            exempt,
-            // Reported in the node's message (`still there: <ns>/<pod> (<why>)`), which the Skyhook controller reads as drain blockers.
-            onBlocked: (blocked) =>
-              report(
-                blocked.length > 0 ? `drain of node ${node} waiting; still there: ${blocked.join(', ')}` : undefined,
-              ),
-          },
-          node,
-          options,
-          startedAtMs,
-        ),
-      () => ctx.enqueue(op.key),
-    );
-    if (!result)
-      return { status: updated(status, { message: ctx.drains.progress(drainId) ?? `draining node ${node}` }, now) };
-    if (result.outcome !== 'drained') {
-      notify(ctx, op, node, 'Warning', REASONS.drainFailed, result.message);
-      // The operation never ran on this node, so a cordon of ours is lifted whatever uncordonOnFailure says.
-      if (await uncordonNode(ctx.clients.core, node, op.owner))
-        notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned after the failed drain');
-      return failNode(ctx, op, node, status, result.message);
-    }
-    if (result.evicted.length > 0)
-      notify(ctx, op, node, 'Normal', REASONS.drained, `evicted ${result.evicted.join(', ')}`);
+    const waiting = await drainStep(ctx, op, node, status, spec.drainOptions, now);
+    if (waiting) return waiting;
   }
 
   const job = buildNodeJob({
@@ -196,12 +114,6 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
     );
   }
   return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };
-}
-
-/** Pods a drain leaves alone: every NodeOp's Job and reboot pods, and the operator itself. */
-function isOperatorPod(ctx: NodeOpContext, pod: V1Pod): boolean {
-  if (Object.hasOwn(pod.metadata?.labels ?? {}, NODEOP_NAMES.nodeOpLabel)) return true;
-  return ctx.ownPod !== undefined && `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}` === ctx.ownPod;
 }
 
 /** Running: the Job's conditions and pods decide. */
@@ -276,22 +188,6 @@ async function followJob(
   }
 }
 
-/** "Job X created" and "Job X is running (pod … Pending/Running)": progress nobody acts on. */
-const isRoutineProgress = (message: string | undefined): boolean =>
-  /^Job \S+ (created|is running)\b/.test(message ?? '');
-
-/**
- * A running node's entry, written only when it says something new: restarts (the Skyhook controller
- * turns them into the erroring state), a pod waiting on a stuck reason, a suspension, or the end of
- * one of those. Routine pod progress would be a status write per pod phase that nothing reads, so
- * the entry keeps "Job … created" until the Job finishes.
- */
-function runningStatus(status: NodeOpNodeStatus, message: string, restarts: number, now: number): NodeOpNodeStatus {
-  const routine =
-    restarts === (status.restarts ?? 0) && isRoutineProgress(message) && isRoutineProgress(status.message);
-  return routine ? status : updated(status, { message, restarts }, now);
-}
-
 /** The Job's `spec.suspend` follows the NodeOp's hold while it is unfinished (the Job controller stops or restarts its pod). */
 async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): Promise<void> {
   if ((job.spec?.suspend ?? false) === op.suspended || isJobFinished(job)) return;
@@ -309,56 +205,6 @@ async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): P
     { nodeOp: op.key, job: name, suspend: op.suspended },
     op.suspended ? 'suspended the Job' : 'resumed the Job',
   );
-}
-
-/**
- * A failed Job is kept for the longer failure TTL (Jobs are created with the success TTL).
- * `ttlSecondsAfterFinished` stays mutable after the Job finished (the TTL controller re-reads it);
- * done before the node's status moves on, so a restart in between repeats it.
- */
-async function keepFailedJob(
-  ctx: NodeOpContext,
-  op: NodeOpView,
-  job: V1Job,
-  extra: { activeDeadlineSeconds?: number } = {},
-): Promise<void> {
-  const ttl = ctx.settings.jobTtlFailedSeconds;
-  if (job.spec?.ttlSecondsAfterFinished === ttl && extra.activeDeadlineSeconds === undefined) return;
-  try {
-    await ctx.clients.batch.patchNamespacedJob(
-      {
-        name: job.metadata?.name ?? '',
-        namespace: op.namespace,
-        body: { spec: { ttlSecondsAfterFinished: ttl, ...extra } },
-      },
-      MERGE_PATCH,
-    );
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
-}
-
-async function failNode(
-  ctx: NodeOpContext,
-  op: NodeOpView,
-  node: string,
-  status: NodeOpNodeStatus,
-  message: string,
-  restarts?: number,
-): Promise<NodeStep> {
-  notify(ctx, op, node, 'Warning', REASONS.nodeFailed, message);
-  const failed = updated(
-    status,
-    {
-      phase: 'Failed',
-      message,
-      ...(restarts !== undefined ? { restarts } : {}),
-      ...(op.plan ? { rebootStatus: 'cancelled' as const } : {}),
-    },
-    ctx.clock.now(),
-  );
-  await finish(ctx, op, node, failed);
-  return { status: failed };
 }
 
 /** Completed, interrupt pending: a reboot is done when the bootID changed and the node is Ready; other interrupts when the pod succeeded. */
@@ -422,33 +268,4 @@ function hasFailedRun(pod: V1Pod): boolean {
   return (pod.status?.containerStatuses ?? []).some(
     (s) => (s.state?.terminated?.exitCode ?? 0) !== 0 || (s.lastState?.terminated?.exitCode ?? 0) !== 0,
   );
-}
-
-/** Terminal nodes: uncordon if we cordoned (after failure only when asked); a failed node's reboot pod goes. */
-async function finish(ctx: NodeOpContext, op: NodeOpView, node: string, status: NodeOpNodeStatus): Promise<void> {
-  const spec = op.nodeOp.spec;
-  const nodeObject = ctx.caches.nodes.get(node);
-  const release = isNodeDone(status) || (status.phase === 'Failed' && spec.uncordonOnFailure === true);
-  // The cache says whether the annotation is ours; only then is the node read and written.
-  if (spec.cordon && release && nodeObject && cordonedBy(nodeObject) === op.owner) {
-    if (await uncordonNode(ctx.clients.core, node, op.owner))
-      notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned');
-  }
-  if (status.phase === 'Failed') await cancelInterrupt(ctx, op, node, status);
-}
-
-async function cancelInterrupt(
-  ctx: NodeOpContext,
-  op: NodeOpView,
-  node: string,
-  status: NodeOpNodeStatus,
-): Promise<void> {
-  const name = rebootPodName(status.jobName ?? '');
-  if (!op.plan || !ctx.caches.pods.get(name, op.namespace)) return;
-  try {
-    await ctx.clients.core.deleteNamespacedPod({ name, namespace: op.namespace, gracePeriodSeconds: 0 });
-    ctx.logger.info({ nodeOp: op.key, node, pod: name }, 'deleted the reboot pod of a failed node');
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
 }

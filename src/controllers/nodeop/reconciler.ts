@@ -8,7 +8,8 @@
  */
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
 import type { NodeOp, NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js';
-import { cordonedBy, uncordonNode } from '../../jobs/cordon.js';
+import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
+import { releaseCordon } from '../../jobs/cordon/write.js';
 import { isJobFinished } from '../../jobs/job-progress.js';
 import {
   isNotFound,
@@ -21,7 +22,8 @@ import type { ReconcileResult } from '../../kube/queue.js';
 import { nodeJobName } from '../../templates/object-names.js';
 import { aggregatePhase, nodeOpConditions } from './aggregate.js';
 import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
-import { advanceNode, startedStatus } from './node-steps.js';
+import { advanceNode } from './node-steps.js';
+import { startedStatus } from './node-status.js';
 import { planStarts, targetNodes } from './pacing.js';
 import { stopNodeOpWork } from './teardown.js';
 
@@ -204,7 +206,8 @@ export class NodeOpReconciler {
     if (running > 0 && !(this.ctx.clock.now() - deletedAt >= STOP_TIMEOUT_MS))
       return { requeueAfterMs: STOP_RECHECK_MS };
     const ours = this.ctx.caches.nodes.list().filter((node) => cordonedBy(node) === op.owner);
-    for (const node of ours) await uncordonNode(this.ctx.clients.core, node.metadata?.name ?? '', op.owner);
+    for (const node of ours)
+      await releaseCordon(this.ctx.clients.core, node.metadata?.name ?? '', nodeOpClaim(op.owner));
     const finalizers = op.nodeOp.metadata.finalizers ?? [];
     if (finalizers.includes(NODEOP_NAMES.finalizer))
       await this.setFinalizers(

@@ -14,7 +14,7 @@ import {
   nodeLabels,
 } from '../../../src/api/names.js';
 import { cachedBarrierPod, cachedJob, cachedNode, cachedNodeOpPod } from '../../../src/controllers/cached-objects.js';
-import { bootIdOf, isNodeReady, rebootObserved } from '../../../src/controllers/nodeop/node-steps.js';
+import { bootIdOf, isNodeReady, rebootObserved } from '../../../src/controllers/nodeop/node-status.js';
 import { targetNodes } from '../../../src/controllers/nodeop/pacing.js';
 import { hasSkyhookTraces } from '../../../src/controllers/skyhook/write/node-writes.js';
 import {
@@ -24,7 +24,7 @@ import {
   skyhooksHeldByPod,
 } from '../../../src/controllers/skyhook/views/node-pods.js';
 import { nodeViewOf } from '../../../src/controllers/skyhook/views/node-view.js';
-import { cordonedBy, isCordonedBy } from '../../../src/jobs/cordon.js';
+import { cordonedBy, isCordonedBy } from '../../../src/jobs/cordon/claims.js';
 import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../../src/jobs/job-progress.js';
 import { ownerKeys } from '../../../src/kube/controller.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';

@@ -14,14 +14,9 @@ import { CHILD_LABELS, NODEOP_NAMES } from '../../../src/api/names.js';
 import type { NodeOp, NodeOpSpec } from '../../../src/api/nodeop.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
-import { buildStageNodeOp } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
+import { buildStageNodeOp, NODE_METADATA_MOUNT } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
 import { interruptPlanFor } from '../../../src/templates/interrupt-plan.js';
-import {
-  buildNodeJob,
-  NODE_METADATA_MOUNT,
-  OPERATION_CONTAINER,
-  SENTINEL_CONTAINER,
-} from '../../../src/templates/nodeop-job.js';
+import { buildNodeJob, OPERATION_CONTAINER, SENTINEL_CONTAINER } from '../../../src/templates/nodeop-job.js';
 import { readNodeOpSettings } from '../../../src/templates/nodeop-settings.js';
 import { labelValue, nodeJobName, rebootPodName } from '../../../src/templates/object-names.js';
 import { buildRebootPod, rebootScript } from '../../../src/templates/reboot-pod.js';
@@ -161,16 +156,21 @@ describe('buildNodeJob', () => {
     expect(job.spec?.activeDeadlineSeconds).toBe(90);
   });
 
-  it('labels Jobs and pods with the NodeOp, node and, for Skyhook stages, the skyhook, package and stage', () => {
+  it('labels Jobs and pods with the NodeOp, node and childLabels (a Skyhook stage: skyhook, package and stage); host network and ConfigMap mounts on request', () => {
     const job = buildNodeJob({
       nodeOp: nodeOp({
         targetNodes: ['n1'],
-        skyhookStage: {
-          skyhook: 'demo',
-          package: { name: 'tuning', version: '1.2.3', image: 'ghcr.io/x/tuning' },
-          stage: 'apply',
-          configMap: 'demo-tuning-1.2.3',
+        childLabels: {
+          [CHILD_LABELS.name]: 'demo',
+          [CHILD_LABELS.package]: 'tuning-1.2.3',
+          [CHILD_LABELS.stage]: 'apply',
+          // The NodeOp's own labels win.
+          [NODEOP_NAMES.nodeOpLabel]: 'other',
         },
+        hostNetwork: true,
+        configMapMounts: [
+          { name: 'package-config', configMap: 'demo-tuning-1.2.3', mountPath: '/skyhook-package/configmaps' },
+        ],
       }),
       node: 'n1',
       jobName: 'j',
@@ -185,26 +185,28 @@ describe('buildNodeJob', () => {
       [CHILD_LABELS.stage]: 'apply',
     };
     expect(job.metadata?.labels).toEqual(expected);
+    expect(Object.keys(job.metadata?.labels ?? {})).toEqual(Object.keys(expected));
     expect(job.spec?.template.metadata?.labels).toEqual(expected);
     expect(job.spec?.template.spec?.hostNetwork).toBe(true);
+    expect(job.spec?.template.spec?.dnsPolicy).toBe('ClusterFirstWithHostNet');
     expect(job.spec?.template.spec?.volumes).toContainEqual({
       name: 'package-config',
       configMap: { name: 'demo-tuning-1.2.3' },
     });
+    const plain = buildNodeJob({ nodeOp: nodeOp(), node: 'n1', jobName: 'j', settings, writesSentinel: false });
+    expect(plain.spec?.template.spec?.hostNetwork).toBeUndefined();
+    expect(plain.spec?.template.spec?.dnsPolicy).toBeUndefined();
   });
 
   it("mounts the node's metadata ConfigMap read-only at /skyhook-package/node-metadata in every host container, not the sentinel", () => {
-    const skyhookStage = {
-      skyhook: 'demo',
-      package: { name: 'tuning', version: '1.2.3', image: 'ghcr.io/x/tuning' },
-      stage: 'apply' as const,
-      nodeMetadataConfigMap: 'demo-n1-metadata-0123abcd',
-    };
+    const configMapMounts = [
+      { name: 'node-metadata', configMap: 'demo-n1-metadata-0123abcd', mountPath: NODE_METADATA_MOUNT },
+    ];
     const initSteps = [{ name: 'tuning-init' }, { name: 'tuning-apply' }, { name: 'tuning-applycheck' }];
     const mount = { name: 'node-metadata', mountPath: NODE_METADATA_MOUNT, readOnly: true };
     for (const writesSentinel of [false, true]) {
       const job = buildNodeJob({
-        nodeOp: nodeOp({ targetNodes: ['n1'], initSteps, skyhookStage }),
+        nodeOp: nodeOp({ targetNodes: ['n1'], initSteps, configMapMounts }),
         node: 'n1',
         jobName: 'j',
         settings,
@@ -229,11 +231,7 @@ describe('buildNodeJob', () => {
     }
     expect(NODE_METADATA_MOUNT).toBe('/skyhook-package/node-metadata');
     const without = buildNodeJob({
-      nodeOp: nodeOp({
-        targetNodes: ['n1'],
-        initSteps,
-        skyhookStage: { ...skyhookStage, nodeMetadataConfigMap: undefined },
-      }),
+      nodeOp: nodeOp({ targetNodes: ['n1'], initSteps }),
       node: 'n1',
       jobName: 'j',
       settings,
@@ -314,15 +312,7 @@ describe('interrupt plans', () => {
       commands: [['reboot']],
       rebootsNode: true,
     });
-    const stage = (interrupt: NonNullable<NodeOpSpec['skyhookStage']>['interrupt']): NodeOpSpec =>
-      nodeOp({
-        skyhookStage: {
-          skyhook: 's',
-          package: { name: 'pkg', version: '1', image: 'i' },
-          stage: 'interrupt',
-          interrupt,
-        },
-      }).spec;
+    const stage = (interrupt: NodeOpSpec['interrupt']): NodeOpSpec => nodeOp({ interrupt }).spec;
     expect(interruptPlanFor(stage({ type: 'service', services: ['containerd', 'cron'] }), commands)).toEqual({
       commands: [
         ['systemctl', 'daemon-reload'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { nodeAnnotations, RUNTIME_REQUIRED_CORDON_ANNOTATION } from '../../../src/api/names.js';
-import { cordonAfterRelease } from '../../../src/controllers/skyhook/plan/cordon-claims.js';
+import { cordonAfterRelease } from '../../../src/jobs/cordon/claims.js';
 import {
   drainBlockedCondition,
   drainBlockersFromMessage,

@@ -20,7 +20,7 @@ import {
   staleNodeMetadataConfigMaps,
 } from '../../../src/controllers/skyhook/build/node-metadata.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
-import { buildStageNodeOp } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
+import { buildStageNodeOp, NODE_METADATA_MOUNT } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
 import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
 import { InformerFactory } from '../../../src/kube/runtime.js';
 import type { ListWatch } from '../../../src/kube/informer.js';
@@ -302,7 +302,8 @@ describe('stage NodeOps', () => {
       ...(stage === 'interrupt' ? { interrupt: { type: 'reboot' as const } } : {}),
     });
     for (const stage of ['apply', 'config', 'interrupt', 'post-interrupt'] as const) {
-      expect(buildStageNodeOp({ op: op(stage), skyhook, settings }).spec.skyhookStage?.nodeMetadataConfigMap).toBe(
+      const mounts = buildStageNodeOp({ op: op(stage), skyhook, settings }).spec.configMapMounts ?? [];
+      expect(mounts.find((m) => m.mountPath === NODE_METADATA_MOUNT)?.configMap).toBe(
         'demo-worker-example-com-metadata-07080e04',
       );
     }

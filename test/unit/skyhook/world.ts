@@ -4,7 +4,7 @@
  */
 import { nodeAnnotations, nodeLabels, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
 import type { Package, Skyhook, SkyhookSpec } from '../../../src/api/skyhook.js';
-import { cordonAfterRelease } from '../../../src/controllers/skyhook/plan/cordon-claims.js';
+import { cordonAfterRelease } from '../../../src/jobs/cordon/claims.js';
 import { nodeStateAnnotations, packageKey } from '../../../src/api/node-state.js';
 import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../src/api/deployment-policy.js';
 import { planNextActions } from '../../../src/controllers/skyhook/plan/planner.js';

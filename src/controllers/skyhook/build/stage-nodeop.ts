@@ -4,13 +4,15 @@
  * runs `<stage>` and `<stage>-check` chrooted into the host mounted at /root. Those three steps are
  * the NodeOp's init steps, so a failing one fails the Job with its own container name; the main
  * container only marks the Job done (upstream's pause container). Interrupt stages run no agent: the
- * NodeOp's reboot pod performs the interrupt (skyhookStage.interrupt).
+ * NodeOp's reboot pod performs the interrupt (spec.interrupt). What upstream's stage pod does beyond
+ * a plain NodeOp (ConfigMap mounts, host network, drain exemptions, quiet events, child labels) is set
+ * here as generic NodeOp fields; `skyhookStage` only records which stage the op stands for.
  */
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import type { EnvVar } from '../../../api/k8s-schemas.js';
 import { CHILD_ANNOTATIONS, CHILD_LABELS, GROUP_VERSION, KINDS, STAGE_OP_ANNOTATIONS } from '../../../api/names.js';
-import type { InitStep, NodeOp, NodeOpSpec } from '../../../api/nodeop.js';
+import type { ConfigMapMount, DrainOptions, InitStep, NodeOp, NodeOpSpec } from '../../../api/nodeop.js';
 import type { Package, Skyhook } from '../../../api/skyhook.js';
 import { labelValue, nodeMetadataConfigMapName, safeName } from '../../../templates/object-names.js';
 import type { CreateStageOp } from '../plan/planner-types.js';
@@ -90,14 +92,30 @@ export interface StageOpInput {
   settings: SkyhookSettings;
 }
 
-export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeOp {
+/** Where a Skyhook package's configMap appears, as upstream's stage pods mount it. */
+export const PACKAGE_CONFIGMAP_MOUNT = '/skyhook-package/configmaps';
+/**
+ * Where the node's metadata ConfigMap (labels.json, annotations.json, packages.json) appears, as
+ * upstream's stage pods mount it; the package's init container copies /skyhook-package/* onto the
+ * host, so packages find it under `${SKYHOOK_DIR}/node-metadata/`.
+ */
+export const NODE_METADATA_MOUNT = '/skyhook-package/node-metadata';
+
+/** The package's ConfigMap (if it has one) and the node's metadata ConfigMap, mounted where upstream's stage pod has them. */
+function stageConfigMapMounts(op: CreateStageOp, scr: string): ConfigMapMount[] {
+  return [
+    ...(op.configMap ? [{ name: 'package-config', configMap: op.configMap, mountPath: PACKAGE_CONFIGMAP_MOUNT }] : []),
+    // Every stage: ensureNodeMetadata (node-metadata-writes.ts) writes it before the op is created.
+    { name: 'node-metadata', configMap: nodeMetadataConfigMapName(scr, op.node), mountPath: NODE_METADATA_MOUNT },
+  ];
+}
+
+/** The package copy, then (agent stages) the agent's `<stage>` and `<stage>-check`, as upstream's init containers. */
+function stageInitSteps({ op, skyhook, settings }: StageOpInput, pkg: Package | undefined): InitStep[] {
   const scr = skyhook.metadata.name ?? '';
   const uid = skyhook.metadata.uid ?? '';
   const generation = skyhook.metadata.generation ?? 0;
   const { name: pkgName, version } = op.package;
-  // Only the version the op is for: the uninstall of an old version has no spec package.
-  const spec = skyhook.spec.packages?.[pkgName];
-  const pkg = spec?.version === version ? spec : undefined;
   const copyDir = `${settings.copyDirRoot}/${scr}/${pkgName}-${version}-${uid}-${generation}`;
   const agentEnv: EnvVar[] = [
     ...(pkg?.env ?? []),
@@ -116,8 +134,7 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
     env: agentEnv,
     ...(pkg?.resources ? { resources: pkg.resources } : {}),
   });
-  const runsAgent = AGENT_STAGES.has(op.stage);
-  const initSteps: InitStep[] = [
+  return [
     {
       name: `${prefix}-init`,
       image: packageImageRef(op.package),
@@ -126,15 +143,29 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
       // Upstream gives every container of the stage pod the package's resources, the copy included.
       ...(pkg?.resources ? { resources: pkg.resources } : {}),
     },
-    ...(runsAgent
+    ...(AGENT_STAGES.has(op.stage)
       ? [agentStep(op.stage, `${prefix}-${op.stage}`), agentStep(`${op.stage}-check`, `${prefix}-${op.stage}check`)]
       : []),
   ];
+}
+
+/**
+ * The drain a stage asks for, with upstream's exemptions: its drain leaves kube-system and pods that
+ * tolerate the cordon, which kubectl's (a plain NodeOp's) does not.
+ */
+function stageDrain(drain: DrainOptions): DrainOptions {
+  return { ...drain, exemptNamespaces: ['kube-system'], exemptCordonTolerating: true };
+}
+
+function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpSpec {
+  const { op, skyhook, settings } = input;
+  const scr = skyhook.metadata.name ?? '';
+  const { name: pkgName, version } = op.package;
   const { key, value, effect } = settings.runtimeRequiredTaint;
-  const nodeOpSpec: NodeOpSpec = {
+  return {
     targetNodes: [op.node],
     command: ['/bin/sh', '-c', `echo "stage ${op.stage} of ${pkgName}:${version} done on $NODE_NAME"`],
-    initSteps,
+    initSteps: stageInitSteps(input, pkg),
     hostMountPath: ROOT_MOUNT,
     ...(pkg?.resources ? { resources: pkg.resources } : {}),
     tolerations: [{ key, operator: 'Equal', value, effect }, ...(skyhook.spec.additionalTolerations ?? [])],
@@ -142,9 +173,17 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
     // Stages of an interrupting package run on a node the planner cordoned under its own claim; the
     // NodeOp then finds it cordoned by someone else and leaves the uncordon to the planner.
     ...(op.cordon ? { cordon: true } : {}),
-    ...(op.drain ? { drainOptions: op.drain } : {}),
+    ...(op.drain ? { drainOptions: stageDrain(op.drain) } : {}),
     ...(op.stageTimeoutSeconds ? { stageTimeout: `${op.stageTimeoutSeconds}s` } : {}),
     ...(settings.imagePullSecret ? { imagePullSecrets: [{ name: settings.imagePullSecret }] } : {}),
+    // The interrupt stages' reboot pod performs it.
+    ...(op.interrupt ? { interrupt: op.interrupt } : {}),
+    configMapMounts: stageConfigMapMounts(op, scr),
+    // Upstream's stage pods use the host network (package downloads, host services).
+    hostNetwork: true,
+    // The Skyhook controller records each stage's progress itself (Apply on the SCR, State on the node).
+    eventVerbosity: 'Quiet',
+    childLabels: stageLabels(op, scr),
     skyhookStage: {
       skyhook: scr,
       package: {
@@ -154,24 +193,34 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
         ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
       },
       stage: op.stage,
-      ...(op.interrupt ? { interrupt: op.interrupt } : {}),
-      ...(op.configMap ? { configMap: op.configMap } : {}),
-      // Every stage: ensureNodeMetadata (node-metadata-writes.ts) writes it before the op is created.
-      nodeMetadataConfigMap: nodeMetadataConfigMapName(scr, op.node),
     },
   };
+}
+
+/** Labels naming the Skyhook, package and stage, on the NodeOp and (childLabels) its Job and pods, so `kubectl logs -l` finds a stage. */
+function stageLabels(op: CreateStageOp, scr: string): Record<string, string> {
+  return {
+    [CHILD_LABELS.name]: labelValue(scr),
+    [CHILD_LABELS.package]: labelValue(`${op.package.name}-${op.package.version}`),
+    [CHILD_LABELS.stage]: op.stage,
+  };
+}
+
+export function buildStageNodeOp(input: StageOpInput): NodeOp {
+  const { op, skyhook, settings } = input;
+  const scr = skyhook.metadata.name ?? '';
+  const { name: pkgName, version } = op.package;
+  // Only the version the op is for: the uninstall of an old version has no spec package.
+  const spec = skyhook.spec.packages?.[pkgName];
+  const pkg = spec?.version === version ? spec : undefined;
+  const containerSHA = op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {};
   return {
     apiVersion: GROUP_VERSION,
     kind: KINDS.nodeOp.kind,
     metadata: {
       name: stageOpName(op),
       namespace: settings.namespace,
-      labels: {
-        [CHILD_LABELS.name]: labelValue(scr),
-        [CHILD_LABELS.package]: labelValue(`${pkgName}-${version}`),
-        [CHILD_LABELS.stage]: op.stage,
-        [CHILD_LABELS.node]: labelValue(op.node),
-      },
+      labels: { ...stageLabels(op, scr), [CHILD_LABELS.node]: labelValue(op.node) },
       annotations: {
         // Upstream's stage pod annotation: field order name, version, skyhook, stage, image[, containerSHA].
         [CHILD_ANNOTATIONS.package]: JSON.stringify({
@@ -180,18 +229,13 @@ export function buildStageNodeOp({ op, skyhook, settings }: StageOpInput): NodeO
           skyhook: scr,
           stage: op.stage,
           image: op.package.image,
-          ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
+          ...containerSHA,
         }),
         [STAGE_OP_ANNOTATIONS.previousRestarts]: String(op.previousRestarts),
-        [STAGE_OP_ANNOTATIONS.specHash]: packageSpecHash(
-          pkg ?? {
-            image: op.package.image,
-            ...(op.package.containerSHA ? { containerSHA: op.package.containerSHA } : {}),
-          },
-        ),
+        [STAGE_OP_ANNOTATIONS.specHash]: packageSpecHash(pkg ?? { image: op.package.image, ...containerSHA }),
       },
       ownerReferences: [skyhookOwnerReference(skyhook)],
     },
-    spec: nodeOpSpec,
+    spec: stageNodeOpSpec(input, pkg),
   };
 }

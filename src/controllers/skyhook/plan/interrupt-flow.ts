@@ -8,7 +8,7 @@
  */
 import type { LabelSelector } from '../../../api/k8s-schemas.js';
 import type { SkyhookSpec } from '../../../api/skyhook.js';
-import { cordonClaim, isForeignCordon } from './cordon-claims.js';
+import { cordonClaim, isForeignCordon } from '../../../jobs/cordon/claims.js';
 import { drainBlockersFromMessage, stageDrainOptions } from './drain-settings.js';
 import { mergeInterrupts, packageInterrupts, type MergedInterrupt } from './interrupt-merge.js';
 import { selectorMatches } from '../../../api/label-selector.js';

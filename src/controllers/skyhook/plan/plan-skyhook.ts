@@ -11,7 +11,7 @@ import type { Skyhook } from '../../../api/skyhook.js';
 import { IGNORE_NODE_LABEL, nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../../api/names.js';
 import { skyhookSpecProblems } from '../../../api/spec-checks.js';
 import { planConfigCycles } from './config-cycle.js';
-import { cordonClaim } from './cordon-claims.js';
+import { cordonClaim } from '../../../jobs/cordon/claims.js';
 import { planInterruptFlow, releaseOrphanedSkips } from './interrupt-flow.js';
 import { inputWarningCondition, inputWarnings } from './input-warnings.js';
 import { garbledNodeRecords, garbledRecordsEvent } from './node-record-checks.js';

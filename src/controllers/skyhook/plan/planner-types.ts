@@ -182,7 +182,7 @@ export interface CordonNode {
 
 /**
  * Drop the claim annotation `claim`; uncordon only if, on the node as read at write time, no other
- * claim remains (see `cordonAfterRelease` in cordon-claims.ts): two SCRs finishing at once must not
+ * claim remains (see `cordonAfterRelease` in jobs/cordon/claims.ts): two SCRs finishing at once must not
  * both leave the node cordoned by nobody, nor either uncordon it under the other.
  */
 export interface ReleaseNodeCordon {

@@ -6,7 +6,7 @@
 import type { CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { nodeAnnotations, nodeConditionTypes, nodeLabels } from '../../../api/names.js';
 import { FIELD_MANAGER, mergePatchNode, STRATEGIC_MERGE_PATCH } from '../../../kube/client.js';
-import { cordonClaim } from '../plan/cordon-claims.js';
+import { cordonClaim } from '../../../jobs/cordon/claims.js';
 import { releaseCordonClaim } from './node-cordon-taint-writes.js';
 import type { NodeConditionValue } from '../../../api/node-state.js';
 

@@ -1,0 +1,77 @@
+/**
+ * What a Skyhook stage's NodeOp asks of the generic NodeOp controller: the fields that give it
+ * upstream's stage pod (ConfigMap mounts, host network, drain exemptions, quiet events, the interrupt,
+ * labels), with `skyhookStage` only recording which stage it is.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { CHILD_LABELS } from '../../../src/api/names.js';
+import type { Skyhook } from '../../../src/api/skyhook.js';
+import {
+  buildStageNodeOp,
+  NODE_METADATA_MOUNT,
+  PACKAGE_CONFIGMAP_MOUNT,
+} from '../../../src/controllers/skyhook/build/stage-nodeop.js';
+import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
+import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
+
+const settings = readSkyhookSettings({}, 'skyhook');
+const skyhook: Skyhook = {
+  apiVersion: 'skyhook.nvidia.com/v1alpha1',
+  kind: 'Skyhook',
+  metadata: { name: 'demo', uid: 'u', generation: 1 },
+  spec: { packages: { tuning: { version: '1.0.0', image: 'ghcr.io/x/tuning' } } },
+};
+const op = (extra: Partial<CreateStageOp> = {}): CreateStageOp => ({
+  kind: 'createStageOp',
+  skyhook: 'demo',
+  node: 'n0',
+  stage: 'apply',
+  previousRestarts: 0,
+  package: { name: 'tuning', version: '1.0.0', image: 'ghcr.io/x/tuning' },
+  ...extra,
+});
+
+describe('the stage NodeOp', () => {
+  it('sets the generic fields and keeps skyhookStage as a record only', () => {
+    const spec = buildStageNodeOp({ op: op({ configMap: 'demo-tuning-1.0.0' }), skyhook, settings }).spec;
+    expect(spec.hostNetwork).toBe(true);
+    expect(spec.eventVerbosity).toBe('Quiet');
+    expect(spec.configMapMounts).toEqual([
+      { name: 'package-config', configMap: 'demo-tuning-1.0.0', mountPath: PACKAGE_CONFIGMAP_MOUNT },
+      { name: 'node-metadata', configMap: expect.stringMatching(/^demo-n0-metadata-/), mountPath: NODE_METADATA_MOUNT },
+    ]);
+    expect(spec.childLabels).toEqual({
+      [CHILD_LABELS.name]: 'demo',
+      [CHILD_LABELS.package]: 'tuning-1.0.0',
+      [CHILD_LABELS.stage]: 'apply',
+    });
+    expect(spec.skyhookStage).toEqual({
+      skyhook: 'demo',
+      package: { name: 'tuning', version: '1.0.0', image: 'ghcr.io/x/tuning' },
+      stage: 'apply',
+    });
+    expect(spec.interrupt).toBeUndefined();
+    expect(spec.drainOptions).toBeUndefined();
+  });
+
+  it('carries the interrupt and drains with upstream exemptions', () => {
+    const interrupt = buildStageNodeOp({
+      op: op({ stage: 'interrupt', interrupt: { type: 'service', services: ['containerd'] } }),
+      skyhook,
+      settings,
+    }).spec;
+    expect(interrupt.interrupt).toEqual({ type: 'service', services: ['containerd'] });
+    const drained = buildStageNodeOp({
+      op: op({ cordon: true, drain: { enabled: true, force: true } }),
+      skyhook,
+      settings,
+    }).spec;
+    expect(drained.cordon).toBe(true);
+    expect(drained.drainOptions).toEqual({
+      enabled: true,
+      force: true,
+      exemptNamespaces: ['kube-system'],
+      exemptCordonTolerating: true,
+    });
+  });
+});
