@@ -27,7 +27,7 @@ export async function runStep(
 ): Promise<boolean> {
   const substituted = substituteEnvArguments(step, ctx.env);
   if (!substituted.ok) {
-    substituted.errors.forEach((message) => ctx.print(message));
+    for (const message of substituted.errors) ctx.print(message);
     return false;
   }
   const args = [...substituted.arguments, ...extras.arguments];

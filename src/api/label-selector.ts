@@ -16,5 +16,7 @@ export function selectorMatches(selector: LabelSelector | undefined, labels: Rec
       case 'DoesNotExist':
         return !present;
     }
+    // An operator the API does not know selects nothing, as the apiserver's validation would reject it.
+    return false;
   });
 }

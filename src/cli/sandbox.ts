@@ -13,17 +13,15 @@ import type { V1Node } from '@kubernetes/client-node';
 import { CHILD_LABELS, GROUP_VERSION, KINDS, TEST_NODE_LABEL } from '../api/names.js';
 import type { Skyhook } from '../api/skyhook.js';
 import { controllers } from '../controllers/registry.js';
-import { selectorMatches } from '../api/label-selector.js';
-import { hasInterrupt } from '../controllers/skyhook/plan/package-rules.js';
 import { Informer } from '../kube/informer.js';
 import { apiListWatch, customResourcePath } from '../kube/list-watch.js';
 import { createLogger, silentLogger } from '../kube/logger.js';
 import { startManager } from '../kube/manager.js';
 import { pino } from 'pino';
-import { startControlPlane, type SimulatedNode } from '../sandbox/control-plane.js';
-import { nodeLine, overallLine, type ProgressSkyhook } from '../sandbox/progress.js';
+import { type ControlPlane, startControlPlane, type SimulatedNode } from '../sandbox/control-plane.js';
 import { startSimulatedHost } from '../sandbox/simulated-host.js';
 import { startSandboxRealNodes, type SandboxRealNodes } from '../sandbox/real-node/sandbox-real-nodes.js';
+import { sandboxRenderer } from './sandbox-view.js';
 import { parseDurationMs } from '../util/duration.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -49,21 +47,6 @@ function skyhooksIn(file: string): Skyhook[] {
     .filter((doc): doc is Skyhook => doc?.kind === KINDS.skyhook.kind && doc.apiVersion === GROUP_VERSION);
 }
 
-function progressOf(skyhook: Skyhook): ProgressSkyhook {
-  const packages = Object.fromEntries(
-    Object.entries(skyhook.spec?.packages ?? {}).map(([name, pkg]) => [
-      name,
-      { version: pkg.version, interrupts: hasInterrupt(pkg, undefined) },
-    ]),
-  );
-  return {
-    name: skyhook.metadata?.name ?? '',
-    status: skyhook.status?.status,
-    completeNodes: skyhook.status?.completeNodes,
-    packages,
-  };
-}
-
 /** Where to look on the real nodes: their root filesystems (the hosts the packages changed) and the stage logs. */
 function realNodeHints(real: SandboxRealNodes): string[] {
   return real.fleet.nodes.flatMap((node) => [
@@ -74,7 +57,18 @@ function realNodeHints(real: SandboxRealNodes): string[] {
   ]);
 }
 
-export async function runSandboxCli(argv: string[]): Promise<number> {
+interface SandboxArgs {
+  nodeCount: number;
+  demoCount: number;
+  realCount: number;
+  podDuration: string;
+  keepLogs: boolean;
+  file: string;
+  skyhooks: Skyhook[];
+}
+
+/** The checked arguments, or undefined when the user asked for help (printed here). */
+function parseSandboxArgs(argv: string[]): SandboxArgs | undefined {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -89,7 +83,7 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
   });
   if (values.help) {
     console.log(HELP);
-    return 0;
+    return undefined;
   }
   const nodeCount = Number(values.nodes);
   const demoCount = Number(values['demo-nodes']);
@@ -104,112 +98,109 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
   const skyhooks = skyhooksIn(file);
   if (skyhooks.length === 0)
     throw new Error(`${file} holds no ${GROUP_VERSION} Skyhook: pass a Skyhook manifest with -f`);
+  const { 'pod-duration': podDuration, 'keep-logs': keepLogs } = values;
+  return { nodeCount, demoCount, realCount, podDuration, keepLogs, file, skyhooks };
+}
 
+type Cleanups = (() => Promise<unknown>)[];
+
+/**
+ * CRDs, namespace, real nodes (if asked for), the operator, the simulated host, then the Skyhooks of
+ * the file; each started part registers its stop in `cleanups`.
+ */
+async function startOperatorAndApply(
+  cp: ControlPlane,
+  args: SandboxArgs,
+  say: (message: string) => void,
+  cleanups: Cleanups,
+): Promise<SandboxRealNodes | undefined> {
+  const crds = await cp.kubectl(['apply', '--server-side', '-k', join(repoRoot, 'config/crd')]);
+  if (crds.code !== 0) throw new Error(`installing the CRDs failed: ${crds.stderr}`);
+  await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  await cp.kubectl(['create', 'namespace', 'skyhook']);
+  const operatorLog = join(cp.runDir, 'logs', 'operator.log');
+  const logger = createLogger({
+    level: 'info',
+    destination: pino.destination({ dest: operatorLog, sync: true, mkdir: true }),
+  });
+  const real =
+    args.realCount > 0
+      ? await startSandboxRealNodes(cp, args.realCount, { labels: { [TEST_NODE_LABEL]: 'demo' }, logger, say })
+      : undefined;
+  if (real) {
+    cleanups.push(() => real.fleet.stop({ keepDirs: args.keepLogs }));
+    // Stage Jobs on real nodes run the images the nodes hold (an explicit environment wins).
+    process.env.AGENT_IMAGE ||= real.images.agentImage;
+    process.env.SENTINEL_IMAGE ||= real.images.sentinelImage;
+    for (const line of real.describe()) say(line);
+  }
+  const manager = await startManager({
+    kc: cp.kubeConfig,
+    logger,
+    namespace: 'skyhook',
+    identity: `${hostname()}-sandbox`,
+    leaderElect: false,
+    leaseName: 'skyhook-sandbox',
+    health: { host: '127.0.0.1', port: 0 },
+    metrics: { host: '127.0.0.1', port: 0 },
+    controllers,
+  });
+  cleanups.push(() => manager.shutdown());
+  const host = await startSimulatedHost(cp.kubeConfig, { logger: silentLogger() });
+  cleanups.push(() => host.stop());
+  say(`operator running (log: ${operatorLog}); applying ${args.file}`);
+  const applied = await cp.kubectl(['apply', '--server-side', '-f', args.file]);
+  if (applied.code !== 0) throw new Error(`applying ${args.file} failed: ${applied.stderr}`);
+  return real;
+}
+
+/** Node and Skyhook informers for the progress view, stopped with the rest. */
+function watchSandbox(cp: ControlPlane, cleanups: Cleanups): { nodes: Informer<V1Node>; live: Informer<Skyhook> } {
+  const nodes = new Informer<V1Node>(apiListWatch(cp.kubeConfig, '/api/v1/nodes'), {
+    resource: 'sandbox-nodes',
+    logger: silentLogger(),
+  });
+  const live = new Informer<Skyhook>(
+    apiListWatch(cp.kubeConfig, customResourcePath('skyhook.nvidia.com', 'v1alpha1', KINDS.skyhook.plural)),
+    { resource: 'sandbox-skyhooks', logger: silentLogger() },
+  );
+  nodes.start();
+  live.start();
+  cleanups.push(async () => Promise.all([nodes.stop(), live.stop()]));
+  return { nodes, live };
+}
+
+export async function runSandboxCli(argv: string[]): Promise<number> {
+  const args = parseSandboxArgs(argv);
+  if (!args) return 0;
   const tty = Boolean(process.stdout.isTTY);
   const say = (message: string): void => console.log(tty ? message : `[sandbox] ${message}`);
   const started = Date.now();
-  const nodes: SimulatedNode[] = Array.from({ length: nodeCount }, (_, i) => ({
+  const nodes: SimulatedNode[] = Array.from({ length: args.nodeCount }, (_, i) => ({
     name: `node-${i}`,
-    ...(i < demoCount ? { labels: { [TEST_NODE_LABEL]: 'demo' } } : {}),
+    ...(i < args.demoCount ? { labels: { [TEST_NODE_LABEL]: 'demo' } } : {}),
   }));
   const cp = await startControlPlane({
     nodes,
-    podDurationMs: parseDurationMs(values['pod-duration']),
-    keepRunDir: values['keep-logs'],
+    podDurationMs: parseDurationMs(args.podDuration),
+    keepRunDir: args.keepLogs,
     onProgress: (m) => say(`control plane: ${m}`),
   });
-  const cleanups: (() => Promise<unknown>)[] = [() => cp.stop()];
+  const cleanups: Cleanups = [() => cp.stop()];
   const stopAll = async (): Promise<void> => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
   try {
-    const crds = await cp.kubectl(['apply', '--server-side', '-k', join(repoRoot, 'config/crd')]);
-    if (crds.code !== 0) throw new Error(`installing the CRDs failed: ${crds.stderr}`);
-    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
-    await cp.kubectl(['create', 'namespace', 'skyhook']);
-    const operatorLog = join(cp.runDir, 'logs', 'operator.log');
-    const logger = createLogger({
-      level: 'info',
-      destination: pino.destination({ dest: operatorLog, sync: true, mkdir: true }),
-    });
-    const real =
-      realCount > 0
-        ? await startSandboxRealNodes(cp, realCount, { labels: { [TEST_NODE_LABEL]: 'demo' }, logger, say })
-        : undefined;
-    if (real) {
-      cleanups.push(() => real.fleet.stop({ keepDirs: values['keep-logs'] }));
-      // Stage Jobs on real nodes run the images the nodes hold (an explicit environment wins).
-      process.env.AGENT_IMAGE ||= real.images.agentImage;
-      process.env.SENTINEL_IMAGE ||= real.images.sentinelImage;
-      for (const line of real.describe()) say(line);
-    }
-    const manager = await startManager({
-      kc: cp.kubeConfig,
-      logger,
-      namespace: 'skyhook',
-      identity: `${hostname()}-sandbox`,
-      leaderElect: false,
-      leaseName: 'skyhook-sandbox',
-      health: { host: '127.0.0.1', port: 0 },
-      metrics: { host: '127.0.0.1', port: 0 },
-      controllers,
-    });
-    cleanups.push(() => manager.shutdown());
-    const host = await startSimulatedHost(cp.kubeConfig, { logger: silentLogger() });
-    cleanups.push(() => host.stop());
-    say(`operator running (log: ${operatorLog}); applying ${file}`);
-    const applied = await cp.kubectl(['apply', '--server-side', '-f', file]);
-    if (applied.code !== 0) throw new Error(`applying ${file} failed: ${applied.stderr}`);
-
-    const nodeInformer = new Informer<V1Node>(apiListWatch(cp.kubeConfig, '/api/v1/nodes'), {
-      resource: 'sandbox-nodes',
-      logger: silentLogger(),
-    });
-    const skyhookInformer = new Informer<Skyhook>(
-      apiListWatch(cp.kubeConfig, customResourcePath('skyhook.nvidia.com', 'v1alpha1', KINDS.skyhook.plural)),
-      { resource: 'sandbox-skyhooks', logger: silentLogger() },
-    );
-    nodeInformer.start();
-    skyhookInformer.start();
-    cleanups.push(async () => Promise.all([nodeInformer.stop(), skyhookInformer.stop()]));
-
-    let drawn = 0;
-    let lastPlain = new Map<string, string>();
-    let announced = false;
-    const render = (): void => {
-      const lines: string[] = [];
-      for (const wanted of skyhooks) {
-        const skyhook = skyhookInformer.get(wanted.metadata?.name ?? '') ?? wanted;
-        const progress = progressOf(skyhook);
-        const selected = nodeInformer
-          .list()
-          .filter((n) => selectorMatches(skyhook.spec?.nodeSelectors, n.metadata?.labels ?? {}));
-        const nodeLines = selected.map((n) =>
-          nodeLine({ name: n.metadata?.name ?? '', annotations: n.metadata?.annotations ?? {} }, progress),
-        );
-        lines.push(overallLine(progress, nodeLines, Date.now() - started), ...nodeLines.map((l) => `  ${l.text}`));
-      }
-      if (tty) {
-        process.stdout.write(`${drawn ? `\x1b[${drawn}A` : ''}${lines.map((l) => `\x1b[2K${l}`).join('\n')}\n`);
-        drawn = lines.length;
-      } else {
-        const next = new Map(
-          lines.map((l) => [
-            l
-              .replace(/\s+[\d.]+ s$/, '')
-              .trim()
-              .split(/\s+/)[0] ?? l,
-            l,
-          ]),
-        );
-        for (const [key, line] of next)
-          if (lastPlain.get(key)?.replace(/\s+[\d.]+ s$/, '') !== line.replace(/\s+[\d.]+ s$/, '')) say(line.trim());
-        lastPlain = next;
-      }
-      const done = skyhooks.every((s) => skyhookInformer.get(s.metadata?.name ?? '')?.status?.status === 'complete');
-      if (done && !announced) {
+    const real = await startOperatorAndApply(cp, args, say, cleanups);
+    const { skyhooks } = args;
+    const render = sandboxRenderer({
+      skyhooks,
+      ...watchSandbox(cp, cleanups),
+      tty,
+      started,
+      say,
+      onComplete: () => {
         // The rollout is over: the last picture stays, the rest is kubectl's.
-        announced = true;
         clearInterval(timer);
         say(
           `${skyhooks.map((s) => s.metadata?.name).join(', ')} complete on every selected node in ${((Date.now() - started) / 1000).toFixed(1)} s`,
@@ -217,8 +208,8 @@ export async function runSandboxCli(argv: string[]): Promise<number> {
         say(`explore with kubectl:\nexport KUBECONFIG=${cp.kubeconfigPath}`);
         for (const line of real ? realNodeHints(real) : []) say(line);
         say('still running; press Ctrl-C to stop');
-      }
-    };
+      },
+    });
     const timer = setInterval(render, tty ? 250 : 500);
     cleanups.push(async () => clearInterval(timer));
     await new Promise<void>((resolveStop) => {

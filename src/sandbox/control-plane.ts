@@ -2,28 +2,34 @@
  * A real, local Kubernetes control plane: etcd, kube-apiserver, kube-controller-manager,
  * kube-scheduler and kwok, built from upstream modules (`npm run cluster:build`), bound to
  * 127.0.0.1 on free ports, with simulated nodes. The tests, the benchmarks and `npm start` use it.
+ * The components' flags are in component-args.ts, the simulated nodes in simulated-nodes.ts.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
-import pLimit from 'p-limit';
+import { KubeConfig } from '@kubernetes/client-node';
 import { findBinaries, type Binaries } from './binaries.js';
-import { loadTls, waitHealthy } from './http-probe.js';
+import {
+  AUDIT_POLICY,
+  apiserverArgs,
+  auditArgs,
+  type ControlPlanePorts,
+  controllerManagerArgs,
+  etcdArgs,
+  kwokArgs,
+  schedulerArgs,
+} from './component-args.js';
+import { ComponentGroup, PortClashError } from './component-group.js';
+import { loadTls } from './http-probe.js';
 import { kwokConfigYaml, simulatedLogFile } from './kwok-stages.js';
 import { createPki, writeKubeconfig, type Pki } from './pki.js';
 import { freePorts } from './ports.js';
-import { reapStaleRuns, startComponent, stopComponent, type Component } from './processes.js';
+import { type Component, reapStaleRuns } from './processes.js';
+import { addSimulatedNodes, nodeList, type SimulatedNode } from './simulated-nodes.js';
 import { waitForList } from '../kube/wait.js';
-import { SANDBOX_NAMES } from '../api/names.js';
 
-export interface SimulatedNode {
-  name: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  taints?: { key: string; value?: string; effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' }[];
-}
+export type { SimulatedNode } from './simulated-nodes.js';
 
 export interface ControlPlaneOptions {
   /** A count (named `node-0` …) or explicit nodes; all are Ready when start resolves. */
@@ -78,32 +84,9 @@ export interface ControlPlane {
 export type RestartableComponent = 'etcd' | 'kube-apiserver';
 
 const START_TIMEOUT_MS = 60_000;
-/** Node creations in flight at once: a thousand at a time would swamp a small machine's API server. */
-const NODE_CREATE_CONCURRENCY = 50;
-/** Extra time to wait for Ready per node beyond the first START_TIMEOUT_MS worth. */
-const READY_MS_PER_NODE = 100;
-
-/** Only writes, and only who/what/when (no bodies): enough to count an actor's API writes. */
-const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-- level: Metadata
-  verbs: [create, update, patch, delete, deletecollection]
-- level: None
-`;
 
 function defaultBaseDir(): string {
   return join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'skyhook-ts-sandbox');
-}
-
-function nodeList(nodes: ControlPlaneOptions['nodes']): SimulatedNode[] {
-  if (Array.isArray(nodes)) return nodes;
-  return Array.from({ length: nodes ?? 0 }, (_, i) => ({ name: `node-${i}` }));
-}
-
-function isReady(node: V1Node): boolean {
-  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
@@ -120,7 +103,41 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
 }
 
-class PortClashError extends Error {}
+/** A fresh run directory (with logs/ and the owner's pid) under `baseDir`, after reaping dead runs there. */
+function makeRunDir(baseDir: string): string {
+  mkdirSync(baseDir, { recursive: true });
+  reapStaleRuns(baseDir);
+  const runDir = mkdtempSync(join(baseDir, 'run-'));
+  mkdirSync(join(runDir, 'logs'));
+  writeFileSync(join(runDir, 'owner'), String(process.pid));
+  return runDir;
+}
+
+async function pickPorts(): Promise<ControlPlanePorts> {
+  const [etcd, peer, api, kcm, scheduler, kwok] = (await freePorts(6)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return { etcd, peer, api, kcm, scheduler, kwok };
+}
+
+/** The parts of a started control plane the handle needs beyond the options. */
+interface Started {
+  runDir: string;
+  server: string;
+  kubeconfigPath: string;
+  kubeconfigYaml: string;
+  kubeConfig: KubeConfig;
+  binaries: Binaries;
+  startupMs: number;
+  auditLogPath: string | undefined;
+  group: ComponentGroup;
+  probes: Record<RestartableComponent, string>;
+}
 
 async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
   const started = Date.now();
@@ -128,107 +145,25 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
   const binaries = findBinaries(
     options.assetsDir ? { ...process.env, KUBEBUILDER_ASSETS: options.assetsDir } : process.env,
   );
-  const baseDir = options.baseDir ?? defaultBaseDir();
-  mkdirSync(baseDir, { recursive: true });
-  reapStaleRuns(baseDir);
-  const runDir = mkdtempSync(join(baseDir, 'run-'));
-  mkdirSync(join(runDir, 'logs'));
-  writeFileSync(join(runDir, 'owner'), String(process.pid));
+  const runDir = makeRunDir(options.baseDir ?? defaultBaseDir());
   const v = String(options.verbosity ?? 1);
-  const components: Component[] = [];
-  const stopAll = async (): Promise<void> => {
-    for (const component of [...components].reverse()) await stopComponent(component);
-  };
+  const group = new ComponentGroup(runDir, binaries, START_TIMEOUT_MS, (name) =>
+    progress(`${name} ready (${((Date.now() - started) / 1000).toFixed(1)} s)`),
+  );
 
   try {
     const pki = await createPki(runDir);
-    const [etcdPort, peerPort, apiPort, kcmPort, schedulerPort, kwokPort] = (await freePorts(6)) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
-    const server = `https://127.0.0.1:${apiPort}`;
+    const ports = await pickPorts();
+    const server = `https://127.0.0.1:${ports.api}`;
     const kubeconfigPath = join(runDir, 'kubeconfig');
     const kubeconfigYaml = await writeKubeconfig(kubeconfigPath, server, pki);
-    const admin = loadTls({ ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey });
-    const argsOf = new Map<string, string[]>();
-    const start = (name: keyof Binaries, args: string[]): Component => {
-      const component = startComponent(runDir, name, binaries[name], args);
-      components.push(component);
-      argsOf.set(name, args);
-      return component;
-    };
-    const clashCheck = (component: Component): void => {
-      const log = existsSync(component.logFile) ? readFileSync(component.logFile, 'utf8') : '';
-      if (/address already in use/.test(log)) throw new PortClashError(`${component.name}: address already in use`);
-    };
-    const healthy = async (component: Component, url: string, tls = admin): Promise<void> => {
-      try {
-        await waitHealthy(component, url, START_TIMEOUT_MS, tls);
-      } catch (error) {
-        clashCheck(component);
-        throw error;
-      }
-      progress(`${component.name} ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-    };
+    group.tls = loadTls({ ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey });
 
-    const etcd = start('etcd', [
-      '--name=default',
-      `--data-dir=${join(runDir, 'etcd')}`,
-      `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
-      `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
-      `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-      `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-      `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
-      '--unsafe-no-fsync',
-      '--quota-backend-bytes=4294967296',
-      '--auto-compaction-retention=1',
-      '--log-level=warn',
-    ]);
-    await healthy(etcd, `http://127.0.0.1:${etcdPort}/health`);
-
-    const auditLogPath = options.auditLog ? join(runDir, 'audit.log') : undefined;
-    const auditArgs: string[] = [];
-    if (auditLogPath) {
-      const policyPath = join(runDir, 'audit-policy.yaml');
-      writeFileSync(policyPath, AUDIT_POLICY);
-      auditArgs.push(
-        `--audit-policy-file=${policyPath}`,
-        `--audit-log-path=${auditLogPath}`,
-        '--audit-log-format=json',
-        '--audit-log-maxsize=0',
-      );
-    }
-    const apiserver = start('kube-apiserver', [
-      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-      `--cert-dir=${join(runDir, 'apiserver-certs')}`,
-      `--tls-cert-file=${pki.servingCert}`,
-      `--tls-private-key-file=${pki.servingKey}`,
-      `--client-ca-file=${pki.caCert}`,
-      '--bind-address=127.0.0.1',
-      `--secure-port=${apiPort}`,
-      '--advertise-address=127.0.0.1',
-      '--endpoint-reconciler-type=none',
-      '--service-cluster-ip-range=10.96.0.0/16',
-      '--authorization-mode=RBAC',
-      '--allow-privileged=true',
-      // Pods may name a ServiceAccount before its controller has made the namespace's default one.
-      '--disable-admission-plugins=ServiceAccount',
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${pki.serviceAccountPub}`,
-      `--service-account-signing-key-file=${pki.serviceAccountKey}`,
-      '--kubelet-preferred-address-types=InternalIP',
-      `--kubelet-client-certificate=${pki.adminCert}`,
-      `--kubelet-client-key=${pki.adminKey}`,
-      ...auditArgs,
-      `--v=${v}`,
-    ]);
-    await healthy(apiserver, `${server}/readyz`);
+    await group.healthy(group.start('etcd', etcdArgs(runDir, ports)), `http://127.0.0.1:${ports.etcd}/health`);
+    const { apiserver, auditLogPath } = startApiserver(group, runDir, ports, pki, options.auditLog, v);
+    await group.healthy(apiserver, `${server}/readyz`);
     const probes: Record<RestartableComponent, string> = {
-      etcd: `http://127.0.0.1:${etcdPort}/health`,
+      etcd: `http://127.0.0.1:${ports.etcd}/health`,
       'kube-apiserver': `${server}/readyz`,
     };
 
@@ -241,135 +176,17 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       START_TIMEOUT_MS,
       'namespace default',
     );
-
-    const kcm = start('kube-controller-manager', [
-      `--kubeconfig=${kubeconfigPath}`,
-      '--leader-elect=false',
-      '--bind-address=127.0.0.1',
-      `--secure-port=${kcmPort}`,
-      '--controllers=job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,' +
-        'pod-garbage-collector-controller,ttl-after-finished-controller,disruption-controller,' +
-        'node-lifecycle-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,daemonset-controller',
-      `--root-ca-file=${pki.caCert}`,
-      `--service-account-private-key-file=${pki.serviceAccountKey}`,
-      '--kube-api-qps=200',
-      '--kube-api-burst=400',
-      `--v=${v}`,
-    ]);
-    const scheduler = start('kube-scheduler', [
-      `--kubeconfig=${kubeconfigPath}`,
-      '--leader-elect=false',
-      '--bind-address=127.0.0.1',
-      `--secure-port=${schedulerPort}`,
-      `--v=${v}`,
-    ]);
-    const kwokConfig = join(runDir, 'kwok.yaml');
-    const logsFile = join(runDir, 'simulated-container.log');
-    writeFileSync(logsFile, simulatedLogFile());
-    writeFileSync(kwokConfig, kwokConfigYaml({ podDurationMs: options.podDurationMs ?? 1000, logsFile }));
-    const kwok = start('kwok', [
-      `--kubeconfig=${kubeconfigPath}`,
-      `--config=${kwokConfig}`,
-      // Only the simulated nodes: real nodes (sandbox/real-node/) have kubelets of their own.
-      '--manage-all-nodes=false',
-      `--manage-nodes-with-annotation-selector=${SANDBOX_NAMES.simulatedNodeAnnotation}=fake`,
-      '--node-ip=127.0.0.1',
-      `--node-port=${kwokPort}`,
-      `--server-address=127.0.0.1:${kwokPort}`,
-      `--tls-cert-file=${pki.servingCert}`,
-      `--tls-private-key-file=${pki.servingKey}`,
-      '--cidr=10.244.0.0/16',
-      '--node-lease-duration-seconds=40',
-      `--v=${v}`,
-    ]);
-    await Promise.all([
-      healthy(kcm, `https://127.0.0.1:${kcmPort}/healthz`, {}),
-      healthy(scheduler, `https://127.0.0.1:${schedulerPort}/healthz`, {}),
-      healthy(kwok, `http://127.0.0.1:${kwokPort}/healthz`, {}),
-    ]);
-
-    const core = kubeConfig.makeApiClient(CoreV1Api);
-    const addNodes = async (nodes: SimulatedNode[]): Promise<void> => {
-      if (nodes.length === 0) return;
-      const limit = pLimit(NODE_CREATE_CONCURRENCY);
-      await Promise.all(
-        nodes.map((node) =>
-          limit(() =>
-            core.createNode({
-              body: {
-                apiVersion: 'v1',
-                kind: 'Node',
-                metadata: {
-                  name: node.name,
-                  labels: {
-                    'kubernetes.io/hostname': node.name,
-                    'kubernetes.io/os': 'linux',
-                    type: 'kwok',
-                    [SANDBOX_NAMES.nodeKindLabel]: 'simulated',
-                    ...node.labels,
-                  },
-                  annotations: { [SANDBOX_NAMES.simulatedNodeAnnotation]: 'fake', ...node.annotations },
-                },
-                spec: { taints: node.taints },
-              },
-            }),
-          ),
-        ),
-      );
-      const names = new Set(nodes.map((n) => n.name));
-      const what = names.size > 10 ? `${names.size} nodes` : `nodes ${[...names].join(', ')}`;
-      await waitForList<V1Node>(
-        kubeConfig,
-        '/api/v1/nodes',
-        (all) => all.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length === names.size,
-        START_TIMEOUT_MS + names.size * READY_MS_PER_NODE,
-        `${what} to be Ready`,
-      );
-    };
-    // A component that lost its port to another process exits after its health check passed
-    // against the other one: make sure every component is still ours and running.
-    for (const component of components) {
-      if (component.child.exitCode !== null || component.child.signalCode !== null) {
-        clashCheck(component);
-        throw new Error(`${component.name} exited right after start; see ${component.logFile}`);
-      }
-    }
-    await addNodes(nodeList(options.nodes));
+    await startControllers(group, runDir, kubeconfigPath, ports, pki, options.podDurationMs, v);
+    group.assertAllRunning();
+    await addSimulatedNodes(kubeConfig, nodeList(options.nodes), START_TIMEOUT_MS);
     const startupMs = Date.now() - started;
     progress(
       `control plane ready with ${nodeList(options.nodes).length} node(s) in ${(startupMs / 1000).toFixed(1)} s`,
     );
-
-    let stopped = false;
-    return {
-      runDir,
-      server,
-      kubeconfigPath,
-      kubeconfigYaml,
-      kubeConfig,
-      binaries,
-      startupMs,
-      ...(auditLogPath ? { auditLogPath } : {}),
-      pids: components.map((c) => c.pid),
-      kubectl: (args, opts) => runKubectl(binaries.kubectl, kubeconfigPath, args, opts?.input),
-      addNodes,
-      async restart(name) {
-        const index = components.findIndex((c) => c.name === name);
-        if (index < 0 || stopped) throw new Error(`cannot restart ${name}: not running`);
-        await stopComponent(components[index]!);
-        const fresh = startComponent(runDir, name, binaries[name], argsOf.get(name)!);
-        components[index] = fresh;
-        await healthy(fresh, probes[name]);
-      },
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await stopAll();
-        if (!options.keepRunDir) rmSync(runDir, { recursive: true, force: true });
-      },
-    };
+    const up = { runDir, server, kubeconfigPath, kubeconfigYaml, kubeConfig, binaries, startupMs, auditLogPath };
+    return controlPlaneHandle(options, { ...up, group, probes });
   } catch (error) {
-    await stopAll();
+    await group.stopAll();
     const message = error instanceof Error ? error.message : String(error);
     const wrapped =
       error instanceof PortClashError
@@ -378,6 +195,77 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     if (error instanceof PortClashError) rmSync(runDir, { recursive: true, force: true });
     throw wrapped;
   }
+}
+
+/** Starts the API server, with an audit log of writes when asked for. */
+function startApiserver(
+  group: ComponentGroup,
+  runDir: string,
+  ports: ControlPlanePorts,
+  pki: Pki,
+  auditLog: boolean | undefined,
+  v: string,
+): { apiserver: Component; auditLogPath: string | undefined } {
+  const auditLogPath = auditLog ? join(runDir, 'audit.log') : undefined;
+  const extra: string[] = [];
+  if (auditLogPath) {
+    const policyPath = join(runDir, 'audit-policy.yaml');
+    writeFileSync(policyPath, AUDIT_POLICY);
+    extra.push(...auditArgs(policyPath, auditLogPath));
+  }
+  return { apiserver: group.start('kube-apiserver', apiserverArgs(runDir, ports, pki, extra, v)), auditLogPath };
+}
+
+/** kube-controller-manager, kube-scheduler and kwok: started together, waited for together. */
+async function startControllers(
+  group: ComponentGroup,
+  runDir: string,
+  kubeconfigPath: string,
+  ports: ControlPlanePorts,
+  pki: Pki,
+  podDurationMs: number | undefined,
+  v: string,
+): Promise<void> {
+  const kcm = group.start('kube-controller-manager', controllerManagerArgs(kubeconfigPath, ports, pki, v));
+  const scheduler = group.start('kube-scheduler', schedulerArgs(kubeconfigPath, ports, v));
+  const kwokConfig = join(runDir, 'kwok.yaml');
+  const logsFile = join(runDir, 'simulated-container.log');
+  writeFileSync(logsFile, simulatedLogFile());
+  writeFileSync(kwokConfig, kwokConfigYaml({ podDurationMs: podDurationMs ?? 1000, logsFile }));
+  const kwok = group.start('kwok', kwokArgs(kubeconfigPath, kwokConfig, ports, pki, v));
+  await Promise.all([
+    group.healthy(kcm, `https://127.0.0.1:${ports.kcm}/healthz`, {}),
+    group.healthy(scheduler, `https://127.0.0.1:${ports.scheduler}/healthz`, {}),
+    group.healthy(kwok, `http://127.0.0.1:${ports.kwok}/healthz`, {}),
+  ]);
+}
+
+function controlPlaneHandle(options: ControlPlaneOptions, up: Started): ControlPlane {
+  const { runDir, kubeconfigPath, binaries, auditLogPath, group } = up;
+  let stopped = false;
+  return {
+    runDir,
+    server: up.server,
+    kubeconfigPath,
+    kubeconfigYaml: up.kubeconfigYaml,
+    kubeConfig: up.kubeConfig,
+    binaries,
+    startupMs: up.startupMs,
+    ...(auditLogPath ? { auditLogPath } : {}),
+    pids: group.components.map((c) => c.pid),
+    kubectl: (args, opts) => runKubectl(binaries.kubectl, kubeconfigPath, args, opts?.input),
+    addNodes: (nodes) => addSimulatedNodes(up.kubeConfig, nodes, START_TIMEOUT_MS),
+    async restart(name) {
+      if (stopped) throw new Error(`cannot restart ${name}: not running`);
+      await group.restart(name, up.probes[name]);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await group.stopAll();
+      if (!options.keepRunDir) rmSync(runDir, { recursive: true, force: true });
+    },
+  };
 }
 
 function runKubectl(kubectl: string, kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {

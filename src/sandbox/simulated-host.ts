@@ -69,6 +69,99 @@ const terminated = (exitCode: number) => ({
   },
 });
 
+/** What the reboot pod's annotations ask of the host. */
+function interruptRecord(pod: V1Pod, failNodes: Set<string>): SimulatedInterrupt {
+  const node = pod.spec?.nodeName ?? '';
+  const plan = JSON.parse(pod.metadata?.annotations?.[NODEOP_NAMES.interruptAnnotation] ?? '{}') as {
+    commands?: string[][];
+    rebootsNode?: boolean;
+  };
+  return {
+    node,
+    pod: pod.metadata?.name ?? '',
+    namespace: pod.metadata?.namespace ?? '',
+    job: pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation] ?? '',
+    commands: plan.commands ?? [],
+    rebootsNode: plan.rebootsNode === true,
+    failed: failNodes.has(node),
+    at: Date.now(),
+  };
+}
+
+/** What the kubelet shows when the interrupt command fails: the container restarts and crash-loops. */
+async function showCrashLooping(core: CoreV1Api, pod: V1Pod, container: string): Promise<void> {
+  await core.patchNamespacedPodStatus(
+    {
+      name: pod.metadata?.name ?? '',
+      namespace: pod.metadata?.namespace ?? '',
+      body: {
+        status: {
+          containerStatuses: [
+            {
+              name: container,
+              image: pod.spec?.containers[0]?.image ?? '',
+              imageID: '',
+              ready: false,
+              restartCount: 1,
+              state: { waiting: { reason: 'CrashLoopBackOff' } },
+              lastState: terminated(1),
+            },
+          ],
+        },
+      },
+    },
+    MERGE_PATCH,
+  );
+}
+
+/** A reboot as the API sees it: a new bootID and Ready=False. Returns the bootIDs before and after. */
+async function rebootNode(core: CoreV1Api, node: string): Promise<{ before: string | undefined; after: string }> {
+  const before = await core.readNode({ name: node });
+  const after = `boot-${randomUUID()}`;
+  await mergePatchNodeStatus(core, node, {
+    nodeInfo: { bootID: after },
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'Rebooting',
+        message: 'simulated reboot',
+        lastHeartbeatTime: new Date(),
+        lastTransitionTime: new Date(),
+      },
+    ],
+  });
+  return { before: before.status?.nodeInfo?.bootID, after };
+}
+
+/** The reboot pod done: Succeeded, and after a reboot restarted once (killed by the reboot, then exit 0). */
+async function showSucceeded(core: CoreV1Api, pod: V1Pod, container: string, rebootsNode: boolean): Promise<void> {
+  await core.patchNamespacedPodStatus(
+    {
+      name: pod.metadata?.name ?? '',
+      namespace: pod.metadata?.namespace ?? '',
+      body: {
+        status: {
+          phase: 'Succeeded',
+          conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date() }],
+          containerStatuses: [
+            {
+              name: container,
+              image: pod.spec?.containers[0]?.image ?? '',
+              imageID: '',
+              ready: false,
+              restartCount: rebootsNode ? 1 : 0,
+              state: terminated(0),
+              ...(rebootsNode ? { lastState: terminated(143) } : {}),
+            },
+          ],
+        },
+      },
+    },
+    MERGE_PATCH,
+  );
+}
+
 export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostOptions = {}): Promise<SimulatedHost> {
   const logger = options.logger ?? silentLogger();
   const core = kc.makeApiClient(CoreV1Api);
@@ -95,96 +188,22 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
       );
 
   const perform = async (pod: V1Pod): Promise<void> => {
-    const name = pod.metadata?.name ?? '';
-    const namespace = pod.metadata?.namespace ?? '';
-    const node = pod.spec?.nodeName ?? '';
-    const plan = JSON.parse(pod.metadata?.annotations?.[NODEOP_NAMES.interruptAnnotation] ?? '{}') as {
-      commands?: string[][];
-      rebootsNode?: boolean;
-    };
-    const record: SimulatedInterrupt = {
-      node,
-      pod: name,
-      namespace,
-      job: pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation] ?? '',
-      commands: plan.commands ?? [],
-      rebootsNode: plan.rebootsNode === true,
-      failed: failNodes.has(node),
-      at: Date.now(),
-    };
+    const record = interruptRecord(pod, failNodes);
     // Real nodes (a kubelet of their own) do their interrupts themselves.
-    const target = await core.readNode({ name: node });
+    const target = await core.readNode({ name: record.node });
     if (target.metadata?.annotations?.[SANDBOX_NAMES.simulatedNodeAnnotation] !== 'fake') return;
     const container = pod.spec?.containers[0]?.name ?? 'reboot';
     if (record.failed) {
-      await core.patchNamespacedPodStatus(
-        {
-          name,
-          namespace,
-          body: {
-            status: {
-              containerStatuses: [
-                {
-                  name: container,
-                  image: pod.spec?.containers[0]?.image ?? '',
-                  imageID: '',
-                  ready: false,
-                  restartCount: 1,
-                  state: { waiting: { reason: 'CrashLoopBackOff' } },
-                  lastState: terminated(1),
-                },
-              ],
-            },
-          },
-        },
-        MERGE_PATCH,
-      );
+      await showCrashLooping(core, pod, container);
     } else {
       const uid = pod.metadata?.uid ?? '';
       if (record.rebootsNode && !rebooted.has(uid)) {
-        const before = await core.readNode({ name: node });
-        record.bootIdBefore = before.status?.nodeInfo?.bootID;
-        const after = `boot-${randomUUID()}`;
-        await mergePatchNodeStatus(core, node, {
-          nodeInfo: { bootID: after },
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'False',
-              reason: 'Rebooting',
-              message: 'simulated reboot',
-              lastHeartbeatTime: new Date(),
-              lastTransitionTime: new Date(),
-            },
-          ],
-        });
+        const { before, after } = await rebootNode(core, record.node);
+        record.bootIdBefore = before;
         rebooted.set(uid, after);
       }
       if (record.rebootsNode) record.bootIdAfter = rebooted.get(uid);
-      await core.patchNamespacedPodStatus(
-        {
-          name,
-          namespace,
-          body: {
-            status: {
-              phase: 'Succeeded',
-              conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date() }],
-              containerStatuses: [
-                {
-                  name: container,
-                  image: pod.spec?.containers[0]?.image ?? '',
-                  imageID: '',
-                  ready: false,
-                  restartCount: record.rebootsNode ? 1 : 0,
-                  state: terminated(0),
-                  ...(record.rebootsNode ? { lastState: terminated(143) } : {}),
-                },
-              ],
-            },
-          },
-        },
-        MERGE_PATCH,
-      );
+      await showSucceeded(core, pod, container, record.rebootsNode);
     }
     interrupts.push(record);
     logger.info({ ...record }, 'simulated interrupt');

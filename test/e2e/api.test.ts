@@ -4,7 +4,6 @@
  * message naming the field, printer columns, and the operator's exact permissions.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -30,9 +29,17 @@ async function kubectl(args: string[], input?: string): Promise<string> {
   return result.stdout;
 }
 
-async function getJson(resource: string, name: string, namespace?: string): Promise<Record<string, any>> {
+async function getJson(resource: string, name: string, namespace?: string): Promise<unknown> {
   const ns = namespace === undefined ? [] : ['-n', namespace];
-  return JSON.parse(await kubectl(['get', resource, name, ...ns, '-o', 'json'])) as Record<string, any>;
+  return JSON.parse(await kubectl(['get', resource, name, ...ns, '-o', 'json'])) as unknown;
+}
+
+/** The value at `path` in a JSON document, undefined where the path breaks off: for expect() to compare. */
+function at(doc: unknown, ...path: (string | number)[]): unknown {
+  let value = doc;
+  for (const key of path)
+    value = typeof value === 'object' && value !== null ? (value as Record<string | number, unknown>)[key] : undefined;
+  return value;
 }
 
 beforeAll(async () => {
@@ -66,7 +73,7 @@ describe('install', () => {
     await kubectl(['apply', '--server-side', '-k', join(REPO_ROOT, 'config/default')]);
     await kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...CRDS]);
     const deployment = await getJson('deployment', 'skyhook-operator', OPERATOR_NAMESPACE);
-    expect(deployment['spec'].replicas).toBe(2);
+    expect(at(deployment, 'spec', 'replicas')).toBe(2);
   });
 });
 
@@ -90,8 +97,8 @@ describe('valid documents', () => {
   it('accepts the upstream README demo unchanged and fills in the defaults', async () => {
     await kubectl(['apply', '--server-side', '-f', README_DEMO]);
     const demo = await getJson('skyhook', 'demo');
-    expect(demo['spec']).toMatchObject(upstreamSpecDefaults);
-    expect(demo['spec'].packages.tuning).toMatchObject({
+    expect(at(demo, 'spec')).toMatchObject(upstreamSpecDefaults);
+    expect(at(demo, 'spec', 'packages', 'tuning')).toMatchObject({
       version: '1.1.0',
       image: 'ghcr.io/nvidia/skyhook-packages/shellscript',
     });
@@ -101,8 +108,8 @@ describe('valid documents', () => {
   it('accepts config/samples/demo.yaml and fills in the defaults', async () => {
     await kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'config/samples/demo.yaml')]);
     const demo = await getJson('skyhook', 'demo');
-    expect(demo['spec']).toMatchObject(upstreamSpecDefaults);
-    expect(demo['spec'].nodeSelectors).toEqual({ matchLabels: { 'skyhook.nvidia.com/test-node': 'demo' } });
+    expect(at(demo, 'spec')).toMatchObject(upstreamSpecDefaults);
+    expect(at(demo, 'spec', 'nodeSelectors')).toEqual({ matchLabels: { 'skyhook.nvidia.com/test-node': 'demo' } });
   });
 
   it.each(['interrupts.yaml', 'budget.yaml', 'deployment-policy.yaml', 'nodeop.yaml'])(
@@ -114,21 +121,25 @@ describe('valid documents', () => {
 
   it("fills in DeploymentPolicy strategy defaults as upstream's webhook does", async () => {
     const policy = await getJson('deploymentpolicy', 'staged');
-    expect(policy['spec'].default.strategy.fixed).toEqual({ initialBatch: 1, batchThreshold: 100, safetyLimit: 50 });
-    expect(policy['spec'].compartments[1].strategy.exponential).toEqual({
+    expect(at(policy, 'spec', 'default', 'strategy', 'fixed')).toEqual({
+      initialBatch: 1,
+      batchThreshold: 100,
+      safetyLimit: 50,
+    });
+    expect(at(policy, 'spec', 'compartments', 1, 'strategy', 'exponential')).toEqual({
       initialBatch: 2,
       growthFactor: 2,
       failureThreshold: 2,
       batchThreshold: 100,
       safetyLimit: 50,
     });
-    expect(policy['spec'].resetBatchStateOnCompletion).toBe(true);
+    expect(at(policy, 'spec', 'resetBatchStateOnCompletion')).toBe(true);
   });
 
   it('fills in NodeOp defaults', async () => {
     const op = await getJson('nodeop', 'prune-images', OPERATOR_NAMESPACE);
-    expect(op['spec']).toMatchObject({ hostMountPath: '/host', rebootOnSuccess: true, concurrency: 2 });
-    expect(op['spec'].drainOptions).toEqual({
+    expect(at(op, 'spec')).toMatchObject({ hostMountPath: '/host', rebootOnSuccess: true, concurrency: 2 });
+    expect(at(op, 'spec', 'drainOptions')).toEqual({
       enabled: true,
       timeoutSeconds: 600,
       force: false,

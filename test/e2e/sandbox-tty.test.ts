@@ -10,12 +10,18 @@ import { waitUntilGone } from '../../src/sandbox/processes.js';
 
 const repo = resolve(import.meta.dirname, '../..');
 
+/** The terminal's escape character: the patterns are built from it, as a raw one in a regex reads as a typo. */
+const ESC = '\u001b';
+/** The tokens the progress view writes: cursor up (`ESC[nA`), erase line (`ESC[K`, `ESC[2K`), newline. */
+const REDRAW_TOKEN = new RegExp(`(${ESC}\\[\\d*[AK]|${ESC}\\[2K|\\n)`);
+const CURSOR_UP = new RegExp(`^${ESC}\\[(\\d*)A$`);
+
 /** The screen after replaying the redraws: cursor-up moves back over the block, erase-line clears. */
 function lastFrame(output: string): string[] {
   const screen: string[] = [];
   let row = 0;
-  for (const token of output.replace(/\r/g, '').split(/(\x1b\[\d*[AK]|\x1b\[2K|\n)/)) {
-    const up = /^\x1b\[(\d*)A$/.exec(token);
+  for (const token of output.replace(/\r/g, '').split(REDRAW_TOKEN)) {
+    const up = CURSOR_UP.exec(token);
     if (up) row = Math.max(0, row - Number(up[1] || 1));
     else if (token === '\x1b[2K') screen[row] = '';
     else if (token === '\n') row++;
@@ -51,7 +57,7 @@ describe('sandbox progress view in a terminal', () => {
         .trim()
         .split('\n')
         .map((l) => Number(l.split(' ')[0]));
-      expect(output).toMatch(/\x1b\[\d+A/); // it redraws in place
+      expect(output).toMatch(new RegExp(`${ESC}\\[\\d+A`)); // it redraws in place
       const frame = lastFrame(output);
       const nodeRows = frame.filter((line) => /^\s+node-\d/.test(line));
       expect(nodeRows.map((line) => line.trim().split(/\s+/)[0]).sort()).toEqual(['node-0', 'node-1', 'node-2']);

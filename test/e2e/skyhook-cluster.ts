@@ -172,7 +172,7 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
       const result: Record<string, string[]> = {};
       for (const job of jobs.values()) {
         if (job.skyhook !== skyhook || (pkg !== undefined && job.package !== pkg)) continue;
-        (result[job.node] ??= []).push(job.stage);
+        result[job.node] = [...(result[job.node] ?? []), job.stage];
       }
       return result;
     },

@@ -19,7 +19,6 @@ import type { SimulatedHost, SimulatedInterrupt } from '../../src/sandbox/simula
 import { recordNodeTimeline } from './node-timeline.js';
 import {
   createGroupSkyhook,
-  GROUP_LABEL,
   groupNodes,
   recordStageJobs,
   startSkyhookHarness,
@@ -27,7 +26,6 @@ import {
   type SkyhookHarness,
 } from './skyhook-harness.js';
 
-const GROUP = GROUP_LABEL;
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
 const pkg = (interrupt?: Package['interrupt']): Package => ({
   version: '1.0.0',

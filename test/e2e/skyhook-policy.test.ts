@@ -15,7 +15,6 @@ import {
   batchSizes,
   createDeploymentPolicy,
   createGroupSkyhook,
-  GROUP_LABEL,
   groupNodes,
   recordStageJobs,
   startSkyhookHarness,
@@ -23,7 +22,6 @@ import {
   type SkyhookHarness,
 } from './skyhook-harness.js';
 
-const GROUP = GROUP_LABEL;
 const TIER = 'tier';
 const PACKAGE: Package = { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' };
 

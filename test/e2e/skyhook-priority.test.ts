@@ -191,7 +191,10 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
         v.labels['skyhook_name'] === 'e',
     );
     const perStage = (entries: [string, number][]): Record<string, number> =>
-      entries.reduce<Record<string, number>>((acc, [stage, n]) => ({ ...acc, [stage]: (acc[stage] ?? 0) + n }), {});
+      entries.reduce<Record<string, number>>((acc, [stage, n]) => {
+        acc[stage] = (acc[stage] ?? 0) + n;
+        return acc;
+      }, {});
     expect(perStage(finished.map((v) => [`${v.labels['stage']} ${v.labels['result']}`, v.value]))).toEqual(
       perStage(jobsOf((job) => job.skyhook === 'e').map((job) => [`${job.stage} succeeded`, 1])),
     );

@@ -43,10 +43,18 @@ export const COMMON_FLAGS_HELP = `Common options:
   --dry-run             print what would change and change nothing
   -y, --yes             do not ask before destructive changes (alias: --confirm)`;
 
-export function parsePluginArgs(argv: string[]): { options: PluginOptions; positionals: string[] } {
-  let parsed;
+/** parseArgs throws a plain TypeError on an unknown or malformed flag: that is the user's mistake (exit 2). */
+function usageErrorOnThrow<T>(parse: () => T): T {
   try {
-    parsed = parseArgs({
+    return parse();
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+export function parsePluginArgs(argv: string[]): { options: PluginOptions; positionals: string[] } {
+  const parsed = usageErrorOnThrow(() =>
+    parseArgs({
       args: argv,
       allowPositionals: true,
       options: {
@@ -63,10 +71,8 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
         'skip-batch-reset': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+    }),
+  );
   const { values, positionals } = parsed;
   const output = values.output;
   if (!isOutputFormat(output))

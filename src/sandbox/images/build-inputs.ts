@@ -47,6 +47,7 @@ export interface BuildInputs {
 }
 
 async function packageVersions(names: readonly string[]): Promise<string> {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format fields, not a template literal
   return (await runCommand('dpkg-query', ['-W', '-f', '${Package}=${Version}\\n', ...names])).trim();
 }
 

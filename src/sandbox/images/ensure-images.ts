@@ -8,19 +8,7 @@
  * A directory is written as `<name>.partial` and renamed when complete, so a reader never sees half
  * a set. An unchanged checkout costs hashing its inputs: no lock, no buildah.
  */
-import {
-  existsSync,
-  linkSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-  copyFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +16,7 @@ import { silentLogger, type Logger } from '../../kube/logger.js';
 import { Buildah } from './buildah.js';
 import { BUILD_PACKAGES, gatherBuildInputs, PAUSE_VERSION, type BuildInputs } from './build-inputs.js';
 import { BUSYBOX_SOURCE, buildBusyboxFromSource } from './busybox-source.js';
+import { linkOrCopy, markUsed, pruneOldDirs, removeLeftoversOfDeadBuilds } from './cache-dirs.js';
 import { acquireCacheLock } from './cache-lock.js';
 import { archiveFileName, IMAGE_REFS, type ImageName } from './image-refs.js';
 import { buildShellscriptImage, buildSkyhookImage } from './project-images.js';
@@ -68,8 +57,6 @@ const NODE_IMAGES: readonly ImageName[] = [
   'busyboxLatest',
   'pause',
 ];
-const DIRS_KEPT = 3;
-const UNUSED_DIR_MAX_AGE_MS = 24 * 3600_000;
 
 const thisRepoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
 
@@ -135,14 +122,6 @@ async function exportImages(
   }
 }
 
-function linkOrCopy(from: string, to: string): void {
-  try {
-    linkSync(from, to);
-  } catch {
-    copyFileSync(from, to);
-  }
-}
-
 /** Builds the stand-ins into base-<key>/, or loads them from there into a fresh storage. */
 async function ensureBaseImages(
   buildah: Buildah,
@@ -192,35 +171,6 @@ async function ensureBaseImages(
   writeFileSync(join(partial, 'base.json'), JSON.stringify({ key: inputs.baseKey, ids: built }, null, 2));
   renameSync(partial, baseDir);
   return baseDir;
-}
-
-/**
- * Removes cache directories of one kind beyond the newest few that nobody used for a day. Several
- * checkouts (clones, branches) share the cache, each with its own key, and may be importing their
- * set right now: a set's mtime is refreshed on every use, so an active one is never removed.
- */
-function pruneOldDirs(cacheDir: string, pattern: RegExp): void {
-  const dirs = readdirSync(cacheDir)
-    .filter((name) => pattern.test(name))
-    .map((name) => ({ path: join(cacheDir, name), mtime: statSync(join(cacheDir, name)).mtimeMs }))
-    .sort((a, b) => b.mtime - a.mtime);
-  const unusedSince = Date.now() - UNUSED_DIR_MAX_AGE_MS;
-  for (const old of dirs.slice(DIRS_KEPT).filter((dir) => dir.mtime < unusedSince))
-    rmSync(old.path, { recursive: true, force: true });
-}
-
-/** Under the lock, any half-written set or scratch directory was left by a build that died. */
-function removeLeftoversOfDeadBuilds(cacheDir: string, ownScratch: string): void {
-  for (const name of readdirSync(cacheDir)) {
-    const path = join(cacheDir, name);
-    if ((name.endsWith('.partial') || name.startsWith('scratch-')) && path !== ownScratch)
-      rmSync(path, { recursive: true, force: true });
-  }
-}
-
-function markUsed(dir: string): void {
-  const now = new Date();
-  utimesSync(dir, now, now);
 }
 
 async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): Promise<ImageSet> {

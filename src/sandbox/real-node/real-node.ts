@@ -59,31 +59,68 @@ export interface RealNode {
   destroyNow(): void;
 }
 
-const sleepSync = (ms: number): void =>
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms) as unknown as void;
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** What a node's handle and its boot loop share while it runs. */
+interface NodeRun {
+  readonly name: string;
+  readonly dir: string;
+  readonly rootDir: string;
+  readonly logDir: string;
+  readonly net: NodeNetwork;
+  readonly cgroupName: string;
+  readonly boots: NodeBoot[];
+  current: Component | undefined;
+  relay: ApiRelay | undefined;
+  stopping: boolean;
+  crashed: string | undefined;
+}
 
 export async function startRealNode(spec: RealNodeSpec, onResources: (node: RealNode) => void): Promise<RealNode> {
   const dir = join(spec.fleetDir, spec.name);
-  const rootDir = join(dir, 'rootfs');
-  const logDir = join(dir, 'host', 'logs');
   const net: NodeNetwork = networkForSlot(claimSlot());
-  const cgroupName = `skyhook-node-${net.slot}`;
-  const boots: NodeBoot[] = [];
-  let current: Component | undefined;
-  let relay: ApiRelay | undefined;
-  let stopping = false;
-  let crashed: string | undefined;
-  const logger = spec.logger.child({ node: spec.name });
+  const run: NodeRun = {
+    name: spec.name,
+    dir,
+    rootDir: join(dir, 'rootfs'),
+    logDir: join(dir, 'host', 'logs'),
+    net,
+    cgroupName: `skyhook-node-${net.slot}`,
+    boots: [],
+    current: undefined,
+    relay: undefined,
+    stopping: false,
+    crashed: undefined,
+  };
+  const node = realNodeHandle(run);
+  onResources(node);
 
+  mkdirSync(join(dir, 'host', 'logs'), { recursive: true });
+  writeFileSync(join(dir, 'slot'), String(net.slot));
+  await copyRootfs(spec.golden, run.rootDir, spec.fleetDir, spec.name);
+  if (run.stopping) return node;
+  await writeNodeFiles(spec, run);
+  createNodeNetwork(net);
+  createCgroups(run.cgroupName);
+  run.relay = await startApiRelay(join(dir, 'host', 'api.sock'), spec.apiPort);
+  if (run.stopping) return node;
+  bootLoop(spec, run)();
+  return node;
+}
+
+function realNodeHandle(run: NodeRun): RealNode {
+  const { dir, net, cgroupName } = run;
   const destroyNow = (): void => {
-    stopping = true;
-    if (current) {
+    run.stopping = true;
+    if (run.current) {
       try {
-        process.kill(-current.pid, 'SIGKILL');
+        process.kill(-run.current.pid, 'SIGKILL');
       } catch {
         /* gone */
       }
-      for (let i = 0; i < 100 && isAlive(current.pid); i++) sleepSync(50);
+      for (let i = 0; i < 100 && isAlive(run.current.pid); i++) sleepSync(50);
     }
     deleteNodeNetwork(net);
     for (let i = 0; i < 100 && !removeCgroups(cgroupName); i++) sleepSync(50);
@@ -94,20 +131,20 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
       sleepSync(50);
     }
   };
-  const node: RealNode = {
-    name: spec.name,
-    rootDir,
-    logDir,
+  return {
+    name: run.name,
+    rootDir: run.rootDir,
+    logDir: run.logDir,
     nodeIp: net.nodeIp,
-    boots,
+    boots: run.boots,
     get crashed() {
-      return crashed;
+      return run.crashed;
     },
     destroyNow,
     async stop(options = {}) {
-      stopping = true;
-      if (current) await stopComponent(current, 0); // SIGKILL: unshare ignores SIGTERM; the node's PID 1 takes everything with it
-      await relay?.stop();
+      run.stopping = true;
+      if (run.current) await stopComponent(run.current, 0); // SIGKILL: unshare ignores SIGTERM; the node's PID 1 takes everything with it
+      await run.relay?.stop();
       // Processes of a killed PID namespace leave their cgroups a moment later.
       for (let i = 0; i < 200 && !removeCgroups(cgroupName); i++) await new Promise((r) => setTimeout(r, 50));
       deleteNodeNetwork(net);
@@ -115,12 +152,10 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
       if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
     },
   };
-  onResources(node);
+}
 
-  mkdirSync(join(dir, 'host', 'logs'), { recursive: true });
-  writeFileSync(join(dir, 'slot'), String(net.slot));
-  await copyRootfs(spec.golden, rootDir, spec.fleetDir, spec.name);
-  if (stopping) return node;
+/** The node's identity in its root filesystem: CA, kubelet client certificate and config, machine ID, hostname. */
+async function writeNodeFiles(spec: RealNodeSpec, { dir, rootDir, cgroupName }: NodeRun): Promise<void> {
   copyFileSync(spec.ca.caCert, join(rootDir, NODE_PATHS.caCert));
   const { cert, key } = await makeKubeletClientCert(spec.ca, spec.name, join(dir, 'host'));
   copyFileSync(cert, join(rootDir, NODE_PATHS.kubeletCert));
@@ -129,11 +164,12 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
   writeFileSync(join(rootDir, NODE_PATHS.kubeletKubeconfig), kubeletKubeconfig());
   writeFileSync(join(rootDir, 'etc/machine-id'), `${randomBytes(16).toString('hex')}\n`);
   writeFileSync(join(rootDir, 'etc/hostname'), `${spec.name}\n`);
-  createNodeNetwork(net);
-  createCgroups(cgroupName);
-  relay = await startApiRelay(join(dir, 'host', 'api.sock'), spec.apiPort);
-  if (stopping) return node;
+}
 
+/** The node's power button: a function that boots it, and boots it again each time it reboots itself. */
+function bootLoop(spec: RealNodeSpec, run: NodeRun): () => void {
+  const { dir, net, boots, logDir } = run;
+  const logger = spec.logger.child({ node: spec.name });
   const labels = Object.entries({ ...spec.labels, [SANDBOX_NAMES.nodeKindLabel]: 'real' })
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
@@ -171,19 +207,18 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
       ],
       env,
     );
-    current = component;
+    run.current = component;
     void component.exited.then((how) => {
-      if (stopping) return;
+      if (run.stopping) return;
       // reboot(2) in the node's PID namespace kills its init with SIGHUP; unshare re-raises it.
       if (how === 'SIGHUP' || how === '129') {
         logger.info({ bootId }, 'real node rebooted itself');
         boot();
       } else {
-        crashed = how;
+        run.crashed = how;
         logger.error({ exit: how, logs: logDir }, 'real node PID 1 exited: the node is down');
       }
     });
   };
-  boot();
-  return node;
+  return boot;
 }

@@ -158,7 +158,8 @@ export async function ensureGoldenRootfs(
       join(partial, 'rootfs'),
     ]);
     configureRootfs(join(partial, 'rootfs'));
-    images.archives.forEach((archive, i) => linkOrCopy(archive, join(partial, 'images', `${i}-${basename(archive)}`)));
+    for (const [i, archive] of images.archives.entries())
+      linkOrCopy(archive, join(partial, 'images', `${i}-${basename(archive)}`));
     progress(`importing ${images.archives.length} image archive(s) into the golden real-node root filesystem`);
     await runRecorded(
       `importing images into the real-node root filesystem (see ${join(partial, 'host/logs')})`,

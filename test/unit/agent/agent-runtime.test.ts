@@ -40,6 +40,7 @@ echo "$(basename "$0") $*" >> /probe/calls
 echo "out one"; echo "out two"; echo "err line" >&2
 exit "\${PROBE_EXIT:-0}"
 `;
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion for the probe script, not a template
 const basename = 'basename() { echo "${1##*/}"; }\n';
 const probe = PROBE.replace('#!/bin/sh\n', `#!/bin/sh\n${basename}`);
 

@@ -91,7 +91,7 @@ describe('the demo through packages/shellscript', () => {
     expect(written.endsWith('\n')).toBe(true);
     const actual = written.slice(0, -1).split('\n');
     expect(actual).toHaveLength(lines.length);
-    lines.forEach((pattern, i) => expect(actual[i]).toMatch(pattern));
+    for (const [i, pattern] of lines.entries()) expect(actual[i]).toMatch(pattern);
   });
 
   it('writes START, one flag per action step with upstream names, and the check summaries', () => {

@@ -29,9 +29,15 @@ const samples = readdirSync(sampleDir)
     readDocuments(join(sampleDir, file)).map((doc) => [`${file}: ${doc.kind}/${doc.metadata.name}`, doc] as const),
   );
 
+/** The demo's spec as the tests below edit it: loosely typed, since they write values the schema refuses. */
+interface DemoSpec {
+  packages: { tuning: Record<string, unknown> };
+  [field: string]: unknown;
+}
+
 /** The upstream README demo, changed by one path; for documents ajv must refuse. */
-function demoWith(change: (spec: Record<string, any>) => void): unknown {
-  const doc = structuredClone(readDocuments(README_DEMO)[0]!) as unknown as { spec: Record<string, any> };
+function demoWith(change: (spec: DemoSpec) => void): unknown {
+  const doc = structuredClone(readDocuments(README_DEMO)[0]!) as unknown as { spec: DemoSpec };
   change(doc.spec);
   return doc;
 }
@@ -89,49 +95,41 @@ describe('ajv validators', () => {
   });
 
   it.each([
-    [
-      'version latest',
-      'spec.packages.tuning.version',
-      (s: Record<string, any>) => (s['packages'].tuning.version = 'latest'),
-    ],
+    ['version latest', 'spec.packages.tuning.version', (s: DemoSpec) => (s['packages'].tuning.version = 'latest')],
     [
       'version with leading zero',
       'spec.packages.tuning.version',
-      (s: Record<string, any>) => (s['packages'].tuning.version = '1.01.0'),
+      (s: DemoSpec) => (s['packages'].tuning.version = '1.01.0'),
     ],
-    ['empty version', 'spec.packages.tuning.version', (s: Record<string, any>) => (s['packages'].tuning.version = '')],
-    ['missing image', 'spec.packages.tuning', (s: Record<string, any>) => delete s['packages'].tuning.image],
+    ['empty version', 'spec.packages.tuning.version', (s: DemoSpec) => (s['packages'].tuning.version = '')],
+    ['missing image', 'spec.packages.tuning', (s: DemoSpec) => delete s['packages'].tuning.image],
     [
       'interrupt type outside the enum',
       'spec.packages.tuning.interrupt.type',
-      (s: Record<string, any>) => (s['packages'].tuning.interrupt = { type: 'shutdown' }),
+      (s: DemoSpec) => (s['packages'].tuning.interrupt = { type: 'shutdown' }),
     ],
-    [
-      'name breaking the pattern',
-      'spec.packages.tuning.name',
-      (s: Record<string, any>) => (s['packages'].tuning.name = 'Tuning'),
-    ],
+    ['name breaking the pattern', 'spec.packages.tuning.name', (s: DemoSpec) => (s['packages'].tuning.name = 'Tuning')],
     [
       'percent above 100',
       'spec.interruptionBudget.percent',
-      (s: Record<string, any>) => (s['interruptionBudget'] = { percent: 101 }),
+      (s: DemoSpec) => (s['interruptionBudget'] = { percent: 101 }),
     ],
-    ['priority 0', 'spec.priority', (s: Record<string, any>) => (s['priority'] = 0)],
+    ['priority 0', 'spec.priority', (s: DemoSpec) => (s['priority'] = 0)],
     [
       'negative stageTimeout',
       'spec.packages.tuning.stageTimeout',
-      (s: Record<string, any>) => (s['packages'].tuning.stageTimeout = '-1s'),
+      (s: DemoSpec) => (s['packages'].tuning.stageTimeout = '-1s'),
     ],
-    ['sequencing outside the enum', 'spec.sequencing', (s: Record<string, any>) => (s['sequencing'] = 'cluster')],
+    ['sequencing outside the enum', 'spec.sequencing', (s: DemoSpec) => (s['sequencing'] = 'cluster')],
     [
       'bad quantity',
       'spec.packages.tuning.resources.cpuLimit',
-      (s: Record<string, any>) => (s['packages'].tuning.resources = { cpuLimit: 'lots' }),
+      (s: DemoSpec) => (s['packages'].tuning.resources = { cpuLimit: 'lots' }),
     ],
     [
       'short containerSHA',
       'spec.packages.tuning.containerSHA',
-      (s: Record<string, any>) => (s['packages'].tuning.containerSHA = 'sha256:abc'),
+      (s: DemoSpec) => (s['packages'].tuning.containerSHA = 'sha256:abc'),
     ],
   ])('refuse a Skyhook with %s', (_what, path, change) => expectRefused(validateSkyhook(demoWith(change)), path));
 

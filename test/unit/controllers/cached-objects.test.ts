@@ -236,7 +236,7 @@ describe('cachedBarrierPod', () => {
   const trimmed = pods.map(cachedBarrierPod);
 
   it('gives node-pods.ts the same answers', () => {
-    pods.forEach((pod, i) => expect(podView(trimmed[i]!)).toEqual(podView(pod)));
+    for (const [i, pod] of pods.entries()) expect(podView(trimmed[i]!)).toEqual(podView(pod));
     expect(podViewsByNode(trimmed)).toEqual(podViewsByNode(pods));
     const scrs = [
       skyhook('scr', {
@@ -387,7 +387,8 @@ describe('cachedNodeOpPod and cachedJob', () => {
       }
     }
     expect(stuckDeadline(trimmedPods, 60_000)).toBe(stuckDeadline(pods, 60_000));
-    pods.forEach((pod, i) => expect(describeFailedContainer(trimmedPods[i]!)).toBe(describeFailedContainer(pod)));
+    for (const [i, pod] of pods.entries())
+      expect(describeFailedContainer(trimmedPods[i]!)).toBe(describeFailedContainer(pod));
   });
 
   it('keeps what the reconciler reads of a Job: suspension, retention, owner', () => {

@@ -181,7 +181,10 @@ describe('runWorkers', () => {
     const workers = runWorkers(queue, 4, reconcile, { logger: silentLogger(), clock });
     // Pseudo-random adds of 3 keys over time, many while the key is being reconciled.
     let seed = 42;
-    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     for (let step = 0; step < 200; step++) {
       const key = `k${Math.floor(random() * 3)}`;
       queue.add(key);

@@ -35,7 +35,7 @@ describe('failedStageMessage', () => {
   });
 
   it(`stays within ${MAX_EVENT_MESSAGE} characters and keeps the newest output`, () => {
-    const log = Array.from({ length: 10 }, (_, i) => `${i}:${'x'.repeat(300)}`).join('\n') + '\nthe actual error';
+    const log = `${Array.from({ length: 10 }, (_, i) => `${i}:${'x'.repeat(300)}`).join('\n')}\nthe actual error`;
     const message = failedStageMessage({ ...base, container, log });
     expect(message.length).toBeLessThanOrEqual(MAX_EVENT_MESSAGE);
     expect(message).toContain('; log tail: …');

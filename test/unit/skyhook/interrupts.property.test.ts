@@ -16,9 +16,8 @@ const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(
 /** Up to four root packages, each with or without an interrupt. */
 const packagesArb = fc.array(interruptArb, { minLength: 1, maxLength: 4 }).map((interrupts) => {
   const packages: Record<string, Package> = {};
-  interrupts.forEach(
-    (interrupt, i) => (packages[['aa', 'bb', 'cc', 'dd'][i]!] = pkg('1.0.0', interrupt ? { interrupt } : {})),
-  );
+  for (const [i, interrupt] of interrupts.entries())
+    packages[['aa', 'bb', 'cc', 'dd'][i]!] = pkg('1.0.0', interrupt ? { interrupt } : {});
   return packages;
 });
 const budgetArb = fc.oneof(

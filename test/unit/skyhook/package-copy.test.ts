@@ -81,6 +81,7 @@ describe('package copy onto the host', () => {
     const refusesSymlinkOverwrite = path.startsWith(work); // busybox is there
     if (!refusesSymlinkOverwrite) return; // GNU cp overwrites symlinks: nothing to show
     const root = join(work, 'host-plain');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell variables expanded by the copy command, not a template
     const plain = 'mkdir -p "/root${SKYHOOK_DIR}" && cp -r /skyhook-package/* "/root${SKYHOOK_DIR}"';
     expect(runCopy(plain, packageDir('plain-1', 'echo one'), root).status).toBe(0);
     const second = runCopy(plain, packageDir('plain-2', 'echo two'), root);

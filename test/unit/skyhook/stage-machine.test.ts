@@ -97,6 +97,8 @@ function summary(list: PackageStep[]): string[] {
         return `wait ${step.name}:${step.reason}`;
       case 'done':
         return `done ${step.name}`;
+      default:
+        throw new Error(`a step kind summary() does not know: ${JSON.stringify(step satisfies never)}`);
     }
   });
 }

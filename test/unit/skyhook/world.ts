@@ -8,13 +8,13 @@ import { cordonAfterRelease } from '../../../src/jobs/cordon/claims.js';
 import { nodeStateAnnotations, packageKey } from '../../../src/api/node-state.js';
 import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../src/api/deployment-policy.js';
 import { planNextActions } from '../../../src/controllers/skyhook/plan/planner.js';
-import {
-  type CreateStageOp,
-  type NodeView,
-  type PlannerAction,
-  type PlannerInput,
-  type PlanResult,
-  type StageOpSummary,
+import type {
+  CreateStageOp,
+  NodeView,
+  PlannerAction,
+  PlannerInput,
+  PlanResult,
+  StageOpSummary,
 } from '../../../src/controllers/skyhook/plan/planner-types.js';
 
 export const SELECTOR_LABEL = 'skyhook.nvidia.com/test-node';
@@ -75,9 +75,12 @@ export function plan(w: World): PlanResult {
 export function applyActions(w: World, actions: PlannerAction[]): void {
   for (const action of actions) {
     switch (action.kind) {
-      case 'upsertPackageConfigMap':
-        (w.configMaps[action.skyhook] ??= {})[packageKey(action.package, action.version)] = { ...action.data };
+      case 'upsertPackageConfigMap': {
+        const maps = w.configMaps[action.skyhook] ?? {};
+        w.configMaps[action.skyhook] = maps;
+        maps[packageKey(action.package, action.version)] = { ...action.data };
         break;
+      }
       case 'writeNodeState':
         Object.assign(nodeNamed(w, action.node).annotations, nodeStateAnnotations(action.skyhook, action.annotation));
         break;
