@@ -19,7 +19,7 @@ import { validateSkyhook } from '../api/validators.js';
 import { stageOpSummaries } from '../controllers/skyhook/views/op-summary.js';
 import { configMapsOf, packageConfigMapData } from '../controllers/skyhook/build/package-configmaps.js';
 import { nodeViewOf } from '../controllers/skyhook/views/node-view.js';
-import { type PlannerInput, type PodView } from '../controllers/skyhook/plan/planner-types.js';
+import type { PlannerInput, PodView } from '../controllers/skyhook/plan/planner-types.js';
 import { retryWhileBusy } from '../kube/busy-retry.js';
 import { errorMessage, isNotFound, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
 import { renderPlan } from './plan/render.js';

@@ -6,18 +6,21 @@
  * chosen SCR's stages and holds are recorded. Pods stay where they are: a pod that holds an
  * interrupt holds it to the end. Pure: no I/O, no clock.
  */
-import { nodeAnnotations, nodeLabels } from '../../api/names.js';
+import { nodeAnnotations } from '../../api/names.js';
 import type { Interrupt, SkyhookStatus } from '../../api/skyhook.js';
-import { cordonAfterRelease } from '../../jobs/cordon/claims.js';
 import type { PackageStage, SkyhookStatusValue } from '../../api/node-state.js';
-import { nodeStateAnnotations, packageKey } from '../../api/node-state.js';
 import { planNextActions } from '../../controllers/skyhook/plan/planner.js';
-import {
-  type NodeView,
-  type PlannerAction,
-  type PlannerInput,
-  type StageOpSummary,
+import type {
+  CreateStageOp,
+  NodeView,
+  PlannerAction,
+  PlannerInput,
 } from '../../controllers/skyhook/plan/planner-types.js';
+import {
+  replayActions,
+  type ReplayedCreate,
+  type ReplaySnapshot,
+} from '../../controllers/skyhook/plan/replay-actions.js';
 import { stageOpName } from '../../controllers/skyhook/build/stage-nodeop.js';
 
 export interface SimulatedStage {
@@ -58,7 +61,7 @@ export interface Simulation {
 const PASS_STEP_MS = 1_000;
 
 export function simulateRollout(input: PlannerInput, skyhook: string, maxPasses = 1_000): Simulation {
-  const world = structuredClone(input) as World;
+  const world = structuredClone(input);
   const nodes: Record<string, SimulatedNode> = {};
   const entry = (node: string): SimulatedNode => (nodes[node] ??= { stages: [], holds: [] });
   let statusOnApply: Record<string, SkyhookStatusValue> = {};
@@ -89,7 +92,8 @@ export function simulateRollout(input: PlannerInput, skyhook: string, maxPasses 
       .map(([node]) => node);
     if (admitted.length > 0) batches += 1;
     for (const node of admitted) entry(node).batch = batches;
-    for (const op of created) if (op.skyhook === skyhook) entry(op.node).stages.push(op.simulated);
+    for (const { action } of created)
+      if (action.skyhook === skyhook) entry(action.node).stages.push(simulatedStage(action));
     const live = world.stageOps.filter((op) => op.phase === 'Pending' || op.phase === 'Running');
     // Settled: the pass changed nothing, nothing runs, and no backoff is pending.
     if (!changed && live.length === 0 && requeueAfterMs === undefined) break;
@@ -109,7 +113,7 @@ export function simulateRollout(input: PlannerInput, skyhook: string, maxPasses 
 }
 
 /** What the next pass plans from (the clock aside): a pass that leaves it unchanged changed nothing. */
-function snapshotOf(world: World): string {
+function snapshotOf(world: PlannerInput): string {
   return JSON.stringify([world.nodes, world.stageOps, world.skyhooks]);
 }
 
@@ -120,132 +124,36 @@ function annotationOf(nodes: NodeView[], key: string): Record<string, string> {
   );
 }
 
-type SimulatedOp = StageOpSummary & { simulated: SimulatedStage };
-
 /** Uids of simulated ops: unique, like the API server's, even when a name is reused. */
 let simulatedUids = 0;
 
-interface World extends PlannerInput {
-  stageOps: SimulatedOp[];
-}
-
-/** The reconciler's effect of each action on the copy; returns the ops created. */
-function applyActions(world: World, actions: PlannerAction[]): SimulatedOp[] {
-  const created: SimulatedOp[] = [];
-  const node = (name: string): NodeView =>
-    world.nodes.find((n) => n.name === name) ?? { name, createdAt: 0, labels: {}, annotations: {}, taints: [] };
-  const scr = (name: string) => world.skyhooks.find((s) => s.skyhook.metadata.name === name);
-  for (const action of actions) {
-    switch (action.kind) {
-      case 'writeNodeState':
-        Object.assign(node(action.node).annotations, nodeStateAnnotations(action.skyhook, action.annotation));
-        break;
-      case 'setNodeStatus': {
-        const target = node(action.node);
-        target.annotations[nodeAnnotations.status(action.skyhook)] = action.status;
-        target.annotations[nodeAnnotations.version(action.skyhook)] = action.operatorVersion;
-        target.labels[nodeLabels.status(action.skyhook)] = action.status;
-        break;
-      }
-      case 'setNodeAnnotations':
-        setAnnotations(node(action.node), action.annotations);
-        break;
-      case 'cordonNode': {
-        const target = node(action.node);
-        target.unschedulable = true;
-        target.annotations[action.claim] = 'true';
-        break;
-      }
-      case 'releaseNodeCordon': {
-        const target = node(action.node);
-        const release = cordonAfterRelease(target, action.claim);
-        for (const key of release.remove) delete target.annotations[key];
-        if (release.uncordon) target.unschedulable = false;
-        break;
-      }
-      case 'addNodeTaint': {
-        const target = node(action.node);
-        if (!target.taints.some((t) => t.key === action.taint.key && t.effect === action.taint.effect))
-          target.taints.push({ ...action.taint });
-        setAnnotations(target, action.annotations ?? {});
-        break;
-      }
-      case 'removeNodeTaint': {
-        const target = node(action.node);
-        target.taints = target.taints.filter(
-          (t) =>
-            !(
-              t.key === action.taint.key &&
-              t.effect === action.taint.effect &&
-              (t.value ?? '') === (action.taint.value ?? '')
-            ),
-        );
-        break;
-      }
-      case 'deleteStageOp':
-        world.stageOps = world.stageOps.filter((op) => op.name !== action.name);
-        break;
-      case 'suspendStageOp':
-        for (const op of world.stageOps) if (op.name === action.name) op.suspended = action.suspend;
-        break;
-      case 'reportFailedStage':
-        break;
-      case 'createStageOp': {
-        const simulated: SimulatedStage = {
-          package: action.package.name,
-          version: action.package.version,
-          stage: action.stage,
-        };
-        if (action.interrupt) simulated.interrupt = action.interrupt;
-        if (action.cordon) simulated.cordon = true;
-        if (action.drain?.enabled) simulated.drain = true;
-        const op: SimulatedOp = {
-          name: stageOpName(action),
-          uid: `simulated-${++simulatedUids}`,
-          skyhook: action.skyhook,
-          node: action.node,
-          package: action.package.name,
-          version: action.package.version,
-          image: action.package.image,
-          stage: action.stage,
-          phase: 'Running',
-          restarts: 0,
-          previousRestarts: action.previousRestarts,
-          recorded: false,
-          simulated,
-        };
-        if (action.package.containerSHA) op.containerSHA = action.package.containerSHA;
-        world.stageOps.push(op);
-        created.push(op);
-        break;
-      }
-      case 'setSkyhookStatus': {
-        const target = scr(action.skyhook);
-        if (target) target.skyhook.status = action.status;
-        break;
-      }
-      case 'upsertPackageConfigMap': {
-        const target = scr(action.skyhook);
-        if (target) target.packageConfigMaps[packageKey(action.package, action.version)] = action.data;
-        break;
-      }
-      case 'event':
-        break;
-      default:
-        // A new action kind must be simulated here, or plans would silently diverge from the controller.
-        return unhandled(action);
-    }
-  }
+/** The reconciler's effect of each action on the copy (replay-actions.ts); returns the ops created. */
+function applyActions(world: PlannerInput, actions: PlannerAction[]): ReplayedCreate[] {
+  const snapshot: ReplaySnapshot = {
+    nodes: world.nodes,
+    stageOps: world.stageOps,
+    skyhooks: world.skyhooks.map((input) => input.skyhook),
+    configMaps: Object.fromEntries(
+      world.skyhooks.map((input) => [input.skyhook.metadata.name ?? '', input.packageConfigMaps]),
+    ),
+  };
+  const created = replayActions(snapshot, actions, {
+    opName: stageOpName,
+    uid: () => `simulated-${++simulatedUids}`,
+  });
+  world.stageOps = snapshot.stageOps;
   return created;
 }
 
-function setAnnotations(node: NodeView, annotations: Record<string, string | null>): void {
-  for (const [key, value] of Object.entries(annotations)) {
-    if (value === null) delete node.annotations[key];
-    else node.annotations[key] = value;
-  }
-}
-
-function unhandled(action: never): never {
-  throw new Error(`skyhook plan cannot simulate planner action ${JSON.stringify(action)}`);
+/** What `skyhook plan` shows of a stage it created. */
+function simulatedStage(action: CreateStageOp): SimulatedStage {
+  const simulated: SimulatedStage = {
+    package: action.package.name,
+    version: action.package.version,
+    stage: action.stage,
+  };
+  if (action.interrupt) simulated.interrupt = action.interrupt;
+  if (action.cordon) simulated.cordon = true;
+  if (action.drain?.enabled) simulated.drain = true;
+  return simulated;
 }

@@ -1,13 +1,13 @@
 /**
- * A tiny in-memory cluster for planner tests: builders for SCRs, nodes and ops, and `applyPlan`,
- * which applies the planner's actions the way the reconciler will (so tests can run whole rollouts).
+ * A tiny in-memory cluster for planner tests: builders for SCRs, nodes and ops, and `applyActions`,
+ * which applies the planner's actions with the same interpreter as `skyhook plan` (replay-actions.ts),
+ * so tests can run whole rollouts.
  */
-import { nodeAnnotations, nodeLabels, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
+import { nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
 import type { Package, Skyhook, SkyhookSpec } from '../../../src/api/skyhook.js';
-import { cordonAfterRelease } from '../../../src/jobs/cordon/claims.js';
-import { nodeStateAnnotations, packageKey } from '../../../src/api/node-state.js';
 import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../src/api/deployment-policy.js';
 import { planNextActions } from '../../../src/controllers/skyhook/plan/planner.js';
+import { replayActions, type ReplaySnapshot } from '../../../src/controllers/skyhook/plan/replay-actions.js';
 import type {
   CreateStageOp,
   NodeView,
@@ -71,103 +71,22 @@ export function plan(w: World): PlanResult {
   return planNextActions(plannerInput(w));
 }
 
-/** Applies actions as the reconciler does; created ops start Running. */
+/** Applies actions as the reconciler does (`replayActions`, as `skyhook plan` does); created ops start Running. */
 export function applyActions(w: World, actions: PlannerAction[]): void {
-  for (const action of actions) {
-    switch (action.kind) {
-      case 'upsertPackageConfigMap': {
-        const maps = w.configMaps[action.skyhook] ?? {};
-        w.configMaps[action.skyhook] = maps;
-        maps[packageKey(action.package, action.version)] = { ...action.data };
-        break;
-      }
-      case 'writeNodeState':
-        Object.assign(nodeNamed(w, action.node).annotations, nodeStateAnnotations(action.skyhook, action.annotation));
-        break;
-      case 'setNodeStatus': {
-        const n = nodeNamed(w, action.node);
-        n.annotations[nodeAnnotations.status(action.skyhook)] = action.status;
-        n.labels[nodeLabels.status(action.skyhook)] = action.status;
-        n.annotations[nodeAnnotations.version(action.skyhook)] = action.operatorVersion;
-        break;
-      }
-      case 'deleteStageOp':
-        w.ops = w.ops.filter((op) => op.name !== action.name);
-        break;
-      case 'suspendStageOp':
-        w.ops = w.ops.map((op) => (op.name === action.name ? { ...op, suspended: action.suspend } : op));
-        break;
-      case 'createStageOp': {
-        const op: StageOpSummary = {
-          name: opName(action.skyhook, action.node, action.package.name, action.package.version, action.stage),
-          uid: `uid-${++createdOps}`,
-          skyhook: action.skyhook,
-          node: action.node,
-          package: action.package.name,
-          version: action.package.version,
-          image: action.package.image,
-          stage: action.stage,
-          phase: 'Running',
-          restarts: 0,
-          previousRestarts: action.previousRestarts,
-          recorded: false,
-        };
-        if (w.ops.some((existing) => existing.name === op.name)) throw new Error(`op ${op.name} already exists`);
-        w.ops.push(op);
-        w.created.push(op);
-        w.creates.push(action);
-        break;
-      }
-      case 'reportFailedStage':
-        break;
-      case 'setSkyhookStatus': {
-        const skyhook = w.skyhooks.find((candidate) => candidate.metadata.name === action.skyhook)!;
-        skyhook.status = action.status;
-        break;
-      }
-      case 'event':
-        break;
-      case 'cordonNode': {
-        const n = nodeNamed(w, action.node);
-        n.unschedulable = true;
-        n.annotations[action.claim] = 'true';
-        break;
-      }
-      case 'releaseNodeCordon': {
-        const n = nodeNamed(w, action.node);
-        const patch = cordonAfterRelease(n, action.claim);
-        for (const key of patch.remove) delete n.annotations[key];
-        if (patch.uncordon) n.unschedulable = false;
-        break;
-      }
-      case 'setNodeAnnotations': {
-        const n = nodeNamed(w, action.node);
-        for (const [key, value] of Object.entries(action.annotations)) {
-          if (value === null) delete n.annotations[key];
-          else n.annotations[key] = value;
-        }
-        break;
-      }
-      case 'addNodeTaint': {
-        const n = nodeNamed(w, action.node);
-        if (!n.taints.some((t) => t.key === action.taint.key && t.effect === action.taint.effect))
-          n.taints.push({ ...action.taint });
-        Object.assign(n.annotations, action.annotations ?? {});
-        break;
-      }
-      case 'removeNodeTaint': {
-        const n = nodeNamed(w, action.node);
-        n.taints = n.taints.filter(
-          (t) =>
-            !(
-              t.key === action.taint.key &&
-              t.effect === action.taint.effect &&
-              (t.value ?? '') === (action.taint.value ?? '')
-            ),
-        );
-        break;
-      }
+  const snapshot: ReplaySnapshot = { nodes: w.nodes, stageOps: w.ops, skyhooks: w.skyhooks, configMaps: w.configMaps };
+  try {
+    const created = replayActions(snapshot, actions, {
+      opName: (action) =>
+        opName(action.skyhook, action.node, action.package.name, action.package.version, action.stage),
+      uid: () => `uid-${++createdOps}`,
+      strict: true,
+    });
+    for (const { action, op } of created) {
+      w.created.push(op);
+      w.creates.push(action);
     }
+  } finally {
+    w.ops = snapshot.stageOps;
   }
 }
 

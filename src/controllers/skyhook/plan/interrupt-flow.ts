@@ -12,11 +12,12 @@ import { cordonClaim, isForeignCordon } from '../../../jobs/cordon/claims.js';
 import { drainBlockersFromMessage, stageDrainOptions } from './drain-settings.js';
 import { mergeInterrupts, packageInterrupts, type MergedInterrupt } from './interrupt-merge.js';
 import { selectorMatches } from '../../../api/label-selector.js';
-import { packageKey, type NodeState, type PackageStage, type PackageStatus } from '../../../api/node-state.js';
+import { packageKey, type NodeState, type PackageStatus } from '../../../api/node-state.js';
 import type { NodeHold } from './node-holds.js';
 import { hasInterrupt, namedPackages, type NamedPackage } from './package-rules.js';
 import type { CordonNode, CreateStageOp, DrainBlocker, NodeView, StageOpSummary } from './planner-types.js';
 import { isLive, type NodePackagesPlan, type PackageStep } from './stage-machine.js';
+import { CORDONED_STAGES, DRAINED_STAGES, gateSteps } from './interrupt-gate.js';
 
 export interface InterruptFlowInput {
   skyhook: string;
@@ -45,16 +46,6 @@ export interface InterruptFlow {
   decorate: (op: CreateStageOp) => CreateStageOp;
 }
 
-/** Stages of an interrupt package that run cordoned, and those that are drained first. */
-const CORDONED_STAGES: ReadonlySet<PackageStage> = new Set([
-  'apply',
-  'upgrade',
-  'config',
-  'interrupt',
-  'post-interrupt',
-]);
-const DRAINED_STAGES: ReadonlySet<PackageStage> = new Set(['apply', 'upgrade', 'config', 'interrupt']);
-
 export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   const { spec, node, configUpdates } = input;
   const withInterrupt = new Map(
@@ -65,33 +56,74 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   const stepOf = (pkg: NamedPackage): PackageStep | undefined =>
     input.plan.steps.find((step) => stepPackage(step) === packageKey(pkg.name, pkg.version));
   const active = [...withInterrupt.values()].filter((pkg) => isActive(stepOf(pkg)));
-  let state = input.state;
+  const state = input.state;
   const members = active.filter((pkg) => !isPastInterrupt(state[packageKey(pkg.name, pkg.version)]));
   const merged = mergedFor(members, state, configUpdates);
-
-  const claim = cordonClaim(input.skyhook);
-  let cordon: CordonNode | undefined;
-  let cordonReady = true;
-  if (active.length > 0) {
-    if (node.unschedulable !== true) {
-      cordon = {
-        kind: 'cordonNode',
-        node: node.name,
-        claim,
-        reason: `packages with interrupts: ${active.map((p) => p.name).join(', ')}`,
-      };
-      cordonReady = false;
-    } else if (!Object.hasOwn(node.annotations, claim) && !isForeignCordon(node)) {
-      // Another SCR holds the cordon: add our claim so its release does not uncordon under us.
-      cordon = { kind: 'cordonNode', node: node.name, claim, reason: 'sharing the cordon of another Skyhook' };
-    }
-  }
+  const { cordon, cordonReady } = flowCordon(input, active);
   const nonInterruptPods = protectedPods(spec.podNonInterruptLabels, node);
   const waitingMembers = members.filter((pkg) => !atInterrupt(state[packageKey(pkg.name, pkg.version)]));
-  const memberKeys = new Set(members.map((pkg) => packageKey(pkg.name, pkg.version)));
-  // An interrupt cuts off whatever else runs on the node: it waits for other ops, and for stages
-  // other packages would start in this same pass.
-  const othersBusy = [
+  const othersBusy = busyOthers(input, new Set(members.map((pkg) => packageKey(pkg.name, pkg.version))));
+  const owner = merged === undefined ? undefined : members.find((pkg) => pkg.name === merged.owner);
+  const ownerEntry = owner === undefined ? undefined : state[packageKey(owner.name, owner.version)];
+  const gated = gateSteps(
+    {
+      withInterrupt,
+      cordonReady,
+      nonInterruptPods,
+      merged,
+      waitingMembers,
+      ownerStarted: ownerEntry?.stage === 'interrupt' && ownerEntry.state !== 'skipped',
+      interruptMayStart:
+        cordonReady && nonInterruptPods.length === 0 && waitingMembers.length === 0 && othersBusy.length === 0,
+      othersBusy,
+    },
+    input.plan.steps,
+    state,
+  );
+  const drainBlockers = input.ops
+    .filter((op) => !op.deleting && (isLive(op) || op.phase === 'Failed'))
+    .flatMap((op) => op.drainBlockers ?? drainBlockersFromMessage(op.message));
+  const hold = flowHold(gated.holds, drainBlockers);
+  const drain = stageDrainOptions(spec.drainConfig);
+  const decorate = (op: CreateStageOp): CreateStageOp => {
+    if (!withInterrupt.has(op.package.name) || !CORDONED_STAGES.has(op.stage)) return op;
+    return DRAINED_STAGES.has(op.stage) ? { ...op, cordon: true, drain: { ...drain } } : { ...op, cordon: true };
+  };
+  const flow: InterruptFlow = {
+    plan: { ...input.plan, steps: gated.steps },
+    state: gated.state,
+    nonInterruptPods,
+    drainBlockers,
+    decorate,
+  };
+  if (cordon) flow.cordon = cordon;
+  if (hold) flow.hold = hold;
+  return flow;
+}
+
+/** Cordon the node for the active interrupt packages (or share another SCR's cordon); ready once cordoned. */
+function flowCordon(input: InterruptFlowInput, active: NamedPackage[]): { cordon?: CordonNode; cordonReady: boolean } {
+  const { node } = input;
+  if (active.length === 0) return { cordonReady: true };
+  const claim = cordonClaim(input.skyhook);
+  if (node.unschedulable !== true) {
+    const reason = `packages with interrupts: ${active.map((p) => p.name).join(', ')}`;
+    return { cordon: { kind: 'cordonNode', node: node.name, claim, reason }, cordonReady: false };
+  }
+  if (!Object.hasOwn(node.annotations, claim) && !isForeignCordon(node)) {
+    // Another SCR holds the cordon: add our claim so its release does not uncordon under us.
+    const reason = 'sharing the cordon of another Skyhook';
+    return { cordon: { kind: 'cordonNode', node: node.name, claim, reason }, cordonReady: true };
+  }
+  return { cordonReady: true };
+}
+
+/**
+ * An interrupt cuts off whatever else runs on the node: it waits for other ops, and for stages
+ * other packages would start in this same pass.
+ */
+function busyOthers(input: InterruptFlowInput, memberKeys: ReadonlySet<string>): string[] {
+  return [
     ...[...input.ops.filter(isLive), ...input.otherLiveOps]
       .filter((op) => op.skyhook !== input.skyhook || !memberKeys.has(packageKey(op.package, op.version)))
       .map((op) => op.name),
@@ -99,69 +131,21 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
       .filter((step) => (step.kind === 'start' || step.kind === 'replace') && !memberKeys.has(stepPackage(step)))
       .map(stepPackage),
   ];
-  const owner = merged === undefined ? undefined : members.find((pkg) => pkg.name === merged.owner);
-  const ownerEntry = owner === undefined ? undefined : state[packageKey(owner.name, owner.version)];
-  const ownerStarted = ownerEntry?.stage === 'interrupt' && ownerEntry.state !== 'skipped';
-  const interruptMayStart =
-    cordonReady && nonInterruptPods.length === 0 && waitingMembers.length === 0 && othersBusy.length === 0;
-  const holds: NodeHold[] = [];
+}
 
-  const steps = input.plan.steps.map((step): PackageStep => {
-    if (step.kind !== 'start' || !withInterrupt.has(step.target.name) || step.target.spec === undefined) return step;
-    const { target } = step;
-    if (!CORDONED_STAGES.has(target.stage)) return step;
-    const wait = (
-      reason: 'cordon' | 'non-interrupt-pods' | 'interrupt-merge' | 'ops-running' | 'skipped',
-      hold?: NodeHold,
-    ): PackageStep => {
-      if (hold) holds.push(hold);
-      return { kind: 'wait', name: target.name, version: target.version, stage: target.stage, reason };
-    };
-    if (!cordonReady) return wait('cordon', { reason: 'Cordoning', detail: `cordoning the node for ${target.name}` });
-    if (DRAINED_STAGES.has(target.stage) && nonInterruptPods.length > 0) {
-      return wait('non-interrupt-pods', { reason: 'NonInterruptPodsRunning', detail: nonInterruptPods.join(', ') });
-    }
-    if (target.stage !== 'interrupt' || merged === undefined) return step;
-    if (waitingMembers.length > 0) {
-      return wait('interrupt-merge', {
-        reason: 'InterruptMerge',
-        detail: `interrupt waits for ${waitingMembers.map((p) => p.name).join(', ')}`,
-      });
-    }
-    if (target.name !== merged.owner) {
-      // Skipped only together with the owner's start, so a held interrupt leaves no skips behind.
-      if (!ownerStarted && !interruptMayStart) return wait('interrupt-merge');
-      state = {
-        ...state,
-        [packageKey(target.name, target.version)]: skippedEntry(state[packageKey(target.name, target.version)]!),
-      };
-      return wait('skipped');
-    }
-    if (othersBusy.length > 0) {
-      return wait('ops-running', { reason: 'StagesRunning', detail: `interrupt waits for ${othersBusy.join(', ')}` });
-    }
-    return { kind: 'start', target: { ...target, interrupt: merged.interrupt } };
-  });
-
-  const drainBlockers = input.ops
-    .filter((op) => !op.deleting && (isLive(op) || op.phase === 'Failed'))
-    .flatMap((op) => op.drainBlockers ?? drainBlockersFromMessage(op.message));
-  if (drainBlockers.length > 0)
-    holds.unshift({
-      reason: 'DrainBlocked',
-      detail: drainBlockers.map((b) => `${b.namespace}/${b.name} (${b.detail ?? b.reason})`).join(', '),
-    });
-  const pods = holds.find((hold) => hold.reason === 'NonInterruptPodsRunning');
-  const hold = pods ?? holds[0];
-  const drain = stageDrainOptions(spec.drainConfig);
-  const decorate = (op: CreateStageOp): CreateStageOp => {
-    if (!withInterrupt.has(op.package.name) || !CORDONED_STAGES.has(op.stage)) return op;
-    return DRAINED_STAGES.has(op.stage) ? { ...op, cordon: true, drain: { ...drain } } : { ...op, cordon: true };
-  };
-  const flow: InterruptFlow = { plan: { ...input.plan, steps }, state, nonInterruptPods, drainBlockers, decorate };
-  if (cordon) flow.cordon = cordon;
-  if (hold) flow.hold = hold;
-  return flow;
+/** The hold to show: pods the SCR protects first, then a blocked drain, then the first wait's. */
+function flowHold(holds: NodeHold[], drainBlockers: DrainBlocker[]): NodeHold | undefined {
+  const all =
+    drainBlockers.length > 0
+      ? [
+          {
+            reason: 'DrainBlocked',
+            detail: drainBlockers.map((b) => `${b.namespace}/${b.name} (${b.detail ?? b.reason})`).join(', '),
+          },
+          ...holds,
+        ]
+      : holds;
+  return all.find((hold) => hold.reason === 'NonInterruptPodsRunning') ?? all[0];
 }
 
 /**
@@ -205,11 +189,6 @@ const atInterrupt = (entry: PackageStatus | undefined): boolean =>
   entry !== undefined &&
   ((entry.stage === 'config' && entry.state === 'complete') ||
     (entry.stage === 'interrupt' && entry.state !== 'complete'));
-
-function skippedEntry(entry: PackageStatus): PackageStatus {
-  const { restarts: _dropped, ...rest } = entry;
-  return { ...rest, stage: 'interrupt', state: 'skipped' };
-}
 
 /** Running or pending pods matching the selector; an empty selector protects nothing. Unknown pods hold. */
 export function protectedPods(selector: LabelSelector | undefined, node: NodeView): string[] {

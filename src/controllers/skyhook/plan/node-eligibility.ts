@@ -5,7 +5,6 @@
  * toleration when the SCR sets runtimeRequired).
  */
 import type { Toleration } from '../../../api/k8s-schemas.js';
-import { selectorMatches } from '../../../api/label-selector.js';
 import { DEFAULT_RUNTIME_REQUIRED_TAINT, IGNORE_NODE_LABEL } from '../../../api/names.js';
 import type { SkyhookSpec } from '../../../api/skyhook.js';
 import type { NodeView, TaintView } from './planner-types.js';

@@ -1,7 +1,7 @@
 /**
- * One SCR on one node within a planning pass: the node's state as it evolves (op outcomes, version
- * changes, config cycles, stages started), and the actions that move it forward once the rollout has
- * admitted the node.
+ * One SCR on one node within a planning pass: the node's record (state and ops), and the steps that
+ * move it on (op outcomes, op deletions, stages started once the rollout has admitted the node). Each
+ * step returns the new state or ops and leaves the record it is given as it was.
  */
 import type { Package } from '../../../api/skyhook.js';
 import { parseDurationMs } from '../../../util/duration.js';
@@ -53,37 +53,69 @@ export function recordedOpsUpdate(work: NodeWork, rewrite = false): string | und
   return [...new Set(finished)].sort().join(',');
 }
 
+/** The node's state once its finished ops' outcomes are in, the ops this pass records, and their Events. */
+export interface OpOutcomes {
+  state: NodeState;
+  recorded: StageOpSummary[];
+  events: PlannerEvent[];
+}
+
 /** Writes the outcome of finished ops not yet recorded, and in-flight failures, into the state. */
-export function absorbOpOutcomes(work: NodeWork): PlannerEvent[] {
+export function absorbOpOutcomes(work: NodeWork): OpOutcomes {
   const events: PlannerEvent[] = [];
+  const recorded = [...work.recorded];
+  let state = work.state;
   for (const op of work.ops) {
     const finished = op.phase === 'Completed' || op.phase === 'Failed';
     if (finished && op.recorded) continue;
     if (!finished && op.restarts === 0) continue;
-    const before = work.state;
-    work.state = recordOpOutcome(work.state, op);
+    const before = state;
+    state = recordOpOutcome(state, op);
     if (!finished) continue;
-    work.recorded.push(op);
-    if (before !== work.state) {
-      const outcome = op.phase === 'Completed' ? 'complete' : 'erroring';
-      const detail =
-        op.failureReason === 'DeadlineExceeded' ? ' (stage timed out)' : op.message ? ` (${op.message})` : '';
-      events.push({
-        kind: 'event',
-        involved: { kind: 'Node', name: work.node.name },
-        type: op.phase === 'Completed' ? 'Normal' : 'Warning',
-        reason: 'State',
-        message: `Package [${op.package}:${op.version}] state ${outcome} on [skyhook:${op.skyhook}] stage [${op.stage}]${detail}`,
-      });
-    }
+    recorded.push(op);
+    if (before !== state) events.push(outcomeEvent(work.node.name, op));
   }
-  return events;
+  return { state, recorded, events };
 }
 
-/** Deletes the op within this pass too, so nothing else plans around it. */
-export function deleteOp(work: NodeWork, op: StageOpSummary, reason: string): DeleteStageOp {
-  work.ops = work.ops.map((candidate) => (candidate === op ? { ...candidate, deleting: true } : candidate));
-  return { kind: 'deleteStageOp', name: op.name, reason };
+function outcomeEvent(node: string, op: StageOpSummary): PlannerEvent {
+  const outcome = op.phase === 'Completed' ? 'complete' : 'erroring';
+  const detail = op.failureReason === 'DeadlineExceeded' ? ' (stage timed out)' : op.message ? ` (${op.message})` : '';
+  return {
+    kind: 'event',
+    involved: { kind: 'Node', name: node },
+    type: op.phase === 'Completed' ? 'Normal' : 'Warning',
+    reason: 'State',
+    message: `Package [${op.package}:${op.version}] state ${outcome} on [skyhook:${op.skyhook}] stage [${op.stage}]${detail}`,
+  };
+}
+
+/** The ops with `op` flagged `deleting` (so nothing else in this pass plans around it), and the action deleting it. */
+export function deleteOp(
+  ops: StageOpSummary[],
+  op: StageOpSummary,
+  reason: string,
+): { ops: StageOpSummary[]; action: DeleteStageOp } {
+  return {
+    ops: ops.map((candidate) => (candidate === op ? { ...candidate, deleting: true } : candidate)),
+    action: { kind: 'deleteStageOp', name: op.name, reason },
+  };
+}
+
+/** `deleteOp` for each of `doomed` in turn, all for the same reason. */
+export function deleteOps(
+  work: NodeWork,
+  doomed: StageOpSummary[],
+  reason: string,
+): { work: NodeWork; deletes: DeleteStageOp[] } {
+  let ops = work.ops;
+  const deletes: DeleteStageOp[] = [];
+  for (const op of doomed) {
+    const deleted = deleteOp(ops, op, reason);
+    ops = deleted.ops;
+    deletes.push(deleted.action);
+  }
+  return { work: doomed.length === 0 ? work : { ...work, ops }, deletes };
 }
 
 export interface NodeActions {
@@ -93,40 +125,55 @@ export interface NodeActions {
   requeueAfterMs?: number;
 }
 
+/** An admitted node moved forward: its state and ops as they are once `creates` and `deletes` are applied. */
+export interface AdvancedNode extends NodeActions {
+  state: NodeState;
+  ops: StageOpSummary[];
+}
+
 /**
  * For an admitted node: start what the stage machine says may start (one package at a time with
  * `serial`), clear the ops that hold a stage's name, and note when a backoff ends.
  */
-export function advanceNode(
+export function advanceAdmittedNode(
   work: NodeWork,
   plan: NodePackagesPlan,
   skyhook: string,
   serial: boolean,
   settings: PlannerSettings,
   now: number,
-): NodeActions {
-  const actions: NodeActions = { creates: [], deletes: [] };
+): AdvancedNode {
+  const advanced: AdvancedNode = { state: work.state, ops: work.ops, creates: [], deletes: [] };
   for (const step of plan.steps) {
-    if (step.kind === 'replace') actions.deletes.push(deleteOp(work, step.op, step.reason));
-    if (step.kind === 'wait' && step.until !== undefined) {
-      actions.requeueAfterMs = Math.min(actions.requeueAfterMs ?? Infinity, step.until - now);
+    if (step.kind === 'replace') {
+      const deleted = deleteOp(advanced.ops, step.op, step.reason);
+      advanced.ops = deleted.ops;
+      advanced.deletes.push(deleted.action);
     }
-    if (step.kind !== 'start' || (serial && actions.creates.length > 0)) continue;
-    work.state = { ...work.state, [packageKey(step.target.name, step.target.version)]: stageEntry(step.target) };
-    actions.creates.push(createStageOp(skyhook, work.node.name, step.target, settings));
+    if (step.kind === 'wait' && step.until !== undefined) {
+      advanced.requeueAfterMs = Math.min(advanced.requeueAfterMs ?? Infinity, step.until - now);
+    }
+    if (step.kind !== 'start' || (serial && advanced.creates.length > 0)) continue;
+    advanced.state = {
+      ...advanced.state,
+      [packageKey(step.target.name, step.target.version)]: stageEntry(step.target),
+    };
+    advanced.creates.push(createStageOp(skyhook, work.node.name, step.target, settings));
   }
-  return actions;
+  return advanced;
 }
 
-/** A running op whose entry was never written (a write lost in a crash): write it now. */
-export function recordRunningStages(work: NodeWork, plan: NodePackagesPlan): void {
+/** The state with the entry of a running op that was never written (a write lost in a crash) written now. */
+export function recordRunningStages(state: NodeState, plan: NodePackagesPlan): NodeState {
+  let next = state;
   for (const step of plan.steps) {
     if (step.kind !== 'running') continue;
     const key = packageKey(step.target.name, step.target.version);
-    const entry = work.state[key];
+    const entry = next[key];
     if (entry === undefined || entry.stage !== step.op.stage || entry.state === 'complete')
-      work.state = { ...work.state, [key]: stageEntry(step.target) };
+      next = { ...next, [key]: stageEntry(step.target) };
   }
+  return next;
 }
 
 export const liveOps = (work: NodeWork): StageOpSummary[] => work.ops.filter(isLive);

@@ -146,7 +146,7 @@ export const DEFAULT_PLANNER_SETTINGS: PlannerSettings = {
 };
 
 export interface PlanResult {
-  /** To be applied in order (ConfigMaps before the ops that mount them, node state before the ops it announces). */
+  /** To be applied in order; why this order is safe at every crash point: `orderActions` (action-order.ts). */
   actions: PlannerAction[];
   /** Plan again after this long even if nothing changes (a retry backoff expiring). */
   requeueAfterMs?: number;

@@ -62,8 +62,50 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
     disabled: input.disabled,
     blocked: input.problems.length > 0 || input.missingPolicy !== undefined,
   });
-  const ready = readyCondition(status, nodeStatus);
-  const wanted: ConditionValue[] = [
+  const optional = optionalConditions(input, name);
+  const wanted = [...baseConditions(input, status, previous), ...optional.wanted];
+  const generation = skyhook.metadata.generation;
+  const next: SkyhookStatus = {
+    ...previous,
+    status,
+    nodeState: input.nodeState,
+    nodeStatus,
+    nodePriority: input.nodePriority,
+    configUpdates: input.configUpdates,
+    nodesInProgress: nodesInProgress(nodeStatus),
+    completeNodes: completeNodes(nodeStatus),
+    packageList: packageList(skyhook.spec),
+    ...(input.compartmentStatuses ? { compartmentStatuses: input.compartmentStatuses } : {}),
+    conditions: mergeConditions(
+      previous.conditions ?? [],
+      wanted,
+      optional.remove,
+      new Date(input.now).toISOString(),
+      generation,
+    ),
+  };
+  if (status === 'complete' && generation !== undefined) next.observedGeneration = generation;
+  const events: PlannerEvent[] = [];
+  if (previous.status !== undefined && previous.status !== status) {
+    events.push({
+      kind: 'event',
+      involved: { kind: 'Skyhook', name },
+      type: status === 'erroring' ? 'Warning' : 'Normal',
+      reason: 'State',
+      message: `Skyhook transitioned [${previous.status}] -> [${status}]`,
+    });
+  }
+  return sameJson(next, previous) ? { events } : { status: next, events };
+}
+
+/** The conditions every status carries: Ready, Transition, and the ignored and untolerated nodes. */
+function baseConditions(
+  input: StatusUpdateInput,
+  status: SkyhookStatusValue,
+  previous: SkyhookStatus,
+): ConditionValue[] {
+  const ready = readyCondition(status, input.nodeStatus);
+  return [
     ready,
     transitionCondition(
       previous.status,
@@ -85,45 +127,33 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
       }),
     ),
   ];
+}
+
+/** The conditions present only while something is wrong or under way, and the types to drop otherwise. */
+function optionalConditions(input: StatusUpdateInput, name: string): { wanted: ConditionValue[]; remove: string[] } {
+  const wanted: ConditionValue[] = [];
   const remove: string[] = [];
-  const optional = (type: string, condition: ConditionValue | undefined): void => {
-    if (condition) wanted.push(...withLegacyMirror(condition));
+  const optional = (type: string, reason: string, message: string | undefined): void => {
+    if (message !== undefined) wanted.push(...withLegacyMirror({ type, status: 'True', reason, message }));
     else remove.push(type, legacyConditionType(type));
   };
   optional(
     SKYHOOK_CONDITIONS.nodeStateMalformed,
-    input.malformedNodes.length === 0
-      ? undefined
-      : {
-          type: SKYHOOK_CONDITIONS.nodeStateMalformed,
-          status: 'True',
-          reason: 'ParseError',
-          message: malformedMessage(input.malformedNodes, name),
-        },
+    'ParseError',
+    input.malformedNodes.length === 0 ? undefined : malformedMessage(input.malformedNodes, name),
   );
   optional(
     SKYHOOK_CONDITIONS.invalidSpec,
-    input.problems.length === 0
-      ? undefined
-      : {
-          type: SKYHOOK_CONDITIONS.invalidSpec,
-          status: 'True',
-          reason: 'InvalidSpec',
-          message: input.problems.join('; '),
-        },
+    'InvalidSpec',
+    input.problems.length === 0 ? undefined : input.problems.join('; '),
   );
   optional(
     SKYHOOK_CONDITIONS.deploymentPolicyNotFound,
-    input.missingPolicy === undefined
-      ? undefined
-      : {
-          type: SKYHOOK_CONDITIONS.deploymentPolicyNotFound,
-          status: 'True',
-          reason: 'DeploymentPolicyNotFound',
-          message: missingPolicyMessage(input.missingPolicy),
-        },
+    'DeploymentPolicyNotFound',
+    input.missingPolicy === undefined ? undefined : missingPolicyMessage(input.missingPolicy),
   );
-  optional(SKYHOOK_CONDITIONS.inputWarning, input.inputWarning);
+  if (input.inputWarning) wanted.push(...withLegacyMirror(input.inputWarning));
+  else remove.push(SKYHOOK_CONDITIONS.inputWarning, legacyConditionType(SKYHOOK_CONDITIONS.inputWarning));
   for (const condition of input.holdConditions?.wanted ?? []) wanted.push(...withLegacyMirror(condition));
   for (const type of input.holdConditions?.remove ?? []) remove.push(type, legacyConditionType(type));
   if (input.lastCreated) {
@@ -137,38 +167,7 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
       }),
     );
   }
-  const generation = skyhook.metadata.generation;
-  const next: SkyhookStatus = {
-    ...previous,
-    status,
-    nodeState: input.nodeState,
-    nodeStatus,
-    nodePriority: input.nodePriority,
-    configUpdates: input.configUpdates,
-    nodesInProgress: nodesInProgress(nodeStatus),
-    completeNodes: completeNodes(nodeStatus),
-    packageList: packageList(skyhook.spec),
-    ...(input.compartmentStatuses ? { compartmentStatuses: input.compartmentStatuses } : {}),
-    conditions: mergeConditions(
-      previous.conditions ?? [],
-      wanted,
-      remove,
-      new Date(input.now).toISOString(),
-      generation,
-    ),
-  };
-  if (status === 'complete' && generation !== undefined) next.observedGeneration = generation;
-  const events: PlannerEvent[] = [];
-  if (previous.status !== undefined && previous.status !== status) {
-    events.push({
-      kind: 'event',
-      involved: { kind: 'Skyhook', name },
-      type: status === 'erroring' ? 'Warning' : 'Normal',
-      reason: 'State',
-      message: `Skyhook transitioned [${previous.status}] -> [${status}]`,
-    });
-  }
-  return sameJson(next, previous) ? { events } : { status: next, events };
+  return { wanted, remove };
 }
 
 /** Names the fix too: nothing of the SCR runs until either is done. */

@@ -131,7 +131,11 @@ export function planNodePackages(input: NodePackagesInput): NodePackagesPlan {
 /** The node's open uninstalls, in key order. */
 function openUninstalls(state: NodeState): PackageStatus[] {
   let keys: string[] | undefined;
-  for (const key in state) if (isOpenUninstall(state[key]!)) (keys ??= []).push(key);
+  for (const key in state) {
+    if (!isOpenUninstall(state[key]!)) continue;
+    keys ??= [];
+    keys.push(key);
+  }
   return keys === undefined ? [] : keys.sort().map((key) => state[key]!);
 }
 

@@ -1,0 +1,197 @@
+/**
+ * The middle phases of a pass (plan-skyhook.ts): the rollout admits nodes within its budget, the
+ * admitted ones move forward (interrupt flow, stages started), the others get the hold that explains
+ * why they wait, and finished ops past their retention go. Each phase returns new node records.
+ */
+import { IGNORE_NODE_LABEL } from '../../../api/names.js';
+import type { SkyhookStatusValue } from '../../../api/node-state.js';
+import { planInterruptFlow } from './interrupt-flow.js';
+import { isIgnored, untoleratedTaints } from './node-eligibility.js';
+import { malformedHold, type NodeHold } from './node-holds.js';
+import { advanceAdmittedNode, deleteOps, expiredOps, type NodeWork } from './node-work.js';
+import type { CordonNode, CreateStageOp, DeleteStageOp, DrainBlocker } from './planner-types.js';
+import type { RolloutNode } from './rollout-admission.js';
+import { planRollout, type RolloutPlan } from './rollout-plan.js';
+import type { DecidedNodes } from './pass-nodes.js';
+import type { SkyhookPass } from './skyhook-pass.js';
+import { missingPolicyMessage } from './skyhook-status-update.js';
+import { isLive } from './stage-machine.js';
+
+export interface Admission {
+  rollout: RolloutPlan;
+  /** What the rollout knew of each node. */
+  nodes: Map<string, RolloutNode>;
+}
+
+/** Nodes still `waiting` are ready unless an earlier SCR holds them; the rollout admits within its budget. */
+export function admit(pass: SkyhookPass, decided: DecidedNodes): Admission {
+  const { nodeStatus } = decided;
+  const priority = pass.scr.status?.nodePriority ?? {};
+  const ready = (work: NodeWork): boolean =>
+    nodeStatus[work.node.name] === 'waiting' && pass.gates.blockersOn(work.node.name).length === 0;
+  const nodes = new Map<string, RolloutNode>(
+    decided.works.map((work) => {
+      const complete = nodeStatus[work.node.name] === 'complete';
+      return [
+        work.node.name,
+        {
+          node: work.node.name,
+          busy: work.ops.some(isLive),
+          holdsCordon: !complete && Object.hasOwn(work.node.annotations, pass.claim),
+          ready: !pass.frozen && ready(work),
+          sticky:
+            priority[work.node.name] !== undefined ||
+            work.record.status === 'in_progress' ||
+            work.record.status === 'erroring',
+          complete,
+          failed: Object.values(work.state).some((entry) => entry.state === 'erroring'),
+        },
+      ];
+    }),
+  );
+  const rollout = planRollout({
+    spec: pass.spec,
+    ...(pass.policy ? { policy: pass.policy.spec } : {}),
+    targeted: pass.targeted,
+    nodes,
+    previous: pass.scr.status?.compartmentStatuses,
+    complete: decided.works.every((work) => nodeStatus[work.node.name] === 'complete'),
+  });
+  return { rollout, nodes };
+}
+
+export interface AdvancedNodes {
+  works: NodeWork[];
+  /** Admitted nodes turn in_progress (or erroring); the others keep their status. */
+  nodeStatus: Record<string, SkyhookStatusValue>;
+  /** When each node in progress started (admitted nodes join). */
+  priority: Record<string, string>;
+  holds: Map<string, NodeHold>;
+  drainBlockers: Map<string, DrainBlocker[]>;
+  cordons: CordonNode[];
+  creates: CreateStageOp[];
+  deletes: DeleteStageOp[];
+  requeueAfterMs?: number;
+}
+
+/** Stray ops go; admitted nodes take their next stages; the others are told what holds them. */
+export function advanceAdmittedNodes(
+  pass: SkyhookPass,
+  decided: DecidedNodes,
+  admission: Admission,
+  configUpdates: Record<string, string[]>,
+): AdvancedNodes {
+  const { name, spec, settings, now } = pass;
+  const { rollout } = admission;
+  const out: AdvancedNodes = {
+    works: [],
+    nodeStatus: { ...decided.nodeStatus },
+    priority: { ...(pass.scr.status?.nodePriority ?? {}) },
+    holds: new Map(),
+    drainBlockers: new Map(),
+    cordons: [],
+    creates: [],
+    deletes: [],
+  };
+  decided.works.forEach((decidedWork, index) => {
+    const plan = decided.plans[index]!;
+    const node = decidedWork.node.name;
+    const strays = deleteOps(decidedWork, pass.frozen ? [] : plan.strayOps, 'no package needs this stage now');
+    const work = strays.work;
+    out.deletes.push(...strays.deletes);
+    if (!rollout.admitted.has(node)) {
+      out.works.push(work);
+      const hold = holdOutside(pass, rollout, work, out.nodeStatus[node]!);
+      if (hold) out.holds.set(node, hold);
+      // A strategy counts erroring nodes as failed; they show erroring until a batch picks them again.
+      const strategic = rollout.compartments.some((c) => c.strategy !== undefined && c.nodes.includes(node));
+      if (strategic && out.nodeStatus[node] === 'waiting' && admission.nodes.get(node)!.failed)
+        out.nodeStatus[node] = 'erroring';
+      return;
+    }
+    const flow = planInterruptFlow({
+      skyhook: name,
+      spec,
+      node: work.node,
+      state: work.state,
+      plan,
+      configUpdates,
+      ops: work.ops,
+      otherLiveOps: pass.stageOps.filter((op) => op.skyhook !== name && op.node === node && isLive(op)),
+    });
+    if (flow.cordon) out.cordons.push(flow.cordon);
+    if (flow.hold) out.holds.set(node, flow.hold);
+    if (flow.drainBlockers.length > 0) out.drainBlockers.set(node, flow.drainBlockers);
+    const advanced = advanceAdmittedNode(
+      { ...work, state: flow.state },
+      flow.plan,
+      name,
+      spec.serial === true,
+      settings,
+      now,
+    );
+    out.works.push({ ...work, state: advanced.state, ops: advanced.ops });
+    out.creates.push(...advanced.creates.map(flow.decorate));
+    out.deletes.push(...advanced.deletes);
+    out.requeueAfterMs = earliest(out.requeueAfterMs, advanced.requeueAfterMs);
+    out.nodeStatus[node] = Object.values(advanced.state).some((entry) => entry.state === 'erroring')
+      ? 'erroring'
+      : 'in_progress';
+    out.priority[node] ??= new Date(now).toISOString();
+  });
+  return out;
+}
+
+/** Why a node the rollout did not admit waits, naming what holds it. */
+function holdOutside(
+  pass: SkyhookPass,
+  rollout: RolloutPlan,
+  work: NodeWork,
+  status: SkyhookStatusValue,
+): NodeHold | undefined {
+  if (status === 'complete' || status === 'paused' || status === 'disabled') return undefined;
+  if (work.record.malformed) return malformedHold(pass.name, work.record.malformed);
+  if (isIgnored(work.node)) return { reason: 'NodeIgnored', detail: `label ${IGNORE_NODE_LABEL}=true` };
+  const taints = untoleratedTaints(work.node, pass.spec, pass.settings.runtimeRequiredTaint);
+  if (taints.length > 0)
+    return {
+      reason: 'TaintNotTolerable',
+      detail: taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', '),
+    };
+  if (pass.missingPolicy !== undefined)
+    return { reason: 'DeploymentPolicyNotFound', detail: missingPolicyMessage(pass.missingPolicy) };
+  if (pass.problems.length > 0) return { reason: 'InvalidSpec', detail: pass.problems.join('; ') };
+  const blockers = pass.gates.blockersOn(work.node.name);
+  if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };
+  return rollout.holdOf(work.node.name);
+}
+
+export interface ExpiredOps {
+  works: NodeWork[];
+  deletes: DeleteStageOp[];
+  requeueAfterMs?: number;
+}
+
+/** Finished ops go once their Job's retention has passed (the Job itself is gone by then). */
+export function expireFinishedOps(pass: SkyhookPass, works: NodeWork[]): ExpiredOps {
+  const out: ExpiredOps = { works: [], deletes: [] };
+  for (const work of works) {
+    if (work.record.malformed) {
+      out.works.push(work);
+      continue;
+    }
+    const retention = expiredOps(work, pass.settings.finishedOpRetentionMs, pass.now);
+    const expired = deleteOps(work, retention.expired, 'finished and kept for the retention period');
+    out.works.push(expired.work);
+    out.deletes.push(...expired.deletes);
+    if (retention.nextExpiry !== undefined)
+      out.requeueAfterMs = earliest(out.requeueAfterMs, retention.nextExpiry - pass.now);
+  }
+  return out;
+}
+
+/** The sooner of two optional delays. */
+export function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
+}

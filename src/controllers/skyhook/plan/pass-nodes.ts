@@ -1,0 +1,148 @@
+/**
+ * The first phases of a pass (plan-skyhook.ts): bring each targeted node's record up to date (op
+ * outcomes, version changes, config cycles), then decide each node's status before admission. Each
+ * phase returns new node records; none changes the ones it is given.
+ */
+import { nodeAnnotations } from '../../../api/names.js';
+import { readNodeSkyhookRecord, type SkyhookStatusValue } from '../../../api/node-state.js';
+import { planConfigCycles } from './config-cycle.js';
+import { releaseOrphanedSkips } from './interrupt-flow.js';
+import {
+  absorbOpOutcomes,
+  deleteOps,
+  liveOps,
+  recordedOpUids,
+  recordRunningStages,
+  type NodeWork,
+} from './node-work.js';
+import type { DeleteStageOp, PlannerEvent, UpsertPackageConfigMap } from './planner-types.js';
+import { blockedReason, type SkyhookPass } from './skyhook-pass.js';
+import { planNodePackages, type NodePackagesPlan } from './stage-machine.js';
+import { applyVersionChanges, startConfigCycle } from './state-transitions.js';
+
+/** The nodes' records once op outcomes and version changes are in, and the config changes still to run. */
+export interface RefreshedNodes {
+  works: NodeWork[];
+  configUpdates: Record<string, string[]>;
+  /** A package version changed on some node (batch state may reset). */
+  versionChanged: boolean;
+  events: PlannerEvent[];
+}
+
+/** Ops on nodes the SCR no longer targets go (finished ones are left to their retention). */
+export function untargetedOpDeletes(pass: SkyhookPass): DeleteStageOp[] {
+  return pass.ops
+    .filter(
+      (op) => !pass.targetedNames.has(op.node) && op.phase !== 'Completed' && op.phase !== 'Failed' && !op.deleting,
+    )
+    .map((op) => ({ kind: 'deleteStageOp' as const, name: op.name, reason: 'node no longer targeted' }));
+}
+
+export function refreshNodes(pass: SkyhookPass): RefreshedNodes {
+  const { name, spec } = pass;
+  const events: PlannerEvent[] = [];
+  const configUpdates: Record<string, string[]> = { ...(pass.scr.status?.configUpdates ?? {}) };
+  let versionChanged = false;
+  const works = pass.targeted.map((node): NodeWork => {
+    const record = readNodeSkyhookRecord(node, name);
+    const recordedUids = recordedOpUids(node, name);
+    const ops = pass.ops
+      .filter((op) => op.node === node.name)
+      .map((op) => (recordedUids.has(op.uid) ? { ...op, recorded: true } : op));
+    const work: NodeWork = { node, record, state: record.state, ops, recorded: [], recordedUids };
+    if (record.malformed) return work;
+    // The state below is the operator's copy; this pass writes it back over the unreadable one.
+    if (record.restored)
+      events.push({
+        kind: 'event',
+        involved: { kind: 'Node', name: node.name },
+        type: 'Warning',
+        reason: 'NodeStateRestored',
+        message: `${record.restored.message}; restored from ${nodeAnnotations.nodeStateCopy(name)}, the copy the operator keeps`,
+      });
+    const outcomes = absorbOpOutcomes(work);
+    events.push(...outcomes.events);
+    if (pass.frozen) return { ...work, state: outcomes.state, recorded: outcomes.recorded };
+    const change = applyVersionChanges(outcomes.state, spec.packages);
+    for (const pkg of change.changedPackages) delete configUpdates[pkg];
+    versionChanged ||= change.changedPackages.length > 0;
+    return { ...work, state: releaseOrphanedSkips(change.state, ops), recorded: outcomes.recorded };
+  });
+  return { works, configUpdates, versionChanged, events };
+}
+
+export interface ConfigCycles {
+  works: NodeWork[];
+  configUpdates: Record<string, string[]>;
+  upserts: UpsertPackageConfigMap[];
+  deletes: DeleteStageOp[];
+}
+
+/** Changed package ConfigMaps: write them, and send the packages on every readable node back to config. */
+export function runConfigCycles(pass: SkyhookPass, nodes: RefreshedNodes): ConfigCycles {
+  const { name, spec } = pass;
+  if (pass.frozen) return { works: nodes.works, configUpdates: nodes.configUpdates, upserts: [], deletes: [] };
+  const cycles = planConfigCycles({
+    packages: spec.packages,
+    configMaps: pass.skyhook.packageConfigMaps,
+    configUpdates: nodes.configUpdates,
+    nodes: nodes.works.filter((work) => blockedReason(pass, work) === undefined),
+  });
+  const upserts = cycles.upserts.map((upsert) => ({
+    kind: 'upsertPackageConfigMap' as const,
+    skyhook: name,
+    ...upsert,
+  }));
+  let works = nodes.works;
+  const deletes: DeleteStageOp[] = [];
+  for (const pkg of cycles.cycles) {
+    works = works.map((work) => {
+      if (work.record.malformed) return work;
+      const restarted = { ...work, state: startConfigCycle(work.state, pkg, spec.packages![pkg]!) };
+      const stale = liveOps(restarted).filter(
+        (o) => o.package === pkg && ['config', 'interrupt', 'post-interrupt'].includes(o.stage),
+      );
+      const deleted = deleteOps(restarted, stale, 'configuration changed');
+      deletes.push(...deleted.deletes);
+      return deleted.work;
+    });
+  }
+  return { works, configUpdates: cycles.configUpdates, upserts, deletes };
+}
+
+export interface DecidedNodes {
+  /** With the entries of running stages a lost write left out written back. */
+  works: NodeWork[];
+  /** The stage machine's plan of each node (same index as `works`). */
+  plans: NodePackagesPlan[];
+  /** Each node's status before admission: complete, disabled, paused, blocked or waiting. */
+  nodeStatus: Record<string, SkyhookStatusValue>;
+}
+
+export function decideStatuses(pass: SkyhookPass, cycles: ConfigCycles): DecidedNodes {
+  const { settings } = pass;
+  const nodeStatus: Record<string, SkyhookStatusValue> = {};
+  const plans: NodePackagesPlan[] = [];
+  const works = cycles.works.map((work) => {
+    const plan = planNodePackages({
+      packages: pass.spec.packages,
+      state: work.state,
+      configUpdates: cycles.configUpdates,
+      ops: work.ops,
+      now: pass.now,
+      retry: { baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs },
+    });
+    plans.push(plan);
+    nodeStatus[work.node.name] = statusBeforeAdmission(pass, work, plan);
+    return work.record.malformed ? work : { ...work, state: recordRunningStages(work.state, plan) };
+  });
+  return { works, plans, nodeStatus };
+}
+
+function statusBeforeAdmission(pass: SkyhookPass, work: NodeWork, plan: NodePackagesPlan): SkyhookStatusValue {
+  if (plan.complete && !work.record.malformed) return 'complete';
+  if (pass.disabled) return 'disabled';
+  if (pass.paused) return 'paused';
+  const blocked = blockedReason(pass, work) !== undefined;
+  return blocked || pass.problems.length > 0 || pass.missingPolicy !== undefined ? 'blocked' : 'waiting';
+}

@@ -1,0 +1,74 @@
+/**
+ * The last phase of a pass (plan-skyhook.ts): the SCR's status from what the pass decided for its
+ * nodes, and the Event of its transition.
+ */
+import type { SkyhookStatusValue } from '../../../api/node-state.js';
+import { inputWarningCondition, inputWarnings } from './input-warnings.js';
+import { holdConditions, type NodeHoldReport } from './node-holds.js';
+import type { NodeWork } from './node-work.js';
+import type { CreateStageOp, PlannerEvent, SetSkyhookStatus } from './planner-types.js';
+import { compartmentStatuses, resetsBatchState, type RolloutPlan } from './rollout-plan.js';
+import { blockedReason, type SkyhookPass } from './skyhook-pass.js';
+import { skyhookStatusUpdate } from './skyhook-status-update.js';
+
+export interface PassOutcome {
+  works: NodeWork[];
+  nodeStatus: Record<string, SkyhookStatusValue>;
+  priority: Record<string, string>;
+  configUpdates: Record<string, string[]>;
+  versionChanged: boolean;
+  creates: CreateStageOp[];
+  holdReports: NodeHoldReport[];
+  rollout: RolloutPlan;
+}
+
+export function scrStatus(
+  pass: SkyhookPass,
+  outcome: PassOutcome,
+): { action?: SetSkyhookStatus; events: PlannerEvent[] } {
+  const { scr, name, spec, policy } = pass;
+  const { works, nodeStatus } = outcome;
+  const becameComplete =
+    Object.values(nodeStatus).every((status) => status === 'complete') && scr.status?.status !== 'complete';
+  const namesOf = (reason: ReturnType<typeof blockedReason>): string[] =>
+    works.filter((work) => blockedReason(pass, work) === reason).map((work) => work.node.name);
+  const update = skyhookStatusUpdate({
+    skyhook: scr,
+    now: pass.now,
+    nodeStatus,
+    nodeState: Object.fromEntries(
+      works
+        .filter((work) => !work.record.malformed && Object.keys(work.state).length > 0)
+        .map((work) => [work.node.name, work.state]),
+    ),
+    nodePriority: outcome.priority,
+    configUpdates: outcome.configUpdates,
+    paused: pass.paused,
+    disabled: pass.disabled,
+    problems: pass.problems,
+    malformedNodes: works.filter((work) => work.record.malformed).map((work) => work.node.name),
+    ignoredNodes: namesOf('ignored'),
+    untoleratedNodes: namesOf('taint'),
+    lastCreated: outcome.creates.at(-1),
+    ...(pass.missingPolicy !== undefined ? { missingPolicy: pass.missingPolicy } : {}),
+    holdConditions: holdConditions(outcome.holdReports, pass.targeted.length),
+    inputWarning: inputWarningCondition(
+      inputWarnings({
+        skyhook: scr,
+        skyhooks: pass.skyhooks ?? [scr],
+        targeted: pass.targeted,
+        compartments: outcome.rollout.compartments,
+        ...(policy ? { policy } : {}),
+      }),
+    ),
+    compartmentStatuses: compartmentStatuses(
+      outcome.rollout,
+      nodeStatus,
+      resetsBatchState(spec, policy?.spec) && (outcome.versionChanged || becameComplete),
+    ),
+  });
+  const action: SetSkyhookStatus | undefined = update.status
+    ? { kind: 'setSkyhookStatus', skyhook: name, status: update.status }
+    : undefined;
+  return action ? { action, events: update.events } : { events: update.events };
+}

@@ -1,0 +1,181 @@
+/**
+ * The last node phases of a pass (plan-skyhook.ts): cordons released, holds reported, and each
+ * node's state and status written back, with the Events that go with them. Each returns the
+ * actions it plans; `orderActions` (action-order.ts) decides when they are applied.
+ */
+import { nodeAnnotations } from '../../../api/names.js';
+import { nodeSkyhookConditions, serializeNodeState, type SkyhookStatusValue } from '../../../api/node-state.js';
+import { holdAnnotations, type NodeHold, type NodeHoldReport } from './node-holds.js';
+import { garbledNodeRecords, garbledRecordsEvent } from './node-record-checks.js';
+import { recordedOpsUpdate, type NodeWork } from './node-work.js';
+import type {
+  DrainBlocker,
+  PlannerEvent,
+  ReleaseNodeCordon,
+  ReportFailedStage,
+  SetNodeAnnotations,
+  SuspendStageOp,
+} from './planner-types.js';
+import type { NodeWrite } from './action-order.js';
+import type { SkyhookPass } from './skyhook-pass.js';
+
+/** The cordon is held until the node is complete for this SCR (or no longer targeted). */
+export function releaseCordons(pass: SkyhookPass, nodeStatus: Record<string, SkyhookStatusValue>): ReleaseNodeCordon[] {
+  const { name, claim, targetedNames } = pass;
+  const releases: ReleaseNodeCordon[] = [];
+  for (const node of pass.nodes) {
+    if (!Object.hasOwn(node.annotations, claim)) continue;
+    if (targetedNames.has(node.name) && nodeStatus[node.name] !== 'complete') continue;
+    releases.push({
+      kind: 'releaseNodeCordon',
+      node: node.name,
+      claim,
+      reason: targetedNames.has(node.name)
+        ? `Skyhook ${name} complete on the node`
+        : `node no longer targeted by Skyhook ${name}`,
+    });
+  }
+  return releases;
+}
+
+/** Complete nodes and nodes no longer targeted leave the priority record. */
+export function keptPriority(
+  pass: SkyhookPass,
+  priority: Record<string, string>,
+  nodeStatus: Record<string, SkyhookStatusValue>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(priority).filter(([node]) => pass.targetedNames.has(node) && nodeStatus[node] !== 'complete'),
+  );
+}
+
+export interface HoldWrites {
+  reports: NodeHoldReport[];
+  actions: SetNodeAnnotations[];
+  events: PlannerEvent[];
+}
+
+/** Each node's hold (none once complete) and drain blockers, as annotations and Events. */
+export function reportHolds(
+  pass: SkyhookPass,
+  works: NodeWork[],
+  nodeStatus: Record<string, SkyhookStatusValue>,
+  holds: Map<string, NodeHold>,
+  drainBlockers: Map<string, DrainBlocker[]>,
+): HoldWrites {
+  const reports = works.map((work): NodeHoldReport => {
+    const report: NodeHoldReport = { node: work.node, drainBlockers: drainBlockers.get(work.node.name) ?? [] };
+    const hold = nodeStatus[work.node.name] === 'complete' ? undefined : holds.get(work.node.name);
+    if (hold) report.hold = hold;
+    return report;
+  });
+  return { reports, ...holdAnnotations(pass.name, reports) };
+}
+
+export interface NodeWriteBack {
+  /** Writes of nodes not newly taking a budget slot. */
+  nodeWrites: NodeWrite[];
+  /** Writes of nodes newly taking a budget slot (in_progress or erroring now, not before). */
+  slotTakers: NodeWrite[];
+  /** `events` given, with garbled-record and completion Events added. */
+  events: PlannerEvent[];
+}
+
+const takesSlot = (status: SkyhookStatusValue | undefined): boolean =>
+  status === 'in_progress' || status === 'erroring';
+
+/** Each node's state and status (one patch per node), and the Events of nodes that completed. */
+export function writeBack(
+  pass: SkyhookPass,
+  works: NodeWork[],
+  nodeStatus: Record<string, SkyhookStatusValue>,
+  earlierEvents: PlannerEvent[],
+): NodeWriteBack {
+  const { name, settings } = pass;
+  const out: NodeWriteBack = { nodeWrites: [], slotTakers: [], events: [...earlierEvents] };
+  for (const work of works) {
+    const status = nodeStatus[work.node.name]!;
+    const writes = takesSlot(status) && !takesSlot(work.record.status) ? out.slotTakers : out.nodeWrites;
+    const garbled = garbledNodeRecords(work.node, name);
+    if (!work.record.malformed) writes.push(...stateWrites(pass, work, garbled.recordedOps));
+    const rewritten = [
+      ...garbled.status,
+      ...(garbled.recordedOps ? [`annotation ${nodeAnnotations.recordedOps(name)}`] : []),
+    ];
+    if (rewritten.length > 0) out.events.push(garbledRecordsEvent(work.node.name, name, rewritten));
+    if (status === work.record.status && work.record.version === settings.operatorVersion && rewritten.length === 0)
+      continue;
+    writes.push({
+      kind: 'setNodeStatus',
+      node: work.node.name,
+      skyhook: name,
+      status,
+      operatorVersion: settings.operatorVersion,
+      conditions: nodeSkyhookConditions(name, status === 'complete', work.state),
+    });
+    if (status === 'complete' && work.record.status !== 'complete') out.events = withCompletion(out.events, work, name);
+  }
+  return out;
+}
+
+/** The node's state, and next to it (one patch: an outcome and its mark land together) the ops it records. */
+function stateWrites(pass: SkyhookPass, work: NodeWork, garbledRecordedOps: boolean): NodeWrite[] {
+  const { name } = pass;
+  const writes: NodeWrite[] = [];
+  const annotation = serializeNodeState(work.state);
+  const current = work.node.annotations[nodeAnnotations.nodeState(name)];
+  if (annotation !== (current ?? '{}'))
+    writes.push({ kind: 'writeNodeState', node: work.node.name, skyhook: name, state: work.state, annotation });
+  const recordedOps = recordedOpsUpdate(work, garbledRecordedOps);
+  if (recordedOps !== undefined)
+    writes.push({
+      kind: 'setNodeAnnotations',
+      node: work.node.name,
+      annotations: { [nodeAnnotations.recordedOps(name)]: recordedOps },
+    });
+  return writes;
+}
+
+/** Said in the Event of the stage that completed the node when there is one (one Event, not two). */
+function withCompletion(events: PlannerEvent[], work: NodeWork, skyhook: string): PlannerEvent[] {
+  const done = `Skyhook [${skyhook}] complete.`;
+  const index = events.findLastIndex(
+    (event) =>
+      event.involved.kind === 'Node' &&
+      event.involved.name === work.node.name &&
+      event.reason === 'State' &&
+      event.type === 'Normal',
+  );
+  if (index === -1)
+    return [
+      ...events,
+      {
+        kind: 'event',
+        involved: { kind: 'Node', name: work.node.name },
+        type: 'Normal',
+        reason: 'State',
+        message: done,
+      },
+    ];
+  const lastStage = events[index]!;
+  return events.with(index, { ...lastStage, message: `${lastStage.message}. ${done}` });
+}
+
+/** Pause suspends the SCR's unfinished ops; resume lifts it. */
+export function suspendOps(pass: SkyhookPass): SuspendStageOp[] {
+  return pass.ops
+    .filter(
+      (op) =>
+        (op.phase === 'Pending' || op.phase === 'Running') && !op.deleting && (op.suspended === true) !== pass.paused,
+    )
+    .map((op) => ({ kind: 'suspendStageOp', name: op.name, suspend: pass.paused }));
+}
+
+/** A Warning Event for each failed op whose outcome this pass records. */
+export function failureReports(works: NodeWork[]): ReportFailedStage[] {
+  return works.flatMap((work) =>
+    work.recorded
+      .filter((op) => op.phase === 'Failed')
+      .map((op) => ({ kind: 'reportFailedStage' as const, name: op.name })),
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * What one planning pass of one SCR knows before it decides anything: the SCR, its flags, the
+ * nodes it targets and its ops. Every phase of `planSkyhook` reads it; none changes it.
+ */
+import type { DeploymentPolicy } from '../../../api/deployment-policy.js';
+import type { Skyhook, SkyhookSpec } from '../../../api/skyhook.js';
+import { SKYHOOK_ANNOTATIONS } from '../../../api/names.js';
+import { skyhookSpecProblems } from '../../../api/spec-checks.js';
+import { selectorMatches } from '../../../api/label-selector.js';
+import { cordonClaim } from '../../../jobs/cordon/claims.js';
+import { isIgnored, untoleratedTaints } from './node-eligibility.js';
+import type { NodeWork } from './node-work.js';
+import type { PriorityGates } from './priority-gates.js';
+import type { NodeView, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
+
+export interface SkyhookPlanInput {
+  skyhook: SkyhookInput;
+  nodes: NodeView[];
+  stageOps: StageOpSummary[];
+  now: number;
+  settings: PlannerSettings;
+  gates: PriorityGates;
+  /** The cluster's DeploymentPolicies (an SCR naming one not here is blocked). */
+  policies?: DeploymentPolicy[];
+  /** Every SCR of the cluster, for the conflicts between them (input-warnings.ts). */
+  skyhooks?: Skyhook[];
+}
+
+export interface SkyhookPass extends SkyhookPlanInput {
+  scr: Skyhook;
+  name: string;
+  spec: SkyhookSpec;
+  paused: boolean;
+  disabled: boolean;
+  /** Spec problems CEL cannot catch: the SCR is blocked until they are fixed. */
+  problems: string[];
+  /** Paused, disabled or invalid: nothing new starts and node state is not moved on. */
+  frozen: boolean;
+  /** This SCR's ops (on any node). */
+  ops: StageOpSummary[];
+  /** The nodes the SCR selects, oldest first (the order work starts in). */
+  targeted: NodeView[];
+  targetedNames: ReadonlySet<string>;
+  policy?: DeploymentPolicy;
+  /** The DeploymentPolicy the SCR names but the cluster lacks. */
+  missingPolicy?: string;
+  /** This SCR's cordon claim annotation. */
+  claim: string;
+}
+
+export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
+  const scr = input.skyhook.skyhook;
+  const name = scr.metadata.name ?? '';
+  const spec = scr.spec;
+  const paused = scr.metadata.annotations?.[SKYHOOK_ANNOTATIONS.pause] === 'true';
+  const disabled = scr.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
+  const problems = skyhookSpecProblems(spec);
+  const targeted = input.nodes
+    .filter((node) => selectorMatches(spec.nodeSelectors, node.labels))
+    .sort((a, b) => a.createdAt - b.createdAt || (a.name < b.name ? -1 : 1));
+  const policy = spec.deploymentPolicy
+    ? input.policies?.find((candidate) => candidate.metadata.name === spec.deploymentPolicy)
+    : undefined;
+  const pass: SkyhookPass = {
+    ...input,
+    scr,
+    name,
+    spec,
+    paused,
+    disabled,
+    problems,
+    frozen: paused || disabled || problems.length > 0,
+    ops: input.stageOps.filter((op) => op.skyhook === name),
+    targeted,
+    targetedNames: new Set(targeted.map((node) => node.name)),
+    claim: cordonClaim(name),
+  };
+  if (policy) pass.policy = policy;
+  if (spec.deploymentPolicy && policy === undefined) pass.missingPolicy = spec.deploymentPolicy;
+  return pass;
+}
+
+/** Why nothing may start on the node whatever the rollout says, if anything. */
+export function blockedReason(pass: SkyhookPass, work: NodeWork): 'malformed' | 'ignored' | 'taint' | undefined {
+  if (work.record.malformed) return 'malformed';
+  if (isIgnored(work.node)) return 'ignored';
+  return untoleratedTaints(work.node, pass.spec, pass.settings.runtimeRequiredTaint).length > 0 ? 'taint' : undefined;
+}
