@@ -9,8 +9,10 @@
  * What differs from a real cluster is given as values, not chart changes: the sandbox's real nodes
  * reach the API server only through a relay on 127.0.0.1:6443 inside each node's network namespace
  * (src/sandbox/real-node/api-relay.ts) and have no Service network, so the operator pods run with
- * hostNetwork and KUBERNETES_SERVICE_HOST/PORT pointing at that relay (in-cluster config with the
- * pod's service-account token); a nodeSelector keeps them on real nodes.
+ * hostNetwork and KUBERNETES_SERVICE_HOST/PORT pointing at that relay; the sandbox's API server runs
+ * without the ServiceAccount admission plugin (src/sandbox/control-plane.ts), so the values also
+ * mount the service-account token volume that plugin would add (in-cluster config then works as in
+ * any pod); a nodeSelector keeps the pods on real nodes.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,8 @@ import { DEMO_LABEL, REPO_ROOT, waitForSkyhook } from './skyhook-harness.js';
 
 const README_DEMO = resolve(REPO_ROOT, '../shared/examples/skyhook-readme-demo.yaml');
 const NS = 'skyhook';
+/** Where in-cluster clients read the token, CA and namespace (what the ServiceAccount admission plugin mounts). */
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 const CRDS = ['skyhooks.skyhook.nvidia.com', 'deploymentpolicies.skyhook.nvidia.com', 'nodeops.skyhook.nvidia.com'];
 
 let cp: ControlPlane;
@@ -88,6 +92,16 @@ beforeAll(async () => {
       'extraEnv:',
       `  - { name: KUBERNETES_SERVICE_HOST, value: "${api.hostname}" }`,
       `  - { name: KUBERNETES_SERVICE_PORT, value: "${api.port}" }`,
+      'extraVolumeMounts:',
+      `  - { name: kube-api-access, mountPath: ${SERVICE_ACCOUNT_DIR}, readOnly: true }`,
+      'extraVolumes:',
+      '  - name: kube-api-access',
+      '    projected:',
+      '      defaultMode: 420',
+      '      sources:',
+      '        - serviceAccountToken: { path: token, expirationSeconds: 3607 }',
+      '        - configMap: { name: kube-root-ca.crt, items: [{ key: ca.crt, path: ca.crt }] }',
+      '        - downwardAPI: { items: [{ path: namespace, fieldRef: { fieldPath: metadata.namespace } }] }',
       '',
     ].join('\n'),
   );

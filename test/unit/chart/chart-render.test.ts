@@ -88,6 +88,7 @@ describe('the Helm chart', () => {
   it('renders exactly config/default with the default values (namespace aside), CRDs included', async () => {
     const rendered = byKey(await template('--include-crds'));
     const expected = byKey(kustomize('config/default').filter((o) => o.kind !== 'Namespace'));
+    expect(Object.keys(expected).length).toBeGreaterThanOrEqual(11);
     expect(Object.keys(rendered).sort()).toEqual(Object.keys(expected).sort());
     expect(rendered).toEqual(expected);
   });
@@ -165,6 +166,23 @@ describe('the Helm chart', () => {
   it('runs the agent from the operator image unless AGENT_IMAGE is set', async () => {
     const { container } = deployment(await template('--set', 'image.repository=r.example/s,image.tag=1.2.3'));
     expect(envOf(container)['AGENT_IMAGE']).toBe('r.example/s:1.2.3');
+  });
+
+  it("adds extra volumes and mounts after config/manager's /tmp", async () => {
+    const { pod, container } = deployment(
+      await template(
+        '--set',
+        'extraVolumes[0].name=extra,extraVolumes[0].emptyDir.medium=Memory,extraVolumeMounts[0].name=extra,extraVolumeMounts[0].mountPath=/extra',
+      ),
+    );
+    expect(pod['volumes']).toEqual([
+      { name: 'tmp', emptyDir: {} },
+      { name: 'extra', emptyDir: { medium: 'Memory' } },
+    ]);
+    expect((container as unknown as { volumeMounts: unknown[] }).volumeMounts).toEqual([
+      { name: 'tmp', mountPath: '/tmp' },
+      { name: 'extra', mountPath: '/extra' },
+    ]);
   });
 
   it('leaves out the PodDisruptionBudget when disabled', async () => {
