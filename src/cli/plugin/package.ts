@@ -76,7 +76,7 @@ export async function runPackage(ctx: PluginContext, positionals: string[]): Pro
       skyhookName,
       pkg!,
     );
-    console.log(render(rows, COLUMNS, ctx.options.output));
+    console.log(render(rows, COLUMNS, ctx.options.output, (r) => `node/${r.node}`));
     return 0;
   }
   if (!ctx.options.node) throw new UsageError('--node NODE|REGEX is required: the nodes to run the package on again');
