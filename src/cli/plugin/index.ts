@@ -12,6 +12,7 @@ import { PACKAGE_HELP, runPackage } from './package.js';
 import { DEPLOYMENT_POLICY_HELP, runDeploymentPolicy, runReset } from './reset.js';
 import { runStatus } from './status.js';
 import { runVersion } from './version.js';
+import { watchStatus } from './watch.js';
 
 function helpFor(command: string): string {
   if (command === 'node') return `${NODE_HELP}\n\n${COMMON_FLAGS_HELP}`;
@@ -38,7 +39,7 @@ async function dispatch(ctx: PluginContext, command: string, positionals: string
   }
   switch (command) {
     case 'status':
-      return runStatus(ctx, positionals);
+      return ctx.options.watch ? watchStatus(ctx, positionals) : runStatus(ctx, positionals);
     case 'version':
       return runVersion(ctx, positionals, ctx.options.client);
     case 'node':

@@ -50,7 +50,6 @@ export const SKYHOOK_COLUMNS: Column<SkyhookSummary>[] = [
 ];
 
 export async function runStatus(ctx: PluginContext, positionals: string[]): Promise<number> {
-  if (ctx.options.watch) return (await import('./watch.js')).watchStatus(ctx, positionals);
   const skyhooks =
     positionals.length > 0
       ? await Promise.all(positionals.map((name) => ctx.getSkyhook(name)))
