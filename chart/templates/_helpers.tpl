@@ -45,12 +45,12 @@ kustomize's `namespace:` does for config/default).
 {{- if eq $subject.kind "ServiceAccount" }}{{ $_ := set $subject "namespace" $.root.Release.Namespace }}{{ end }}
 {{- end }}
 ---
-{{ toYaml $obj }}
-{{- end }}
+{{ toYaml $obj | trim }}
+{{ end }}
 
 {{/* Every document of a files/ manifest, rendered with skyhook.object. */}}
 {{- define "skyhook.file" -}}
 {{- range $obj := (fromYaml (include "skyhook.docs" .)).docs }}
-{{ include "skyhook.object" (dict "root" $.root "obj" $obj "extraLabels" $.extraLabels) }}
+{{- include "skyhook.object" (dict "root" $.root "obj" $obj "extraLabels" $.extraLabels) }}
 {{- end }}
 {{- end }}
