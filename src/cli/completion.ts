@@ -33,6 +33,7 @@ const FLAGS = [
   '--skip-batch-reset',
   '--client',
   '--watch',
+  '--follow',
   '--help',
 ];
 

@@ -577,6 +577,9 @@ describe('kubectl plugin commands', () => {
     expect(new Set(config.map((entry) => entry.job))).toEqual(new Set([jobs[1]]));
     expect(config.map((entry) => entry.container)).toEqual(['motd-init', 'motd-config', 'motd-configcheck', 'nodeop']);
     expect(config.every((entry) => entry.log === `${SIMULATED_LOG_LINE}\n`)).toBe(true);
+    // -f follows each container until it ends; these have ended, so it prints the same logs and exits.
+    const followed = await ok('package', 'logs', 'motd', '--skyhook', DEMO, '--node', 'node-a', '-f');
+    expect(followed).toBe(all);
     const none = await skyhookCli('package', 'logs', 'motd', '--skyhook', DEMO, '--node', 'node-b');
     expect(none.code).toBe(1);
     expect(none.stderr).toContain(

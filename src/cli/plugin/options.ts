@@ -23,6 +23,8 @@ export interface PluginOptions {
   stage?: string;
   tail?: number;
   skipBatchReset: boolean;
+  /** `package logs -f`: stream the stage containers' logs as they run. */
+  follow: boolean;
   /** `status --watch`: keep printing changes (kubectl's -w). */
   watch: boolean;
   /** `version --client`: the client's version only, no cluster. */
@@ -75,6 +77,7 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
         'skip-batch-reset': { type: 'boolean', default: false },
         client: { type: 'boolean', default: false },
         watch: { type: 'boolean', short: 'w', default: false },
+        follow: { type: 'boolean', short: 'f', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }),
@@ -91,6 +94,7 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
     skipBatchReset: values['skip-batch-reset'],
     client: values.client,
     watch: values.watch,
+    follow: values.follow,
     help: values.help,
   };
   if (values.kubeconfig !== undefined) options.kubeconfig = values.kubeconfig;
