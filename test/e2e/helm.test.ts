@@ -88,6 +88,8 @@ beforeAll(async () => {
     sandboxValues,
     [
       'hostNetwork: true',
+      // Host ports: a surge pod would find 8080/8081 taken on both nodes, so replace one at a time.
+      'strategy: { type: RollingUpdate, rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }',
       `nodeSelector: { ${SANDBOX_NAMES.nodeKindLabel}: real }`,
       'extraEnv:',
       `  - { name: KUBERNETES_SERVICE_HOST, value: "${api.hostname}" }`,

@@ -136,12 +136,18 @@ describe('the Helm chart', () => {
       '--set',
       'resources.limits.memory=1Gi,nodeSelector.pool=system,hostNetwork=true,priorityClassName=system-cluster-critical',
       '--set',
+      'strategy.type=RollingUpdate,strategy.rollingUpdate.maxSurge=0,strategy.rollingUpdate.maxUnavailable=1',
+      '--set',
       'topologySpreadConstraints[0].maxSkew=1,topologySpreadConstraints[0].topologyKey=topology.kubernetes.io/zone,topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway',
       '--set',
       'extraEnv[0].name=NODE_OPTIONS,extraEnv[0].value=--max-old-space-size=700,extraEnv[1].name=EXTRA,extraEnv[1].value=x',
     );
     const { pod, container, replicas } = deployment(objects);
     expect(replicas).toBe(3);
+    expect(objects.find((o) => o.kind === 'Deployment')?.spec?.['strategy']).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxSurge: 0, maxUnavailable: 1 },
+    });
     expect(container.image).toBe('registry.example/skyhook:9.9.9');
     expect(pod['imagePullSecrets']).toEqual([{ name: 'regcred' }]);
     expect(container.resources).toEqual({ limits: { memory: '1Gi' } });
