@@ -2,7 +2,7 @@
  * `package logs … -f`: follows a package's stage containers as they run, as `kubectl logs -f` does
  * for one container: each container of each matching pod in the order they run (init containers
  * first), waiting until it has started, streaming its log until it ends, then the next. A container
- * that has already finished prints its whole log; Ctrl-C stops (exit 0).
+ * that has already finished prints its whole log without following; Ctrl-C stops (exit 0).
  */
 import { Log, type V1Pod } from '@kubernetes/client-node';
 import { PassThrough } from 'node:stream';
@@ -39,6 +39,20 @@ async function untilStarted(ctx: PluginContext, pod: V1Pod, container: string): 
   }
 }
 
+async function finishedLog(ctx: PluginContext, pod: V1Pod, container: string): Promise<string> {
+  const tail = ctx.options.tail;
+  try {
+    return await ctx.clients.core.readNamespacedPodLog({
+      name: pod.metadata?.name ?? '',
+      namespace: ctx.options.namespace,
+      container,
+      ...(tail !== undefined ? { tailLines: tail } : {}),
+    });
+  } catch (error) {
+    return `(no log: ${errorMessage(error)})\n`;
+  }
+}
+
 export async function followLogs(ctx: PluginContext, pods: V1Pod[]): Promise<number> {
   const log = new Log(ctx.clients.kc);
   let stopped = false;
@@ -59,6 +73,11 @@ export async function followLogs(ctx: PluginContext, pods: V1Pod[]): Promise<num
       first = false;
       if (!started) {
         process.stdout.write('(no log: the container never started)\n');
+        continue;
+      }
+      if (stateOf(started, name)?.terminated) {
+        // Finished: its whole log, without following (a kubelet would end the stream at once anyway).
+        process.stdout.write(await finishedLog(ctx, started, name));
         continue;
       }
       sink = new PassThrough();
