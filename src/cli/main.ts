@@ -42,6 +42,15 @@ const commands: Record<string, Command> = {
   ...pluginCommand('reset', "remove a Skyhook's state from its nodes and restart its rollout"),
   ...pluginCommand('deployment-policy', "restart a Skyhook's rollout batches (alias: dp)"),
   ...pluginCommand('dp', 'alias of deployment-policy'),
+  ...pluginCommand('version', "the client's, the Kubernetes and the operator's versions"),
+  completion: {
+    summary: 'print a shell completion script: skyhook completion bash|zsh',
+    run: async (argv) => (await import('./completion.js')).runCompletionCli(argv),
+  },
+  __complete: {
+    summary: "completion candidates for the words given (Cobra's protocol; kubectl_complete-skyhook runs it)",
+    run: async (argv) => (await import('./completion.js')).runCompleteCli(argv, Object.keys(commands)),
+  },
 };
 
 /** A plugin command, loaded only when run (the summaries are repeated here so `skyhook --help` loads nothing). */
@@ -50,8 +59,10 @@ function pluginCommand(name: string, summary: string): Record<string, Command> {
 }
 
 export function usage(): string {
-  const width = Math.max(...Object.keys(commands).map((name) => name.length));
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  // `__complete` is for the shells, not for people.
+  const shown = Object.entries(commands).filter(([name]) => !name.startsWith('__'));
+  const width = Math.max(...shown.map(([name]) => name.length));
+  const lines = shown.map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
     'Usage: skyhook <command> [options]',
     '',

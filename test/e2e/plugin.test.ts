@@ -5,8 +5,10 @@
  * printing the batches and blockers of a fixture cluster while changing nothing.
  */
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Job, type V1Node } from '@kubernetes/client-node';
@@ -54,6 +56,21 @@ function skyhookCli(...args: string[]): Promise<CliResult> {
       process.execPath,
       [join(ROOT, 'bin/skyhook.js'), ...args, '--kubeconfig', cp.kubeconfigPath],
       { cwd: ROOT },
+      (error, stdout, stderr) => {
+        resolveRun({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
+    child.stdin?.end();
+  });
+}
+
+/** The CLI with exactly these arguments (no --kubeconfig added) and extra environment. */
+function runCli(args: string[], env: Record<string, string> = {}, entry = 'bin/skyhook.js'): Promise<CliResult> {
+  return new Promise((resolveRun) => {
+    const child = execFile(
+      process.execPath,
+      [join(ROOT, entry), ...args],
+      { cwd: ROOT, env: { ...process.env, ...env } },
       (error, stdout, stderr) => {
         resolveRun({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
       },
@@ -241,6 +258,96 @@ describe('kubectl plugin commands', () => {
     expect(summaries.map((s) => s.name)).toEqual(['demo', 'early']);
     expect(summaries.find((s) => s.name === 'early')).toMatchObject({ paused: true, disabled: false, priority: 1 });
     expect(await ok('status', DEMO)).toMatch(/^NAME\s+STATUS\s+PRIORITY.*\ndemo\s+unknown\s+200/);
+  });
+
+  it('-o name prints kubectl-style names, one per line', async () => {
+    expect(await ok('status', '-o', 'name')).toBe(`skyhook.${API_GROUP}/demo\nskyhook.${API_GROUP}/early\n`);
+    expect(await ok('node', 'list', '--skyhook', DEMO, '-o', 'name')).toBe(
+      ['node-a', 'node-b', 'node-c', 'node-d', 'node-f'].map((n) => `node/${n}\n`).join(''),
+    );
+    expect(await ok('pause', DEMO, '--dry-run', '-o', 'name')).toBe(`skyhook.${API_GROUP}/demo\n`);
+  });
+
+  it('status --watch prints the list, then a line per change, until interrupted', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/skyhook.js'), 'status', DEMO, '--watch'], {
+      cwd: ROOT,
+      env: { ...process.env, KUBECONFIG: cp.kubeconfigPath },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+    const waitFor = async (pattern: RegExp): Promise<void> => {
+      const deadline = Date.now() + 30_000;
+      while (!pattern.test(out)) {
+        if (Date.now() > deadline) throw new Error(`no ${pattern} in: ${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    try {
+      await waitFor(/^NAME\s+STATUS.*\ndemo\s+unknown\s+200\s+0\s+\S+\s+no\s+no/);
+      await kubectl(['annotate', 'skyhook', DEMO, `${SKYHOOK_ANNOTATIONS.pause}=true`]);
+      await waitFor(/\ndemo\s+unknown\s+200\s+0\s+\S+\s+yes\s+no/);
+      await kubectl(['annotate', 'skyhook', DEMO, `${SKYHOOK_ANNOTATIONS.pause}-`]);
+      await waitFor(/yes\s+no.*\n(.*\n)*demo\s+unknown\s+200\s+0\s+\S+\s+no\s+no/);
+      expect(out.split('\n').filter((line) => line.startsWith('NAME'))).toHaveLength(1);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it("version prints the client's, the Kubernetes and the operator's versions, as kubectl version does", async () => {
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(await ok('version', '--client')).toBe(`Client Version: ${version}\n`);
+    const before = await ok('version');
+    expect(before).toMatch(new RegExp(`^Client Version: ${version}\nKubernetes Version: v1\\.\\d+\\.\\d+`));
+    expect(before).toContain(`Operator Version: not installed (no Deployment skyhook-operator in ${NAMESPACE})`);
+    await kubectl(['apply', '-n', NAMESPACE, '-f', join(ROOT, 'config/manager/manager.yaml')]);
+    try {
+      const report = JSON.parse(await ok('version', '-o', 'json')) as {
+        clientVersion: string;
+        kubernetesVersion: string;
+        operator: { version: string; image: string; replicas: number };
+      };
+      expect(report).toMatchObject({
+        clientVersion: version,
+        operator: { version, image: `ghcr.io/skyhook-ts/skyhook:${version}`, replicas: 2 },
+      });
+      expect(report.kubernetesVersion).toMatch(/^v1\.\d+\.\d+/);
+    } finally {
+      await kubectl(['delete', '-n', NAMESPACE, 'deployment', 'skyhook-operator', '--wait=true']);
+    }
+    const unreachable = await runCli(['version', '--kubeconfig', '/nonexistent/kubeconfig']);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stdout).toBe(`Client Version: ${version}\n`);
+  });
+
+  it('completes commands, flags and Skyhook names for the shells and for kubectl (Cobra __complete)', async () => {
+    const env = { KUBECONFIG: cp.kubeconfigPath };
+    expect((await runCli(['__complete', 'pa'], env)).stdout).toBe('package\npause\n:4\n');
+    expect((await runCli(['__complete', 'pause', ''], env)).stdout).toBe('demo\nearly\n:4\n');
+    expect((await runCli(['__complete', 'node', 'ignore', 'node-'], env)).stdout).toBe(
+      ['node-a', 'node-b', 'node-c', 'node-d', 'node-e', 'node-f', ':4', ''].join('\n'),
+    );
+    // kubectl >= 1.26 runs kubectl_complete-skyhook for `kubectl skyhook <TAB>`.
+    const viaKubectl = await runCli(['status', '-o', 'w'], env, 'bin/kubectl_complete-skyhook');
+    expect(viaKubectl.stdout).toBe('wide\n:4\n');
+    // The bash script, sourced into a real bash with `skyhook` on PATH.
+    const pathDir = mkdtempSync(join(tmpdir(), 'skyhook-path-'));
+    symlinkSync(join(ROOT, 'bin/skyhook.js'), join(pathDir, 'skyhook'));
+    const script = (await runCli(['completion', 'bash'])).stdout;
+    const bash = await new Promise<string>((resolveRun, reject) => {
+      execFile(
+        'bash',
+        ['-c', `${script}\nCOMP_WORDS=(skyhook pause d); COMP_CWORD=2; _skyhook_complete; echo "\${COMPREPLY[*]}"`],
+        { env: { ...process.env, ...env, PATH: `${pathDir}:${dirname(process.execPath)}:${process.env['PATH']}` } },
+        (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolveRun(stdout)),
+      );
+    });
+    expect(bash.trim()).toBe('demo');
+    expect((await runCli(['completion', 'zsh'])).stdout).toContain('compdef _skyhook skyhook kubectl-skyhook');
   });
 
   it('pause, resume, disable and enable set and remove their own annotation only; destructive ones need --yes without a TTY', async () => {
@@ -470,6 +577,9 @@ describe('kubectl plugin commands', () => {
     expect(new Set(config.map((entry) => entry.job))).toEqual(new Set([jobs[1]]));
     expect(config.map((entry) => entry.container)).toEqual(['motd-init', 'motd-config', 'motd-configcheck', 'nodeop']);
     expect(config.every((entry) => entry.log === `${SIMULATED_LOG_LINE}\n`)).toBe(true);
+    // -f follows each container until it ends; these have ended, so it prints the same logs and exits.
+    const followed = await ok('package', 'logs', 'motd', '--skyhook', DEMO, '--node', 'node-a', '-f');
+    expect(followed).toBe(all);
     const none = await skyhookCli('package', 'logs', 'motd', '--skyhook', DEMO, '--node', 'node-b');
     expect(none.code).toBe(1);
     expect(none.stderr).toContain(

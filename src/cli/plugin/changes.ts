@@ -5,6 +5,7 @@
  * order, each printed as it lands.
  */
 import { createInterface } from 'node:readline/promises';
+import { API_GROUP } from '../../api/names.js';
 import { mergePatchCustomObject, mergePatchCustomObjectStatus, mergePatchNode } from '../../kube/client.js';
 import type { PluginContext } from './context.js';
 import { skyhookRef } from './context.js';
@@ -60,6 +61,10 @@ export function terminalConfirm(): Confirm | undefined {
   };
 }
 
+/** `-o name`: the changed object as kubectl names it (`node/<name>`, `skyhook.skyhook.nvidia.com/<name>`). */
+const changeName = (record: ChangeRecord): string =>
+  record.kind === 'Node' ? `node/${record.name}` : `skyhook.${API_GROUP}/${record.name}`;
+
 export async function commitChanges(
   ctx: PluginContext,
   set: ChangeSet,
@@ -85,7 +90,7 @@ export async function commitChanges(
     }),
   );
   if (options.dryRun) {
-    console.log(render(records, COLUMNS, options.output));
+    console.log(render(records, COLUMNS, options.output, changeName));
     return 0;
   }
   if (set.destructive && !options.yes) {
@@ -101,7 +106,7 @@ export async function commitChanges(
     await applyChange(ctx, change);
     records[i]!.applied = true;
   }
-  console.log(render(records, COLUMNS, options.output));
+  console.log(render(records, COLUMNS, options.output, changeName));
   return 0;
 }
 

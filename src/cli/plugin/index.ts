@@ -11,12 +11,17 @@ import { COMMON_FLAGS_HELP, CommandError, parsePluginArgs, requirePositionals, U
 import { PACKAGE_HELP, runPackage } from './package.js';
 import { DEPLOYMENT_POLICY_HELP, runDeploymentPolicy, runReset } from './reset.js';
 import { runStatus } from './status.js';
+import { runVersion } from './version.js';
+import { watchStatus } from './watch.js';
 
 function helpFor(command: string): string {
   if (command === 'node') return `${NODE_HELP}\n\n${COMMON_FLAGS_HELP}`;
   if (command === 'package') return `${PACKAGE_HELP}\n\n${COMMON_FLAGS_HELP}`;
   if (command === 'deployment-policy' || command === 'dp') return `${DEPLOYMENT_POLICY_HELP}\n\n${COMMON_FLAGS_HELP}`;
-  if (command === 'status') return `Usage: skyhook status [SKYHOOK...]\n\n${COMMON_FLAGS_HELP}`;
+  if (command === 'version')
+    return `Usage: skyhook version [--client]\n\nThe client's version, the Kubernetes version and the operator's (Deployment skyhook-operator in -n); --client: the client's only.\n\n${COMMON_FLAGS_HELP}`;
+  if (command === 'status')
+    return `Usage: skyhook status [SKYHOOK...] [-w|--watch]\n\n--watch: after the list, one more line per change until interrupted (kubectl get -w).\n\n${COMMON_FLAGS_HELP}`;
   if (command === 'reset') {
     return `Usage: skyhook reset SKYHOOK [--skip-batch-reset]\n\nRemoves the Skyhook's state (nodeState_, status_, version_, cordon_ annotations, status_ label) from every node that has some, and restarts its rollout batches unless --skip-batch-reset; asks first.\n\n${COMMON_FLAGS_HELP}`;
   }
@@ -34,7 +39,9 @@ async function dispatch(ctx: PluginContext, command: string, positionals: string
   }
   switch (command) {
     case 'status':
-      return runStatus(ctx, positionals);
+      return ctx.options.watch ? watchStatus(ctx, positionals) : runStatus(ctx, positionals);
+    case 'version':
+      return runVersion(ctx, positionals, ctx.options.client);
     case 'node':
       return runNode(ctx, positionals);
     case 'package':

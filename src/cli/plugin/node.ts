@@ -31,6 +31,7 @@ export const NODE_HELP = `Usage: skyhook node <subcommand> [options]
 A node argument with regular-expression characters is an anchored regular expression, else an exact name.`;
 
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
+const nodeName = (s: NodeSkyhookSummary): string => `node/${s.node}`;
 
 const NODE_COLUMNS: Column<NodeSkyhookSummary>[] = [
   { header: 'NODE', value: (s) => s.node },
@@ -74,6 +75,7 @@ async function nodeList(ctx: PluginContext): Promise<number> {
       nodes.map((node) => summarizeNode(node, skyhook)),
       NODE_COLUMNS.filter((c) => c.header !== 'SKYHOOK'),
       ctx.options.output,
+      nodeName,
     ),
   );
   return 0;
@@ -86,7 +88,7 @@ async function nodeStatus(ctx: PluginContext, positionals: string[]): Promise<nu
   const skyhooks = only ? [await ctx.getSkyhook(only)] : await ctx.listSkyhooks();
   const byName = new Map(skyhooks.map((scr) => [scr.metadata.name ?? '', scr]));
   const rows = nodes.flatMap((node) => nodeRows(node, only ? [only] : skyhooksOnNode(node), byName));
-  console.log(render(rows, NODE_COLUMNS, ctx.options.output));
+  console.log(render(rows, NODE_COLUMNS, ctx.options.output, nodeName));
   return 0;
 }
 

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { OPERATOR_NAMESPACE } from '../../api/operator-rbac.js';
 
-export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface PluginOptions {
@@ -23,6 +23,12 @@ export interface PluginOptions {
   stage?: string;
   tail?: number;
   skipBatchReset: boolean;
+  /** `package logs -f`: stream the stage containers' logs as they run. */
+  follow: boolean;
+  /** `status --watch`: keep printing changes (kubectl's -w). */
+  watch: boolean;
+  /** `version --client`: the client's version only, no cluster. */
+  client: boolean;
   help: boolean;
 }
 
@@ -69,6 +75,9 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
         stage: { type: 'string' },
         tail: { type: 'string' },
         'skip-batch-reset': { type: 'boolean', default: false },
+        client: { type: 'boolean', default: false },
+        watch: { type: 'boolean', short: 'w', default: false },
+        follow: { type: 'boolean', short: 'f', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }),
@@ -83,6 +92,9 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
     dryRun: values['dry-run'],
     yes: values.yes || values.confirm,
     skipBatchReset: values['skip-batch-reset'],
+    client: values.client,
+    watch: values.watch,
+    follow: values.follow,
     help: values.help,
   };
   if (values.kubeconfig !== undefined) options.kubeconfig = values.kubeconfig;

@@ -1,6 +1,7 @@
 /**
  * Rendering of command results: aligned tables (kubectl style: upper-case headers, two spaces
- * between columns, `wide` adds the columns marked wide), or the records as JSON or YAML for tools.
+ * between columns, `wide` adds the columns marked wide), the records as JSON or YAML for tools, or
+ * `-o name`: one `resource/name` per line, each once (kubectl's form, for xargs and scripts).
  */
 import { stringify } from 'yaml';
 import type { OutputFormat } from './options.js';
@@ -26,8 +27,14 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
     .join('\n');
 }
 
-/** `records` in the chosen format; `table` and `wide` use `columns`. */
-export function render<T>(records: readonly T[], columns: readonly Column<T>[], format: OutputFormat): string {
+/** `records` in the chosen format; `table` and `wide` use `columns`, `name` uses `nameOf` (default: the first column). */
+export function render<T>(
+  records: readonly T[],
+  columns: readonly Column<T>[],
+  format: OutputFormat,
+  nameOf: (row: T) => string = (row) => columns[0]?.value(row) ?? '',
+): string {
+  if (format === 'name') return [...new Set(records.map(nameOf))].join('\n');
   if (format === 'json') return JSON.stringify(records, null, 2);
   if (format === 'yaml') return records.length === 0 ? '[]' : stringify(records).trimEnd();
   return renderTable(records, columns, format === 'wide');

@@ -24,7 +24,8 @@ export interface ContainerLog {
   log: string;
 }
 
-export async function runPackageLogs(ctx: PluginContext, pkg: string, skyhook: string): Promise<number> {
+/** The stage pods of the package (filtered by --node and --stage), or a CommandError naming the filters. */
+export async function findStagePods(ctx: PluginContext, pkg: string, skyhook: string): Promise<V1Pod[]> {
   const { options } = ctx;
   const versions = await packageVersions(ctx, pkg, skyhook);
   const pods = stagePods(
@@ -51,6 +52,12 @@ export async function runPackageLogs(ctx: PluginContext, pkg: string, skyhook: s
       `no stage pods in namespace ${options.namespace} for ${filters.join(', ')}; finished Jobs are deleted after their TTL, and -n must name the operator's namespace`,
     );
   }
+  return pods;
+}
+
+export async function runPackageLogs(ctx: PluginContext, pkg: string, skyhook: string): Promise<number> {
+  const { options } = ctx;
+  const pods = await findStagePods(ctx, pkg, skyhook);
   const logs: ContainerLog[] = [];
   for (const pod of pods) {
     for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
@@ -111,7 +118,7 @@ export function stagePods(pods: V1Pod[], filter: PodFilter): V1Pod[] {
 const created = (pod: V1Pod): number =>
   pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp).getTime() : 0;
 
-function podIdentity(pod: V1Pod): Omit<ContainerLog, 'container' | 'log'> {
+export function podIdentity(pod: V1Pod): Omit<ContainerLog, 'container' | 'log'> {
   const labels = pod.metadata?.labels ?? {};
   return {
     node: pod.spec?.nodeName ?? '',
@@ -137,12 +144,16 @@ async function containerLog(ctx: PluginContext, pod: V1Pod, container: string): 
 }
 
 /** `==> node n · stage apply · job j · pod p · container c <==` above each log, as `tail` heads files. */
+export function logHeader(entry: Omit<ContainerLog, 'log'>): string {
+  const source = entry.job ? `job ${entry.job} · pod ${entry.pod}` : `pod ${entry.pod}`;
+  return `==> node ${entry.node} · stage ${entry.stage} · ${source} · container ${entry.container} <==`;
+}
+
 export function formatLogs(logs: ContainerLog[]): string {
   return logs
     .map((entry) => {
-      const source = entry.job ? `job ${entry.job} · pod ${entry.pod}` : `pod ${entry.pod}`;
       const body = entry.log === '' || entry.log.endsWith('\n') ? entry.log : `${entry.log}\n`;
-      return `==> node ${entry.node} · stage ${entry.stage} · ${source} · container ${entry.container} <==\n${body}`;
+      return `${logHeader(entry)}\n${body}`;
     })
     .join('\n');
 }

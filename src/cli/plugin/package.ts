@@ -20,7 +20,8 @@ import type { PluginContext } from './context.js';
 import { nodeMatcher } from './node-patterns.js';
 import { CommandError, requirePositionals, requireSkyhookFlag, UsageError } from './options.js';
 import { render, type Column } from './output.js';
-import { runPackageLogs } from './package-logs.js';
+import { findStagePods, runPackageLogs } from './package-logs.js';
+import { followLogs } from './package-logs-follow.js';
 
 export const RERUN_STAGES = [
   'apply',
@@ -34,8 +35,8 @@ export const PACKAGE_HELP = `Usage: skyhook package <subcommand> PACKAGE --skyho
   status PACKAGE --skyhook NAME [--node NODE|REGEX]   the package's stage and state on each node
   rerun PACKAGE --skyhook NAME --node NODE|REGEX [--stage ${RERUN_STAGES.join('|')}]
                                                       run the package again on the nodes (asks first)
-  logs PACKAGE --skyhook NAME [--node NODE|REGEX] [--stage STAGE] [--tail N]
-                                                      the logs of the package's stage Jobs`;
+  logs PACKAGE --skyhook NAME [--node NODE|REGEX] [--stage STAGE] [--tail N] [-f]
+                                                      the logs of the package's stage Jobs (-f: follow them as they run)`;
 
 export interface PackageNodeRow {
   node: string;
@@ -66,7 +67,10 @@ export async function runPackage(ctx: PluginContext, positionals: string[]): Pro
   }
   const [pkg] = requirePositionals(rest, ['package']);
   const skyhookName = requireSkyhookFlag(ctx.options);
-  if (subcommand === 'logs') return runPackageLogs(ctx, pkg!, skyhookName);
+  if (subcommand === 'logs')
+    return ctx.options.follow
+      ? followLogs(ctx, await findStagePods(ctx, pkg!, skyhookName))
+      : runPackageLogs(ctx, pkg!, skyhookName);
   const skyhook = await ctx.getSkyhook(skyhookName);
   const nodes = await ctx.listNodes();
   if (subcommand === 'status') {
@@ -76,7 +80,7 @@ export async function runPackage(ctx: PluginContext, positionals: string[]): Pro
       skyhookName,
       pkg!,
     );
-    console.log(render(rows, COLUMNS, ctx.options.output));
+    console.log(render(rows, COLUMNS, ctx.options.output, (r) => `node/${r.node}`));
     return 0;
   }
   if (!ctx.options.node) throw new UsageError('--node NODE|REGEX is required: the nodes to run the package on again');

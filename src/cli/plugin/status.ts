@@ -1,5 +1,5 @@
 /** `status [skyhook]`: the Skyhooks with their rollout status, as `kubectl get skyhooks` plus pause and disable. */
-import { SKYHOOK_ANNOTATIONS } from '../../api/names.js';
+import { API_GROUP, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import type { PluginContext } from './context.js';
 import { render, type Column } from './output.js';
@@ -32,6 +32,9 @@ export function summarizeSkyhook(skyhook: Skyhook): SkyhookSummary {
   return summary;
 }
 
+/** kubectl's `-o name` form: `<resource>.<group>/<name>`. */
+export const skyhookName = (s: SkyhookSummary): string => `skyhook.${API_GROUP}/${s.name}`;
+
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
 export const SKYHOOK_COLUMNS: Column<SkyhookSummary>[] = [
@@ -51,10 +54,10 @@ export async function runStatus(ctx: PluginContext, positionals: string[]): Prom
     positionals.length > 0
       ? await Promise.all(positionals.map((name) => ctx.getSkyhook(name)))
       : await ctx.listSkyhooks();
-  if (skyhooks.length === 0 && (ctx.options.output === 'table' || ctx.options.output === 'wide')) {
+  if (skyhooks.length === 0 && ['table', 'wide', 'name'].includes(ctx.options.output)) {
     console.error('no Skyhooks in this cluster');
     return 0;
   }
-  console.log(render(skyhooks.map(summarizeSkyhook), SKYHOOK_COLUMNS, ctx.options.output));
+  console.log(render(skyhooks.map(summarizeSkyhook), SKYHOOK_COLUMNS, ctx.options.output, skyhookName));
   return 0;
 }

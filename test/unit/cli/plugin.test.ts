@@ -51,7 +51,7 @@ describe('plugin arguments', () => {
 
   it('name the bad flag or value', () => {
     expect(() => parsePluginArgs(['-o', 'xml'])).toThrow(
-      new UsageError("--output must be one of table, wide, json, yaml, not 'xml'"),
+      new UsageError("--output must be one of table, wide, json, yaml, name, not 'xml'"),
     );
     expect(() => parsePluginArgs(['--tail', 'all'])).toThrow('--tail must be a whole number of lines');
     expect(() => parsePluginArgs(['--bogus'])).toThrow(UsageError);
@@ -90,6 +90,16 @@ describe('plugin output', () => {
     expect(JSON.parse(render([{ name: 'a', n: 1 }], columns, 'json'))).toEqual([{ name: 'a', n: 1 }]);
     expect(render([{ name: 'a', n: 1 }], columns, 'yaml')).toBe('- name: a\n  n: 1');
     expect(render([], columns, 'yaml')).toBe('[]');
+  });
+
+  it('prints -o name as kubectl does: one resource/name per line, each once', () => {
+    const rows = [
+      { name: 'a', n: 1 },
+      { name: 'b', n: 2 },
+      { name: 'a', n: 3 },
+    ];
+    expect(render(rows, columns, 'name', (r) => `node/${r.name}`)).toBe('node/a\nnode/b');
+    expect(render(rows, columns, 'name')).toBe('a\nb');
   });
 });
 
