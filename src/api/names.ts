@@ -136,6 +136,17 @@ export const CHILD_LABELS = {
   nodeMeta: `${PREFIX}/skyhook-node-meta`,
 } as const;
 
+/**
+ * Where a Skyhook stage pod sees its ConfigMaps, as upstream's stage pods mount them: the package's
+ * configMap, and the node's metadata (labels.json, annotations.json, packages.json; the package's
+ * init container copies /skyhook-package/* onto the host, so packages find it under
+ * `${SKYHOOK_DIR}/node-metadata/`).
+ */
+export const STAGE_MOUNTS = {
+  packageConfigMap: '/skyhook-package/configmaps',
+  nodeMetadata: '/skyhook-package/node-metadata',
+} as const;
+
 export const CHILD_ANNOTATIONS = {
   name: `${PREFIX}/name`,
   /** JSON `{"name","version","skyhook","stage","image"[,"containerSHA"]}` describing the stage. */

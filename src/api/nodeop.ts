@@ -102,6 +102,17 @@ export const SkyhookStage = Type.Object({
     containerSHA: Type.Optional(Type.String()),
   }),
   stage: StringEnum(PACKAGE_STAGES),
+  // skyhook-ts 0.1.0 wrote these three here; a NodeOp it created may still be in flight after an
+  // upgrade, so they stay readable (templates/legacy-stage-fields.ts turns them into the generic fields).
+  interrupt: Type.Optional(
+    Type.Object(Interrupt.properties, { description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.interrupt.' }),
+  ),
+  configMap: Type.Optional(
+    Type.String({ maxLength: 253, description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.configMapMounts.' }),
+  ),
+  nodeMetadataConfigMap: Type.Optional(
+    Type.String({ maxLength: 253, description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.configMapMounts.' }),
+  ),
 });
 export type SkyhookStage = Static<typeof SkyhookStage>;
 
@@ -226,7 +237,7 @@ export const NodeOpSpec = Type.Object(
       fieldPath: '.targetNodes',
     },
     {
-      rule: "!has(self.skyhookStage) || (self.skyhookStage.stage in ['interrupt', 'uninstall-interrupt']) == has(self.interrupt)",
+      rule: "!has(self.skyhookStage) || (self.skyhookStage.stage in ['interrupt', 'uninstall-interrupt']) == (has(self.interrupt) || has(self.skyhookStage.interrupt))",
       message: 'interrupt is required for the interrupt stages (skyhookStage.stage) and forbidden for the others',
       fieldPath: '.interrupt',
     },

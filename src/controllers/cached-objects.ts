@@ -10,6 +10,8 @@
  * managedFields always goes (no reader, and often the largest part of an object).
  */
 import type { V1Job, V1Node, V1NodeSystemInfo, V1ObjectMeta, V1Pod } from '@kubernetes/client-node';
+import type { NodeOp } from '../api/nodeop.js';
+import { upgradeLegacyStageFields } from '../templates/legacy-stage-fields.js';
 
 /** The object's metadata without managedFields (everything else in it is small or read). */
 function metadataOf(metadata: V1ObjectMeta | undefined): V1ObjectMeta | undefined {
@@ -118,4 +120,13 @@ export function cachedJob(job: V1Job): V1Job {
     spec: keptSpec,
     status: job.status,
   });
+}
+
+/**
+ * NodeOps (shared by both controllers): kept whole but for managedFields, and read as the current
+ * API reads them (a NodeOp a 0.1.0 operator created gets its generic fields: legacy-stage-fields.ts).
+ */
+export function cachedNodeOp(op: NodeOp): NodeOp {
+  const metadata = metadataOf(op.metadata) ?? {};
+  return upgradeLegacyStageFields({ ...op, metadata });
 }

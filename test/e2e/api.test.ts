@@ -458,6 +458,21 @@ describe('printer columns', () => {
     expect(row).toMatch(/^demo\s+in_progress\s+200\s+\S+\s+1\s+2\/3\s+motd:1\.1\.0\s*$/);
   });
 
+  it('accepts a stage NodeOp as skyhook-ts 0.1.0 wrote it (interrupt and ConfigMaps under skyhookStage)', async () => {
+    const legacy = nodeOp({
+      targetNodes: ['node-0'],
+      skyhookStage: { ...stageOf('interrupt'), interrupt: { type: 'reboot' }, configMap: 'demo-tuning-1.0.0' },
+    });
+    await kubectl(
+      ['apply', '--server-side', '-f', '-'],
+      stringify({ ...legacy, metadata: { name: 'legacy-stage', namespace: 'default' } }),
+    );
+    const stored = await getJson('nodeop', 'legacy-stage', 'default');
+    expect(at(stored, 'spec', 'skyhookStage', 'interrupt')).toEqual({ type: 'reboot' });
+    expect(at(stored, 'spec', 'skyhookStage', 'configMap')).toBe('demo-tuning-1.0.0');
+    await kubectl(['delete', 'nodeop', 'legacy-stage', '-n', 'default', '--wait=false']);
+  });
+
   it('kubectl get nodeops shows the NodeOp columns', async () => {
     const op = nodeOp({ targetNodes: ['node-0'], skyhookStage: stageOf('apply') });
     await kubectl(

@@ -14,7 +14,7 @@ import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
 import { readNodeOpSettings, type NodeOpSettings } from '../../templates/nodeop-settings.js';
 import type { ControllerFactory, Stoppable } from '../../kube/runtime.js';
-import { cachedJob, cachedNode, cachedNodeOpPod } from '../cached-objects.js';
+import { cachedJob, cachedNode, cachedNodeOp, cachedNodeOpPod } from '../cached-objects.js';
 import { selectorMatches } from '../../api/label-selector.js';
 import { DrainTasks } from './drain-tasks.js';
 import { StageMetrics } from './stage-metrics.js';
@@ -64,7 +64,9 @@ export async function startNodeOpController(
   const { informers, clients, events, logger } = runtime;
   const settings: NodeOpSettings = { ...readNodeOpSettings(process.env), ...options.settings };
   const byNodeOpLabel = { labelSelector: NODEOP_NAMES.nodeOpLabel };
-  const nodeOps = informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural));
+  const nodeOps = informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural), {
+    transform: cachedNodeOp,
+  });
   // Trimmed to what the reconciler reads (cached-objects.ts): most of a Job or pod is its pod spec.
   const jobs = informers.informer<V1Job>('/apis/batch/v1/jobs', { ...byNodeOpLabel, transform: cachedJob });
   const pods = informers.informer<V1Pod>('/api/v1/pods', { ...byNodeOpLabel, transform: cachedNodeOpPod });

@@ -14,7 +14,7 @@ import type { Skyhook } from '../../api/skyhook.js';
 import { Controller } from '../../kube/controller.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
-import { cachedBarrierPod, cachedNode } from '../cached-objects.js';
+import { cachedBarrierPod, cachedNode, cachedNodeOp } from '../cached-objects.js';
 import type { ControllerFactory, Stoppable } from '../../kube/runtime.js';
 import { compactNodeMetadata } from './build/node-metadata.js';
 import { NODE_METADATA_KIND } from './write/node-metadata-writes.js';
@@ -52,7 +52,9 @@ export async function startSkyhookController(
   const caches: SkyhookCaches = {
     skyhooks: informers.informer<Skyhook>(customResourcePath(API_GROUP, API_VERSION, KINDS.skyhook.plural)),
     nodes: informers.informer<V1Node>('/api/v1/nodes', { transform: cachedNode }),
-    nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural)),
+    nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural), {
+      transform: cachedNodeOp,
+    }),
     configMaps: informers.informer<V1ConfigMap>(`/api/v1/namespaces/${namespace}/configmaps`, {
       labelSelector: CHILD_LABELS.name,
     }),

@@ -11,7 +11,14 @@
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import type { EnvVar } from '../../../api/k8s-schemas.js';
-import { CHILD_ANNOTATIONS, CHILD_LABELS, GROUP_VERSION, KINDS, STAGE_OP_ANNOTATIONS } from '../../../api/names.js';
+import {
+  CHILD_ANNOTATIONS,
+  CHILD_LABELS,
+  GROUP_VERSION,
+  KINDS,
+  STAGE_MOUNTS,
+  STAGE_OP_ANNOTATIONS,
+} from '../../../api/names.js';
 import type { ConfigMapMount, DrainOptions, InitStep, NodeOp, NodeOpSpec } from '../../../api/nodeop.js';
 import type { Package, Skyhook } from '../../../api/skyhook.js';
 import { labelValue, nodeMetadataConfigMapName, safeName } from '../../../templates/object-names.js';
@@ -93,13 +100,9 @@ export interface StageOpInput {
 }
 
 /** Where a Skyhook package's configMap appears, as upstream's stage pods mount it. */
-export const PACKAGE_CONFIGMAP_MOUNT = '/skyhook-package/configmaps';
-/**
- * Where the node's metadata ConfigMap (labels.json, annotations.json, packages.json) appears, as
- * upstream's stage pods mount it; the package's init container copies /skyhook-package/* onto the
- * host, so packages find it under `${SKYHOOK_DIR}/node-metadata/`.
- */
-export const NODE_METADATA_MOUNT = '/skyhook-package/node-metadata';
+export const PACKAGE_CONFIGMAP_MOUNT = STAGE_MOUNTS.packageConfigMap;
+/** Where the node's metadata ConfigMap appears (see STAGE_MOUNTS). */
+export const NODE_METADATA_MOUNT = STAGE_MOUNTS.nodeMetadata;
 
 /** The package's ConfigMap (if it has one) and the node's metadata ConfigMap, mounted where upstream's stage pod has them. */
 function stageConfigMapMounts(op: CreateStageOp, scr: string): ConfigMapMount[] {
