@@ -2,7 +2,7 @@
  * A controller: informer events mapped to keys, one keyed queue, N workers calling reconcile(key).
  * Level-triggered, as controller-runtime: events only say "look at this key again"; reconcile reads
  * the caches and the cluster, acts, and returns "done" or "requeue after". Mapping functions turn a
- * child's event into its owner's key (Job → NodeOp via ownerReferences or a label).
+ * child's event into its owner's key (Job → NodeOp via ownerReferences).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -109,17 +109,6 @@ export function ownerKeys(
 function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
-}
-
-/** Key named by a label of the object (same namespace unless `ownerNamespaced: false`). */
-export function labelKeys(label: string, options: { ownerNamespaced?: boolean } = {}): KeyMapper<KubernetesObject> {
-  const namespaced = options.ownerNamespaced ?? true;
-  return (object) => {
-    const value = object.metadata?.labels?.[label];
-    if (!value) return [];
-    const namespace = object.metadata?.namespace;
-    return [namespaced && namespace ? `${namespace}/${value}` : value];
-  };
 }
 
 /** Splits a key made by objectKey back into name and namespace. */
