@@ -25,6 +25,7 @@ import { errorMessage, isNotFound, loadKubeConfig, makeClients, type KubeClients
 import { renderPlan } from './plan/render.js';
 import { buildPlanReport, type PlanReport } from './plan/report.js';
 import { simulateRollout } from './plan/simulation.js';
+import { nameOf } from '../api/object-meta.js';
 
 const HELP = `Usage: skyhook plan -f SCR.yaml [options]
 
@@ -103,7 +104,7 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
       core.listPodForAllNamespaces({ fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }),
     ),
   ]);
-  const name = candidate.metadata.name ?? '';
+  const name = nameOf(candidate);
   const planned = asApplied(
     candidate,
     skyhookList.find((scr) => scr.metadata.name === name),
@@ -123,11 +124,11 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
       now: Date.now(),
       skyhooks: skyhooks.map((scr) => ({
         skyhook: scr,
-        packageConfigMaps: packageConfigMapData(configMapsOf(configMapList.items, scr.metadata.name ?? '')),
+        packageConfigMaps: packageConfigMapData(configMapsOf(configMapList.items, nameOf(scr))),
       })),
       nodes: nodeList.items.map((node) => ({
         ...nodeViewOf(node),
-        pods: podsByNode.get(node.metadata?.name ?? '') ?? [],
+        pods: podsByNode.get(nameOf(node)) ?? [],
       })),
       stageOps: stageOpSummaries(nodeOps, skyhooks, namespace),
       deploymentPolicies: policies,
@@ -138,7 +139,7 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
 function podView(pod: V1Pod): PodView {
   const view: PodView = {
     namespace: pod.metadata?.namespace ?? '',
-    name: pod.metadata?.name ?? '',
+    name: nameOf(pod),
     labels: pod.metadata?.labels ?? {},
     phase: pod.status?.phase ?? 'Pending',
   };
@@ -150,7 +151,7 @@ function podView(pod: V1Pod): PodView {
 
 /** The plan of the snapshot's SCR (pure). */
 export function planSkyhook(snapshot: ClusterSnapshot): PlanReport {
-  const simulation = simulateRollout(snapshot.input, snapshot.skyhook.metadata.name ?? '');
+  const simulation = simulateRollout(snapshot.input, nameOf(snapshot.skyhook));
   return buildPlanReport(
     snapshot.skyhook,
     snapshot.input.nodes.map((node) => node.name),

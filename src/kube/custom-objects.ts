@@ -7,6 +7,7 @@
  */
 import type { CustomObjectsApi, KubernetesObject } from '@kubernetes/client-node';
 import { mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from './client.js';
+import { nameOf } from '../api/object-meta.js';
 
 /** The API coordinates of a custom resource kind. */
 export interface CustomResource {
@@ -74,7 +75,7 @@ export class CustomObjects<T extends KubernetesObject> {
   async replaceStatus(body: T): Promise<T> {
     const { group, version, plural } = this.resource;
     const { namespace } = this;
-    const name = body.metadata?.name ?? '';
+    const name = nameOf(body);
     const result: unknown =
       namespace === undefined
         ? await this.api.replaceClusterCustomObjectStatus({ group, version, plural, name, body })
