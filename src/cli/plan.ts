@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { API_GROUP, API_VERSION, KINDS } from '../api/names.js';
 import type { DeploymentPolicy } from '../api/deployment-policy.js';
@@ -21,7 +21,9 @@ import { configMapsOf, packageConfigMapData } from '../controllers/skyhook/build
 import { nodeViewOf } from '../controllers/skyhook/views/node-view.js';
 import type { PlannerInput, PodView } from '../controllers/skyhook/plan/planner-types.js';
 import { retryWhileBusy } from '../kube/busy-retry.js';
-import { errorMessage, isNotFound, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
+import { errorMessage, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
+import { CustomObjects } from '../kube/custom-objects.js';
+import { ignoreNotFound } from '../kube/writes.js';
 import { renderPlan } from './plan/render.js';
 import { buildPlanReport, type PlanReport } from './plan/report.js';
 import { simulateRollout } from './plan/simulation.js';
@@ -79,21 +81,11 @@ export interface ClusterSnapshot {
 
 async function readCluster(clients: KubeClients, namespace: string, candidate: Skyhook): Promise<ClusterSnapshot> {
   const { core, custom } = clients;
-  const list = <T>(plural: string, ns?: string): Promise<T[]> =>
-    (
-      retryWhileBusy(() =>
-        ns === undefined
-          ? custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural })
-          : custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural, namespace: ns }),
-      ) as Promise<{ items: T[] }>
-    ).then(
-      (result) => result.items,
-      (error: unknown) => {
-        // A CRD not installed (no NodeOps before the operator is): none of those objects exist.
-        if (isNotFound(error)) return [];
-        throw error;
-      },
-    );
+  // A CRD not installed (no NodeOps before the operator is): none of those objects exist.
+  const list = async <T extends KubernetesObject>(plural: string, ns?: string): Promise<T[]> => {
+    const objects = new CustomObjects<T>(custom, { group: API_GROUP, version: API_VERSION, plural }, ns);
+    return (await ignoreNotFound(retryWhileBusy(() => objects.list()))) ?? [];
+  };
   const [skyhookList, policies, nodeList, nodeOps, configMapList, podList] = await Promise.all([
     list<Skyhook>(KINDS.skyhook.plural),
     list<DeploymentPolicy>(KINDS.deploymentPolicy.plural),
