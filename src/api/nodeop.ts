@@ -33,10 +33,8 @@ export const NODEOP_PHASES = ['Pending', 'Running', 'Completed', 'Failed'] as co
 export type NodeOpPhase = (typeof NODEOP_PHASES)[number];
 
 export const NODE_PHASES = ['Preflight', 'Pending', 'Running', 'Completed', 'Failed'] as const;
-export type NodePhase = (typeof NODE_PHASES)[number];
 
 export const REBOOT_STATUSES = ['not-requested', 'pending', 'completed', 'cancelled'] as const;
-export type RebootStatus = (typeof REBOOT_STATUSES)[number];
 
 const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const StringList = (maxItems: number) => Type.Array(Type.String(), { maxItems });

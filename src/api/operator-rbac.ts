@@ -14,8 +14,6 @@ export interface Permission {
 
 export const OPERATOR_NAMESPACE = 'skyhook';
 export const OPERATOR_SERVICE_ACCOUNT = 'skyhook-operator';
-export const OPERATOR_CLUSTER_ROLE = 'skyhook-operator';
-export const LEADER_ELECTION_ROLE = 'skyhook-operator-leader-election';
 
 const READ = ['get', 'list', 'watch'] as const;
 

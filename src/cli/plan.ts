@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { API_GROUP, API_VERSION, KINDS } from '../api/names.js';
 import type { DeploymentPolicy } from '../api/deployment-policy.js';
@@ -21,10 +21,13 @@ import { configMapsOf, packageConfigMapData } from '../controllers/skyhook/build
 import { nodeViewOf } from '../controllers/skyhook/views/node-view.js';
 import type { PlannerInput, PodView } from '../controllers/skyhook/plan/planner-types.js';
 import { retryWhileBusy } from '../kube/busy-retry.js';
-import { errorMessage, isNotFound, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
+import { errorMessage, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
+import { CustomObjects } from '../kube/custom-objects.js';
+import { ignoreNotFound } from '../kube/writes.js';
 import { renderPlan } from './plan/render.js';
 import { buildPlanReport, type PlanReport } from './plan/report.js';
 import { simulateRollout } from './plan/simulation.js';
+import { nameOf } from '../api/object-meta.js';
 
 const HELP = `Usage: skyhook plan -f SCR.yaml [options]
 
@@ -78,21 +81,11 @@ export interface ClusterSnapshot {
 
 async function readCluster(clients: KubeClients, namespace: string, candidate: Skyhook): Promise<ClusterSnapshot> {
   const { core, custom } = clients;
-  const list = <T>(plural: string, ns?: string): Promise<T[]> =>
-    (
-      retryWhileBusy(() =>
-        ns === undefined
-          ? custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural })
-          : custom.listNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural, namespace: ns }),
-      ) as Promise<{ items: T[] }>
-    ).then(
-      (result) => result.items,
-      (error: unknown) => {
-        // A CRD not installed (no NodeOps before the operator is): none of those objects exist.
-        if (isNotFound(error)) return [];
-        throw error;
-      },
-    );
+  // A CRD not installed (no NodeOps before the operator is): none of those objects exist.
+  const list = async <T extends KubernetesObject>(plural: string, ns?: string): Promise<T[]> => {
+    const objects = new CustomObjects<T>(custom, { group: API_GROUP, version: API_VERSION, plural }, ns);
+    return (await ignoreNotFound(retryWhileBusy(() => objects.list()))) ?? [];
+  };
   const [skyhookList, policies, nodeList, nodeOps, configMapList, podList] = await Promise.all([
     list<Skyhook>(KINDS.skyhook.plural),
     list<DeploymentPolicy>(KINDS.deploymentPolicy.plural),
@@ -103,7 +96,7 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
       core.listPodForAllNamespaces({ fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }),
     ),
   ]);
-  const name = candidate.metadata.name ?? '';
+  const name = nameOf(candidate);
   const planned = asApplied(
     candidate,
     skyhookList.find((scr) => scr.metadata.name === name),
@@ -123,11 +116,11 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
       now: Date.now(),
       skyhooks: skyhooks.map((scr) => ({
         skyhook: scr,
-        packageConfigMaps: packageConfigMapData(configMapsOf(configMapList.items, scr.metadata.name ?? '')),
+        packageConfigMaps: packageConfigMapData(configMapsOf(configMapList.items, nameOf(scr))),
       })),
       nodes: nodeList.items.map((node) => ({
         ...nodeViewOf(node),
-        pods: podsByNode.get(node.metadata?.name ?? '') ?? [],
+        pods: podsByNode.get(nameOf(node)) ?? [],
       })),
       stageOps: stageOpSummaries(nodeOps, skyhooks, namespace),
       deploymentPolicies: policies,
@@ -138,7 +131,7 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
 function podView(pod: V1Pod): PodView {
   const view: PodView = {
     namespace: pod.metadata?.namespace ?? '',
-    name: pod.metadata?.name ?? '',
+    name: nameOf(pod),
     labels: pod.metadata?.labels ?? {},
     phase: pod.status?.phase ?? 'Pending',
   };
@@ -150,7 +143,7 @@ function podView(pod: V1Pod): PodView {
 
 /** The plan of the snapshot's SCR (pure). */
 export function planSkyhook(snapshot: ClusterSnapshot): PlanReport {
-  const simulation = simulateRollout(snapshot.input, snapshot.skyhook.metadata.name ?? '');
+  const simulation = simulateRollout(snapshot.input, nameOf(snapshot.skyhook));
   return buildPlanReport(
     snapshot.skyhook,
     snapshot.input.nodes.map((node) => node.name),

@@ -8,6 +8,7 @@ import type { Skyhook } from '../api/skyhook.js';
 import { hasInterrupt } from '../controllers/skyhook/plan/package-rules.js';
 import type { Informer } from '../kube/informer.js';
 import { nodeLine, overallLine, type ProgressSkyhook } from '../sandbox/progress.js';
+import { nameOf } from '../api/object-meta.js';
 
 function progressOf(skyhook: Skyhook): ProgressSkyhook {
   const packages = Object.fromEntries(
@@ -17,7 +18,7 @@ function progressOf(skyhook: Skyhook): ProgressSkyhook {
     ]),
   );
   return {
-    name: skyhook.metadata?.name ?? '',
+    name: nameOf(skyhook),
     status: skyhook.status?.status,
     completeNodes: skyhook.status?.completeNodes,
     packages,
@@ -40,11 +41,11 @@ export interface SandboxView {
 function progressLines({ skyhooks, nodes, live, started }: SandboxView): string[] {
   const lines: string[] = [];
   for (const wanted of skyhooks) {
-    const skyhook = live.get(wanted.metadata?.name ?? '') ?? wanted;
+    const skyhook = live.get(nameOf(wanted)) ?? wanted;
     const progress = progressOf(skyhook);
     const selected = nodes.list().filter((n) => selectorMatches(skyhook.spec?.nodeSelectors, n.metadata?.labels ?? {}));
     const nodeLines = selected.map((n) =>
-      nodeLine({ name: n.metadata?.name ?? '', annotations: n.metadata?.annotations ?? {} }, progress),
+      nodeLine({ name: nameOf(n), annotations: n.metadata?.annotations ?? {} }, progress),
     );
     lines.push(overallLine(progress, nodeLines, Date.now() - started), ...nodeLines.map((l) => `  ${l.text}`));
   }
@@ -76,7 +77,7 @@ export function sandboxRenderer(view: SandboxView): () => void {
         if (lastPlain.get(key)?.replace(/\s+[\d.]+ s$/, '') !== line.replace(/\s+[\d.]+ s$/, '')) view.say(line.trim());
       lastPlain = next;
     }
-    const done = view.skyhooks.every((s) => view.live.get(s.metadata?.name ?? '')?.status?.status === 'complete');
+    const done = view.skyhooks.every((s) => view.live.get(nameOf(s))?.status?.status === 'complete');
     if (done && !announced) {
       announced = true;
       view.onComplete();

@@ -13,10 +13,8 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
-  KubernetesObjectApi,
   PatchStrategy,
   setHeaderOptions,
-  type KubernetesObject,
   type RequestContext,
   type V1Node,
 } from '@kubernetes/client-node';
@@ -98,8 +96,6 @@ export interface KubeClients {
   batch: BatchV1Api;
   coordination: CoordinationV1Api;
   custom: CustomObjectsApi;
-  /** Generic client for any kind (runs discovery once per kind). */
-  objects: KubernetesObjectApi;
 }
 
 export function makeClients(kc: KubeConfig): KubeClients {
@@ -109,7 +105,6 @@ export function makeClients(kc: KubeConfig): KubeClients {
     batch: kc.makeApiClient(BatchV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
-    objects: KubernetesObjectApi.makeApiClient(kc),
   };
 }
 
@@ -117,8 +112,6 @@ export function makeClients(kc: KubeConfig): KubeClients {
 export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 /** Options for a strategic merge patch (core kinds only): lists with a merge key, e.g. node conditions by type, are merged. */
 export const STRATEGIC_MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
-/** Options for a server-side apply patch (body: a full object with apiVersion, kind, metadata.name). */
-export const APPLY_PATCH = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 
 /** Where a custom object lives; `namespace` undefined means cluster-scoped. */
 export interface CustomObjectRef {
@@ -158,26 +151,6 @@ export async function mergePatchCustomObjectStatus<T>(
   return result as T;
 }
 
-/**
- * Server-side apply of a custom object's status as FIELD_MANAGER (forced): the status fields this
- * manager set before and now omits are removed, which a merge patch cannot do for list entries.
- */
-export async function applyCustomObjectStatus<T>(
-  custom: CustomObjectsApi,
-  ref: CustomObjectRef & { kind: string },
-  status: object,
-): Promise<T> {
-  const { group, version, plural, name, namespace, kind } = ref;
-  const metadata = namespace === undefined ? { name } : { name, namespace };
-  const body = { apiVersion: `${group}/${version}`, kind, metadata, status };
-  const common = { group, version, plural, name, body, fieldManager: FIELD_MANAGER, force: true };
-  const result: unknown =
-    namespace === undefined
-      ? await custom.patchClusterCustomObjectStatus(common, APPLY_PATCH)
-      : await custom.patchNamespacedCustomObjectStatus({ ...common, namespace }, APPLY_PATCH);
-  return result as T;
-}
-
 /** JSON merge patch of a node (labels, annotations, spec.unschedulable, taints). */
 export function mergePatchNode(core: CoreV1Api, name: string, body: object): Promise<V1Node> {
   return core.patchNode({ name, body, fieldManager: FIELD_MANAGER }, MERGE_PATCH);
@@ -186,12 +159,4 @@ export function mergePatchNode(core: CoreV1Api, name: string, body: object): Pro
 /** JSON merge patch of a node's status subresource (conditions). */
 export function mergePatchNodeStatus(core: CoreV1Api, name: string, status: object): Promise<V1Node> {
   return core.patchNodeStatus({ name, body: { status }, fieldManager: FIELD_MANAGER }, MERGE_PATCH);
-}
-
-/**
- * JSON merge patch of any object, addressed by its own apiVersion, kind, metadata.name and
- * metadata.namespace (the generic client's default, strategic merge, fails on custom resources).
- */
-export function mergePatchObject<T extends KubernetesObject>(objects: KubernetesObjectApi, patch: T): Promise<T> {
-  return objects.patch(patch, undefined, undefined, FIELD_MANAGER, undefined, PatchStrategy.MergePatch);
 }

@@ -2,7 +2,7 @@
  * A controller: informer events mapped to keys, one keyed queue, N workers calling reconcile(key).
  * Level-triggered, as controller-runtime: events only say "look at this key again"; reconcile reads
  * the caches and the cluster, acts, and returns "done" or "requeue after". Mapping functions turn a
- * child's event into its owner's key (Job → NodeOp via ownerReferences or a label).
+ * child's event into its owner's key (Job → NodeOp via ownerReferences).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -13,6 +13,17 @@ import { runWorkers, WorkQueue, type Reconcile } from './queue.js';
 
 /** Maps an object to the keys to reconcile (empty: ignore the event). */
 export type KeyMapper<T> = (object: T) => string[];
+
+/**
+ * Keys per kind of event, for a watch whose update must be judged by what changed (as
+ * controller-runtime's handler.Funcs with an update predicate): an update maps to no key when the
+ * change is one the reconcile does not read.
+ */
+export interface EventKeys<T> {
+  add: KeyMapper<T>;
+  update: (object: T, old: T) => string[];
+  delete: KeyMapper<T>;
+}
 
 export interface ControllerOptions {
   name: string;
@@ -47,14 +58,19 @@ export class Controller {
 
   /**
    * Enqueues the keys `keys` maps each event of `informer` to (default: the object's own key).
-   * On update both the old and the new object are mapped, so a child that moved to another owner
-   * (a label changed) wakes both.
+   * With a KeyMapper, an update maps both the old and the new object, so a child that moved to
+   * another owner (a label changed) wakes both; EventKeys decide per kind of event.
    */
-  watch<T extends KubernetesObject>(informer: Informer<T>, keys: KeyMapper<T> = ownKey): this {
-    const enqueue = (...objects: T[]): void => {
-      for (const object of objects) for (const key of keys(object)) this.queue.add(key);
+  watch<T extends KubernetesObject>(informer: Informer<T>, keys: KeyMapper<T> | EventKeys<T> = ownKey): this {
+    const events = typeof keys === 'function' ? oldAndNew(keys) : keys;
+    const enqueue = (mapped: string[]): void => {
+      for (const key of mapped) this.queue.add(key);
     };
-    informer.on({ add: (o) => enqueue(o), update: (o, old) => enqueue(o, old), delete: (o) => enqueue(o) });
+    informer.on({
+      add: (o) => enqueue(events.add(o)),
+      update: (o, old) => enqueue(events.update(o, old)),
+      delete: (o) => enqueue(events.delete(o)),
+    });
     return this;
   }
 
@@ -78,6 +94,11 @@ export class Controller {
     this.queue.shutdown();
     return this.queue.drain(deadlineMs);
   }
+}
+
+/** A KeyMapper for every event; an update maps the new object, then the old one. */
+function oldAndNew<T>(keys: KeyMapper<T>): EventKeys<T> {
+  return { add: keys, update: (object, old) => [...keys(object), ...keys(old)], delete: keys };
 }
 
 /** The object's own key: `namespace/name` or `name`. */
@@ -109,17 +130,6 @@ export function ownerKeys(
 function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
-}
-
-/** Key named by a label of the object (same namespace unless `ownerNamespaced: false`). */
-export function labelKeys(label: string, options: { ownerNamespaced?: boolean } = {}): KeyMapper<KubernetesObject> {
-  const namespaced = options.ownerNamespaced ?? true;
-  return (object) => {
-    const value = object.metadata?.labels?.[label];
-    if (!value) return [];
-    const namespace = object.metadata?.namespace;
-    return [namespaced && namespace ? `${namespace}/${value}` : value];
-  };
 }
 
 /** Splits a key made by objectKey back into name and namespace. */

@@ -14,7 +14,8 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
-import { errorMessage, isNotFound } from './errors.js';
+import { errorMessage } from './errors.js';
+import { ignoreNotFound } from './writes.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -174,13 +175,12 @@ export class EventRecorder {
 
   private async send(aggregate: Aggregate, count: number, lastTimestamp: Date): Promise<void> {
     if (aggregate.name) {
-      try {
-        await this.sink.patch(aggregate.namespace, aggregate.name, { count, lastTimestamp });
-        return;
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-        // The Event expired (the API server keeps them about an hour): start a new one.
-      }
+      const patch = { count, lastTimestamp };
+      // NotFound: the Event expired (the API server keeps them about an hour); a new one is started below.
+      const patched = await ignoreNotFound(
+        this.sink.patch(aggregate.namespace, aggregate.name, patch).then(() => true),
+      );
+      if (patched) return;
     }
     const objectName = aggregate.event.involvedObject.name ?? 'object';
     // client-go names events `<object>.<unix nanos in hex>`; the random low digits avoid collisions.

@@ -13,51 +13,28 @@
  * - becomes `synced` only after a list succeeded (readiness uses this).
  *
  * The list and watch calls come in through the ListWatch interface (list-watch.ts has the real one),
- * so the restart logic is unit-tested with a scripted fake.
+ * so the restart logic is unit-tested with a scripted fake. This file is the reflector (client-go's
+ * reflector.go): when to list and watch and how to recover; the cache and the handlers it feeds are
+ * informer-store.ts.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { errorMessage, isGone, statusCode } from './errors.js';
+import { InformerStore, type InformerHandlers } from './informer-store.js';
+import type { ListPage, ListWatch, Selectors, WatchEventType, WatchHandle, WatchOptions } from './list-watch.js';
 import type { RuntimeMetrics } from './metrics.js';
-import { StringInterner } from './string-interner.js';
 
-export interface Selectors {
-  labelSelector?: string;
-  fieldSelector?: string;
-}
-
-export interface ListOptions extends Selectors {
-  limit?: number;
-  continue?: string;
-}
-
-export interface ListPage<T> {
-  items: T[];
-  metadata?: { resourceVersion?: string; continue?: string };
-}
-
-export interface WatchOptions extends Selectors {
-  resourceVersion: string;
-  allowWatchBookmarks: boolean;
-}
-
-/** `ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`, or `ERROR` (then the object is a Status). */
-export type WatchEventType = string;
-
-export interface WatchHandle {
-  abort(): void;
-}
-
-/** The two API calls an informer needs; `onEnd` is called once when the watch ends, with or without error. */
-export interface ListWatch<T> {
-  list(options: ListOptions): Promise<ListPage<T>>;
-  watch(
-    options: WatchOptions,
-    onEvent: (type: WatchEventType, object: unknown) => void,
-    onEnd: (err: unknown) => void,
-  ): Promise<WatchHandle>;
-}
+export { objectKey, type InformerHandlers } from './informer-store.js';
+export type {
+  ListOptions,
+  ListPage,
+  ListWatch,
+  Selectors,
+  WatchEventType,
+  WatchHandle,
+  WatchOptions,
+} from './list-watch.js';
 
 export interface InformerOptions<T> extends Selectors {
   /** Names the informer in logs and metrics, e.g. `nodes` or `jobs`. */
@@ -78,27 +55,6 @@ export interface InformerOptions<T> extends Selectors {
   clock?: Clock;
 }
 
-export interface InformerHandlers<T> {
-  add?: (object: T) => void;
-  /** Also fired with old === current on each resync. */
-  update?: (object: T, old: T) => void;
-  delete?: (object: T) => void;
-}
-
-/** The cache key of an object: `namespace/name`, or `name` when cluster-scoped. */
-export function objectKey(object: KubernetesObject): string {
-  const { name = '', namespace } = object.metadata ?? {};
-  return namespace ? `${namespace}/${name}` : name;
-}
-
-/** Shared by every informer of the process: the same strings recur across kinds (node names in pods, Jobs and NodeOps). */
-const cachedStrings = new StringInterner();
-
-function dropManagedFields<T extends KubernetesObject>(object: T): T {
-  if (object.metadata?.managedFields) delete object.metadata.managedFields;
-  return object;
-}
-
 /** How the next cycle starts: list (first time, 410, resync) or watch from the last resourceVersion. */
 type Resume = 'list' | 'resync' | 'watch';
 
@@ -108,9 +64,7 @@ export class Informer<T extends KubernetesObject> {
   private readonly options: InformerOptions<T>;
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly transform: (object: T) => T;
-  private readonly cache = new Map<string, T>();
-  private readonly handlers: InformerHandlers<T>[] = [];
+  private readonly store: InformerStore<T>;
   private readonly syncWaiters: (() => void)[] = [];
   private resourceVersion = '';
   private isSynced = false;
@@ -130,8 +84,7 @@ export class Informer<T extends KubernetesObject> {
     this.resource = options.resource;
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ informer: options.resource });
-    const transform = options.transform ?? dropManagedFields;
-    this.transform = (object) => cachedStrings.internAll(transform(object));
+    this.store = new InformerStore(this.log, options.transform);
   }
 
   /** True once a list succeeded: the cache then reflects the cluster (as of that list). */
@@ -146,18 +99,16 @@ export class Informer<T extends KubernetesObject> {
 
   /** Adds handlers; objects already cached are replayed to them as adds (as client-go does). */
   on(handlers: InformerHandlers<T>): void {
-    this.handlers.push(handlers);
-    for (const object of this.cache.values()) handlers.add?.(object);
+    this.store.on(handlers);
   }
 
   get(name: string, namespace?: string): T | undefined {
-    return this.cache.get(namespace ? `${namespace}/${name}` : name);
+    return this.store.get(name, namespace);
   }
 
   /** Cached objects, optionally only those of one namespace. */
   list(namespace?: string): T[] {
-    const all = [...this.cache.values()];
-    return namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === namespace);
+    return this.store.list(namespace);
   }
 
   /** Starts listing and watching in the background; see waitForSync. */
@@ -209,7 +160,7 @@ export class Informer<T extends KubernetesObject> {
       try {
         const { items, resourceVersion } = await this.listAll();
         if (gen !== this.generation) return;
-        this.replace(items, resume === 'resync');
+        this.store.replace(items, resume === 'resync');
         this.resourceVersion = resourceVersion;
         this.failures = 0;
         this.markSynced();
@@ -253,7 +204,10 @@ export class Informer<T extends KubernetesObject> {
         return;
       }
       this.failures = 0;
-      this.apply(type, object as T);
+      const rv = (object as T).metadata?.resourceVersion;
+      if (rv) this.resourceVersion = rv;
+      // A bookmark only moves the resourceVersion on.
+      if (type !== 'BOOKMARK') this.store.apply(type, object as T);
     };
     const onEnd = (err: unknown): void => {
       if (gen !== this.generation) return;
@@ -266,44 +220,6 @@ export class Informer<T extends KubernetesObject> {
       },
       (err: unknown) => onEnd(err ?? new Error('watch could not start')),
     );
-  }
-
-  private apply(type: WatchEventType, object: T): void {
-    const rv = object.metadata?.resourceVersion;
-    if (rv) this.resourceVersion = rv;
-    if (type === 'BOOKMARK') return;
-    const key = objectKey(object);
-    const old = this.cache.get(key);
-    if (type === 'DELETED') {
-      this.cache.delete(key);
-      this.emit('delete', this.transform(object));
-      return;
-    }
-    if (type !== 'ADDED' && type !== 'MODIFIED') return;
-    const current = this.transform(object);
-    this.cache.set(key, current);
-    if (!old) this.emit('add', current);
-    else if (old.metadata?.resourceVersion !== rv) this.emit('update', current, old);
-  }
-
-  /** Swaps the cache for a fresh list, firing the differences (and update for all on resync). */
-  private replace(items: T[], resync: boolean): void {
-    const seen = new Set<string>();
-    for (const item of items) {
-      const current = this.transform(item);
-      const key = objectKey(current);
-      seen.add(key);
-      const old = this.cache.get(key);
-      this.cache.set(key, current);
-      if (!old) this.emit('add', current);
-      else if (resync || old.metadata?.resourceVersion !== current.metadata?.resourceVersion)
-        this.emit('update', current, old);
-    }
-    for (const [key, old] of this.cache) {
-      if (seen.has(key)) continue;
-      this.cache.delete(key);
-      this.emit('delete', old);
-    }
   }
 
   /**
@@ -359,8 +275,8 @@ export class Informer<T extends KubernetesObject> {
     if (this.isSynced) return;
     this.isSynced = true;
     this.options.metrics?.informerSynced(this.resource, true);
-    this.log.debug({ objects: this.cache.size }, 'synced');
-    this.syncWaiters.splice(0).forEach((wake) => wake());
+    this.log.debug({ objects: this.store.size }, 'synced');
+    for (const wake of this.syncWaiters.splice(0)) wake();
   }
 
   private clearTimers(): void {
@@ -368,19 +284,5 @@ export class Informer<T extends KubernetesObject> {
     if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
     this.restartTimer = undefined;
     this.resyncTimer = undefined;
-  }
-
-  private emit(event: 'add' | 'delete', object: T): void;
-  private emit(event: 'update', object: T, old: T): void;
-  private emit(event: keyof InformerHandlers<T>, object: T, old?: T): void {
-    for (const handlers of this.handlers) {
-      try {
-        if (event === 'update') handlers.update?.(object, old ?? object);
-        else handlers[event]?.(object);
-      } catch (e) {
-        // Handlers should only enqueue; one that throws must not break the cache for the others.
-        this.log.error({ event, key: objectKey(object), err: errorMessage(e) }, 'informer handler threw');
-      }
-    }
   }
 }

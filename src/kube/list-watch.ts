@@ -1,11 +1,48 @@
 /**
- * The real ListWatch behind an Informer: a paged GET of a list path and client-node's Watch on
- * the same path, both with the informer's selectors. Paths are API list URLs, e.g.
+ * The ListWatch seam (the two API calls an Informer needs, faked in its unit tests) and the real
+ * one behind it: a paged GET of a list path and client-node's Watch on the same path, both with
+ * the informer's selectors. Paths are API list URLs, e.g.
  * `/api/v1/nodes`, `/api/v1/namespaces/ns/configmaps`, `/apis/batch/v1/jobs` (all namespaces).
  */
 import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import type { ListPage, ListWatch } from './informer.js';
 import { getJson } from './wait.js';
+
+export interface Selectors {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface ListOptions extends Selectors {
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+export interface WatchOptions extends Selectors {
+  resourceVersion: string;
+  allowWatchBookmarks: boolean;
+}
+
+/** `ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`, or `ERROR` (then the object is a Status). */
+export type WatchEventType = string;
+
+export interface WatchHandle {
+  abort(): void;
+}
+
+/** The two API calls an informer needs; `onEnd` is called once when the watch ends, with or without error. */
+export interface ListWatch<T> {
+  list(options: ListOptions): Promise<ListPage<T>>;
+  watch(
+    options: WatchOptions,
+    onEvent: (type: WatchEventType, object: unknown) => void,
+    onEnd: (err: unknown) => void,
+  ): Promise<WatchHandle>;
+}
 
 /** A list that takes longer than this is treated as failed (and retried with backoff). */
 const LIST_TIMEOUT_MS = 60_000;

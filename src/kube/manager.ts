@@ -45,6 +45,36 @@ export interface Manager {
   shutdown(): Promise<void>;
 }
 
+/**
+ * The probe server (ready once every informer synced, not ready from the start of a shutdown) and
+ * the metrics server. If the second cannot start, the first is closed: an open probe port would
+ * keep the failed process alive.
+ */
+async function startServers(
+  options: ManagerOptions,
+  metrics: RuntimeMetrics,
+  informers: InformerFactory,
+  shuttingDown: () => boolean,
+): Promise<[RunningServer, RunningServer]> {
+  const { logger } = options;
+  const healthServer = await startHealthServer({
+    ...options.health,
+    logger,
+    healthz: () => ({ ok: true }),
+    readyz: () => {
+      if (shuttingDown()) return { ok: false, detail: 'shutting down' };
+      const missing = informers.unsynced();
+      return missing.length === 0 ? { ok: true } : { ok: false, detail: `informers not synced: ${missing.join(', ')}` };
+    },
+  });
+  try {
+    return [healthServer, await startMetricsServer({ ...options.metrics, registry: metrics.registry, logger })];
+  } catch (e) {
+    await healthServer.close();
+    throw e;
+  }
+}
+
 export async function startManager(options: ManagerOptions): Promise<Manager> {
   const { kc, logger, namespace, identity } = options;
   const metrics = new RuntimeMetrics(undefined, { defaults: true });
@@ -62,28 +92,8 @@ export async function startManager(options: ManagerOptions): Promise<Manager> {
   const failed = new Promise<number>((resolveFailed) => (fail = resolveFailed));
   const running: Stoppable[] = [];
 
-  const servers: RunningServer[] = [];
-  servers.push(
-    await startHealthServer({
-      ...options.health,
-      logger,
-      healthz: () => ({ ok: true }),
-      readyz: () => {
-        if (shuttingDown) return { ok: false, detail: 'shutting down' };
-        const missing = informers.unsynced();
-        return missing.length === 0
-          ? { ok: true }
-          : { ok: false, detail: `informers not synced: ${missing.join(', ')}` };
-      },
-    }),
-  );
-  try {
-    servers.push(await startMetricsServer({ ...options.metrics, registry: metrics.registry, logger }));
-  } catch (e) {
-    await servers[0]?.close(); // an open probe port would keep the failed process alive
-    throw e;
-  }
-  const [healthServer, metricsServer] = servers as [RunningServer, RunningServer];
+  const servers = await startServers(options, metrics, informers, () => shuttingDown);
+  const [healthServer, metricsServer] = servers;
 
   const startControllers = async (): Promise<void> => {
     for (const factory of options.controllers) {

@@ -130,7 +130,7 @@ export class WorkQueue {
       this.handOut();
     }
     this.reportDepth();
-    if (this.processing.size === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
+    if (this.processing.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   /** Stops accepting keys, drops queued ones and pending timers, and releases idle workers. */
@@ -141,7 +141,7 @@ export class WorkQueue {
     this.timers.clear();
     this.ready.clear();
     this.dirty.clear();
-    this.waiting.splice(0).forEach((wake) => wake(undefined));
+    for (const wake of this.waiting.splice(0)) wake(undefined);
     this.reportDepth();
   }
 
@@ -182,9 +182,10 @@ export class WorkQueue {
 }
 
 /** What a reconcile returns: nothing (done until the next event) or a time to look again. */
-export type ReconcileResult = { requeueAfterMs?: number } | void;
+export type ReconcileResult = { requeueAfterMs?: number } | undefined;
 /** Reconciles one key; a thrown error means "retry with backoff". */
-export type Reconcile = (key: string) => Promise<ReconcileResult>;
+// Promise<void> too: a reconcile that never asks to look again may say so by returning nothing.
+export type Reconcile = (key: string) => Promise<ReconcileResult> | Promise<void>;
 
 export interface WorkerOptions {
   logger: Logger;

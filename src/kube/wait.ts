@@ -5,6 +5,7 @@
 import { type KubeConfig, Watch } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { request as httpsRequest } from 'node:https';
+import { nameOf, namespaceOf } from '../api/object-meta.js';
 
 export interface ListResult<T> {
   items: T[];
@@ -53,7 +54,7 @@ export async function waitForList<T extends KubernetesObject>(
   what = path,
 ): Promise<T[]> {
   const objects = new Map<string, T>();
-  const key = (o: T): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+  const key = (o: T): string => `${namespaceOf(o)}/${nameOf(o)}`;
   const list = await getJson<{ items: T[]; metadata: { resourceVersion: string } }>(kc, path);
   for (const item of list.items) objects.set(key(item), item);
   if (done([...objects.values()])) return [...objects.values()];

@@ -30,6 +30,7 @@ import { mergePatchNodeStatus, MERGE_PATCH } from '../kube/client.js';
 import { Informer } from '../kube/informer.js';
 import { apiListWatch } from '../kube/list-watch.js';
 import { silentLogger } from '../kube/logger.js';
+import { nameOf } from '../api/object-meta.js';
 
 export interface SimulatedInterrupt {
   node: string;
@@ -78,7 +79,7 @@ function interruptRecord(pod: V1Pod, failNodes: Set<string>): SimulatedInterrupt
   };
   return {
     node,
-    pod: pod.metadata?.name ?? '',
+    pod: nameOf(pod),
     namespace: pod.metadata?.namespace ?? '',
     job: pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation] ?? '',
     commands: plan.commands ?? [],
@@ -92,7 +93,7 @@ function interruptRecord(pod: V1Pod, failNodes: Set<string>): SimulatedInterrupt
 async function showCrashLooping(core: CoreV1Api, pod: V1Pod, container: string): Promise<void> {
   await core.patchNamespacedPodStatus(
     {
-      name: pod.metadata?.name ?? '',
+      name: nameOf(pod),
       namespace: pod.metadata?.namespace ?? '',
       body: {
         status: {
@@ -138,7 +139,7 @@ async function rebootNode(core: CoreV1Api, node: string): Promise<{ before: stri
 async function showSucceeded(core: CoreV1Api, pod: V1Pod, container: string, rebootsNode: boolean): Promise<void> {
   await core.patchNamespacedPodStatus(
     {
-      name: pod.metadata?.name ?? '',
+      name: nameOf(pod),
       namespace: pod.metadata?.namespace ?? '',
       body: {
         status: {

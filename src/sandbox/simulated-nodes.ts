@@ -6,6 +6,7 @@ import { CoreV1Api, type KubeConfig, type V1Node } from '@kubernetes/client-node
 import pLimit from 'p-limit';
 import { SANDBOX_NAMES } from '../api/names.js';
 import { waitForList } from '../kube/wait.js';
+import { nameOf } from '../api/object-meta.js';
 
 export interface SimulatedNode {
   name: string;
@@ -63,7 +64,7 @@ export async function addSimulatedNodes(
   await waitForList<V1Node>(
     kubeConfig,
     '/api/v1/nodes',
-    (all) => all.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length === names.size,
+    (all) => all.filter((n) => names.has(nameOf(n)) && isReady(n)).length === names.size,
     timeoutMs + names.size * READY_MS_PER_NODE,
     `${what} to be Ready`,
   );

@@ -6,9 +6,8 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { API_GROUP } from '../../api/names.js';
-import { mergePatchCustomObject, mergePatchCustomObjectStatus, mergePatchNode } from '../../kube/client.js';
+import { mergePatchNode } from '../../kube/client.js';
 import type { PluginContext } from './context.js';
-import { skyhookRef } from './context.js';
 import { CommandError } from './options.js';
 import { render, type Column } from './output.js';
 
@@ -111,9 +110,8 @@ export async function commitChanges(
 }
 
 async function applyChange(ctx: PluginContext, { target, patch }: Change): Promise<void> {
-  const { core, custom } = ctx.clients;
-  if (target.kind === 'Node') await mergePatchNode(core, target.name, patch);
+  if (target.kind === 'Node') await mergePatchNode(ctx.clients.core, target.name, patch);
   else if (target.subresource === 'status')
-    await mergePatchCustomObjectStatus(custom, skyhookRef(target.name), (patch as { status: object }).status);
-  else await mergePatchCustomObject(custom, skyhookRef(target.name), patch);
+    await ctx.skyhooks.patchStatus(target.name, (patch as { status: object }).status);
+  else await ctx.skyhooks.mergePatch(target.name, patch);
 }

@@ -5,17 +5,19 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, KINDS } from '../../api/names.js';
+import { nameOf, type HasMetadata } from '../../api/object-meta.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import { retryWhileBusy } from '../../kube/busy-retry.js';
 import { isNotFound, loadKubeConfig, makeClients, type KubeClients } from '../../kube/client.js';
+import { CustomObjects } from '../../kube/custom-objects.js';
 import { CommandError, type PluginOptions } from './options.js';
 
-export const skyhookRef = (name: string) => ({
-  group: API_GROUP,
-  version: API_VERSION,
-  plural: KINDS.skyhook.plural,
-  name,
-});
+const SKYHOOKS = { group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural };
+
+/** Where one SCR lives (watch.ts and completion.ts call CustomObjectsApi with it directly). */
+export const skyhookRef = (name: string) => ({ ...SKYHOOKS, name });
+
+const byName = (a: HasMetadata, b: HasMetadata): number => nameOf(a).localeCompare(nameOf(b));
 
 export class PluginContext {
   private made: KubeClients | undefined;
@@ -27,9 +29,14 @@ export class PluginContext {
     return this.made;
   }
 
+  /** The SCRs (cluster-scoped), typed. */
+  get skyhooks(): CustomObjects<Skyhook> {
+    return new CustomObjects<Skyhook>(this.clients.custom, SKYHOOKS);
+  }
+
   async getSkyhook(name: string): Promise<Skyhook> {
     try {
-      return (await retryWhileBusy(() => this.clients.custom.getClusterCustomObject(skyhookRef(name)))) as Skyhook;
+      return await retryWhileBusy(() => this.skyhooks.get(name));
     } catch (error) {
       if (isNotFound(error))
         throw new CommandError(`Skyhook '${name}' not found; \`skyhook status\` lists the Skyhooks of this cluster`);
@@ -38,15 +45,12 @@ export class PluginContext {
   }
 
   async listSkyhooks(): Promise<Skyhook[]> {
-    const { group, version, plural } = skyhookRef('');
-    const list = (await retryWhileBusy(() =>
-      this.clients.custom.listClusterCustomObject({ group, version, plural }),
-    )) as { items: Skyhook[] };
-    return [...list.items].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const items = await retryWhileBusy(() => this.skyhooks.list());
+    return [...items].sort(byName);
   }
 
   async listNodes(): Promise<V1Node[]> {
     const list = await retryWhileBusy(() => this.clients.core.listNode());
-    return [...list.items].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+    return [...list.items].sort(byName);
   }
 }

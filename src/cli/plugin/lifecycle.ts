@@ -6,6 +6,7 @@
 import { SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import type { ChangeSet } from './changes.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export const LIFECYCLE_COMMANDS = {
   pause: { annotation: SKYHOOK_ANNOTATIONS.pause, set: true, state: 'paused' },
@@ -20,7 +21,7 @@ export const isLifecycleCommand = (name: string): name is LifecycleCommand => Ob
 
 export function lifecycleChanges(command: LifecycleCommand, skyhook: Skyhook): ChangeSet {
   const { annotation, set, state } = LIFECYCLE_COMMANDS[command];
-  const name = skyhook.metadata.name ?? '';
+  const name = nameOf(skyhook);
   const current = skyhook.metadata.annotations?.[annotation] === 'true';
   const action = `${command} Skyhook ${name}`;
   if (current === set) return { action, destructive: set, changes: [], notes: [`Skyhook ${name} is already ${state}`] };

@@ -7,6 +7,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { nodeAnnotations, NODE_ANNOTATION_PREFIXES, nodeLabels } from '../../api/names.js';
 import type { Change } from './changes.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export function resettableAnnotations(node: V1Node, skyhook: string): string[] {
   const annotations = node.metadata?.annotations ?? {};
@@ -29,7 +30,7 @@ export function resettableAnnotations(node: V1Node, skyhook: string): string[] {
 
 /** The merge patch that resets `node` for `skyhook`, or undefined when nothing of it is there. */
 export function nodeResetChange(node: V1Node, skyhook: string): Change | undefined {
-  const name = node.metadata?.name ?? '';
+  const name = nameOf(node);
   const annotations = resettableAnnotations(node, skyhook);
   const label = nodeLabels.status(skyhook);
   const hasLabel = node.metadata?.labels?.[label] !== undefined;

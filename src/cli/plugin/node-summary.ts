@@ -10,6 +10,7 @@ import { readNodeSkyhookRecord } from '../../api/node-state.js';
 import { hasInterrupt, isPackageComplete, namedPackages } from '../../controllers/skyhook/plan/package-rules.js';
 import { nodeViewOf } from '../../controllers/skyhook/views/node-view.js';
 import { selectorMatches } from '../../api/label-selector.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export interface NodeSkyhookSummary {
   node: string;
@@ -27,7 +28,7 @@ export interface NodeSkyhookSummary {
 
 export function summarizeNode(node: V1Node, skyhook: Skyhook): NodeSkyhookSummary {
   const view = nodeViewOf(node);
-  const name = skyhook.metadata.name ?? '';
+  const name = nameOf(skyhook);
   const record = readNodeSkyhookRecord(view, name);
   const configUpdates = skyhook.status?.configUpdates ?? {};
   const specPackages = namedPackages(skyhook.spec.packages);
@@ -50,7 +51,7 @@ export function summarizeNode(node: V1Node, skyhook: Skyhook): NodeSkyhookSummar
 
 /** The SCR selects the node, or has left state on it. */
 export function skyhookConcernsNode(node: V1Node, skyhook: Skyhook): boolean {
-  const name = skyhook.metadata.name ?? '';
+  const name = nameOf(skyhook);
   const annotations = node.metadata?.annotations ?? {};
   return (
     selectorMatches(skyhook.spec.nodeSelectors, node.metadata?.labels ?? {}) ||

@@ -19,6 +19,7 @@ import {
 } from './node-summary.js';
 import { CommandError, requirePositionals, requireSkyhookFlag, UsageError } from './options.js';
 import { render, type Column } from './output.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export const NODE_HELP = `Usage: skyhook node <subcommand> [options]
 
@@ -86,7 +87,7 @@ async function nodeStatus(ctx: PluginContext, positionals: string[]): Promise<nu
   const nodes = positionals.length > 0 ? await matchingNodes(ctx, positionals[0]!) : await ctx.listNodes();
   const only = ctx.options.skyhook;
   const skyhooks = only ? [await ctx.getSkyhook(only)] : await ctx.listSkyhooks();
-  const byName = new Map(skyhooks.map((scr) => [scr.metadata.name ?? '', scr]));
+  const byName = new Map(skyhooks.map((scr) => [nameOf(scr), scr]));
   const rows = nodes.flatMap((node) => nodeRows(node, only ? [only] : skyhooksOnNode(node), byName));
   console.log(render(rows, NODE_COLUMNS, ctx.options.output, nodeName));
   return 0;
@@ -103,7 +104,7 @@ function nodeRows(node: V1Node, names: string[], skyhooks: Map<string, Skyhook>)
 
 async function matchingNodes(ctx: PluginContext, pattern: string): Promise<V1Node[]> {
   const matches = nodeMatcher(pattern);
-  const nodes = (await ctx.listNodes()).filter((node) => matches(node.metadata?.name ?? ''));
+  const nodes = (await ctx.listNodes()).filter((node) => matches(nameOf(node)));
   if (nodes.length === 0) throw new CommandError(`no node matches '${pattern}'; \`kubectl get nodes\` lists them`);
   return nodes;
 }
@@ -112,7 +113,7 @@ export function ignoreChanges(nodes: V1Node[], ignore: boolean): ChangeSet {
   const changes: Change[] = [];
   const notes: string[] = [];
   for (const node of nodes) {
-    const name = node.metadata?.name ?? '';
+    const name = nameOf(node);
     const ignored = node.metadata?.labels?.[IGNORE_NODE_LABEL] === 'true';
     if (ignored === ignore) {
       notes.push(`node ${name} is already ${ignore ? 'ignored' : 'not ignored'}`);
@@ -134,6 +135,6 @@ export function resetChanges(nodes: V1Node[], skyhook: string): ChangeSet {
     action: `reset Skyhook ${skyhook} on ${changes.length} node(s)`,
     destructive: true,
     changes,
-    notes: untouched.map((node) => `node ${node.metadata?.name ?? ''} has no state of Skyhook ${skyhook}`),
+    notes: untouched.map((node) => `node ${nameOf(node)} has no state of Skyhook ${skyhook}`),
   };
 }

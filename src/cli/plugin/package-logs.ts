@@ -14,6 +14,7 @@ import { errorMessage } from '../../kube/client.js';
 import type { PluginContext } from './context.js';
 import { nodeMatcher } from './node-patterns.js';
 import { CommandError } from './options.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export interface ContainerLog {
   node: string;
@@ -111,7 +112,7 @@ export function stagePods(pods: V1Pod[], filter: PodFilter): V1Pod[] {
       (a, b) =>
         (a.spec?.nodeName ?? '').localeCompare(b.spec?.nodeName ?? '') ||
         created(a) - created(b) ||
-        (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+        nameOf(a).localeCompare(nameOf(b)),
     );
 }
 
@@ -124,7 +125,7 @@ export function podIdentity(pod: V1Pod): Omit<ContainerLog, 'container' | 'log'>
     node: pod.spec?.nodeName ?? '',
     stage: labels[CHILD_LABELS.stage] ?? '',
     job: labels[KUBERNETES_NAMES.jobNameLabel] ?? '',
-    pod: pod.metadata?.name ?? '',
+    pod: nameOf(pod),
   };
 }
 
@@ -132,7 +133,7 @@ async function containerLog(ctx: PluginContext, pod: V1Pod, container: string): 
   try {
     const tailLines = ctx.options.tail;
     return await ctx.clients.core.readNamespacedPodLog({
-      name: pod.metadata?.name ?? '',
+      name: nameOf(pod),
       namespace: ctx.options.namespace,
       container,
       ...(tailLines !== undefined ? { tailLines } : {}),

@@ -22,6 +22,7 @@ import { CommandError, requirePositionals, requireSkyhookFlag, UsageError } from
 import { render, type Column } from './output.js';
 import { findStagePods, runPackageLogs } from './package-logs.js';
 import { followLogs } from './package-logs-follow.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export const RERUN_STAGES = [
   'apply',
@@ -76,7 +77,7 @@ export async function runPackage(ctx: PluginContext, positionals: string[]): Pro
   if (subcommand === 'status') {
     const matches = ctx.options.node ? nodeMatcher(ctx.options.node) : () => true;
     const rows = packageRows(
-      nodes.filter((node) => matches(node.metadata?.name ?? '')),
+      nodes.filter((node) => matches(nameOf(node))),
       skyhookName,
       pkg!,
     );
@@ -88,7 +89,7 @@ export async function runPackage(ctx: PluginContext, positionals: string[]): Pro
   if (stage !== undefined && !isRerunStage(stage))
     throw new UsageError(`--stage must be one of ${RERUN_STAGES.join(', ')}, not '${stage}'`);
   const matches = nodeMatcher(ctx.options.node);
-  const targets = nodes.filter((node) => matches(node.metadata?.name ?? ''));
+  const targets = nodes.filter((node) => matches(nameOf(node)));
   if (targets.length === 0)
     throw new CommandError(`no node matches '${ctx.options.node}'; \`kubectl get nodes\` lists them`);
   return commitChanges(ctx, rerunChanges(targets, skyhook, pkg!, stage));
@@ -124,7 +125,7 @@ export function rerunChanges(
   pkg: string,
   stage: PackageStage | undefined,
 ): ChangeSet {
-  const scr = skyhook.metadata.name ?? '';
+  const scr = nameOf(skyhook);
   const spec = skyhook.spec.packages?.[pkg];
   if (!spec)
     throw new CommandError(

@@ -11,6 +11,7 @@ import { commitChanges, type Change, type ChangeSet } from './changes.js';
 import type { PluginContext } from './context.js';
 import { nodeResetChange } from './node-reset.js';
 import { requirePositionals, UsageError } from './options.js';
+import { nameOf } from '../../api/object-meta.js';
 
 /** upstream's fresh batch state: batch 1, no history. */
 export const FRESH_BATCH_STATE = {
@@ -29,7 +30,7 @@ Restarts the Skyhook's rollout at batch 1 in every compartment (status.compartme
 
 /** The status patch restarting the rollout; `withPickOrder` also forgets which nodes were picked first. */
 export function batchResetChange(skyhook: Skyhook, withPickOrder: boolean): Change | undefined {
-  const name = skyhook.metadata.name ?? '';
+  const name = nameOf(skyhook);
   const compartments = Object.keys(skyhook.status?.compartmentStatuses ?? {}).sort();
   const status: Record<string, unknown> = {};
   if (compartments.length > 0)
@@ -49,7 +50,7 @@ export function batchResetChange(skyhook: Skyhook, withPickOrder: boolean): Chan
 }
 
 export function skyhookResetChanges(skyhook: Skyhook, nodes: V1Node[], skipBatchReset: boolean): ChangeSet {
-  const name = skyhook.metadata.name ?? '';
+  const name = nameOf(skyhook);
   const changes = nodes.flatMap((node) => nodeResetChange(node, name) ?? []);
   const batch = skipBatchReset ? undefined : batchResetChange(skyhook, true);
   return {

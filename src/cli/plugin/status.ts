@@ -3,6 +3,7 @@ import { API_GROUP, SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import type { PluginContext } from './context.js';
 import { render, type Column } from './output.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export interface SkyhookSummary {
   name: string;
@@ -19,7 +20,7 @@ export interface SkyhookSummary {
 export function summarizeSkyhook(skyhook: Skyhook): SkyhookSummary {
   const annotations = skyhook.metadata.annotations ?? {};
   const summary: SkyhookSummary = {
-    name: skyhook.metadata.name ?? '',
+    name: nameOf(skyhook),
     status: skyhook.status?.status ?? 'unknown',
     priority: skyhook.spec.priority ?? 200,
     nodesInProgress: skyhook.status?.nodesInProgress ?? 0,

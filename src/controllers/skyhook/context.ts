@@ -9,6 +9,7 @@ import { API_GROUP, API_VERSION, KINDS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import type { KubeClients } from '../../kube/client.js';
+import { CustomObjects, type CustomResource } from '../../kube/custom-objects.js';
 import type { EventRecorder } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
 import type { SkyhookSettings } from './skyhook-settings.js';
@@ -36,10 +37,15 @@ export interface SkyhookIo {
   now(): number;
 }
 
-export const nodeOpRef = (settings: SkyhookSettings, name: string) => ({
-  group: API_GROUP,
-  version: API_VERSION,
-  plural: KINDS.nodeOp.plural,
-  namespace: settings.namespace,
-  name,
-});
+const SKYHOOKS: CustomResource = { group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural };
+const NODEOPS: CustomResource = { group: API_GROUP, version: API_VERSION, plural: KINDS.nodeOp.plural };
+
+/** The SCRs (cluster-scoped), typed. */
+export function skyhookObjects(io: Pick<SkyhookIo, 'clients'>): CustomObjects<Skyhook> {
+  return new CustomObjects<Skyhook>(io.clients.custom, SKYHOOKS);
+}
+
+/** The stage NodeOps: NodeOps in the operator namespace, typed. */
+export function stageNodeOps(io: Pick<SkyhookIo, 'clients' | 'settings'>): CustomObjects<NodeOp> {
+  return new CustomObjects<NodeOp>(io.clients.custom, NODEOPS, io.settings.namespace);
+}

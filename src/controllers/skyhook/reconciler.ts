@@ -6,16 +6,11 @@
  * written with the next ones). Deletion clears what the SCR left on nodes, deletes its NodeOps and
  * ConfigMaps, then releases the finalizer.
  */
-import {
-  API_GROUP,
-  API_VERSION,
-  KINDS,
-  nodeAnnotations,
-  SKYHOOK_ANNOTATIONS,
-  SKYHOOK_FINALIZER,
-} from '../../api/names.js';
+import { API_GROUP, KINDS, nodeAnnotations, SKYHOOK_ANNOTATIONS, SKYHOOK_FINALIZER } from '../../api/names.js';
+import { nameOf } from '../../api/object-meta.js';
 import type { Skyhook } from '../../api/skyhook.js';
-import { errorDetails, isConflict, isNotFound, mergePatchCustomObject } from '../../kube/client.js';
+import { errorDetails, isConflict, isNotFound } from '../../kube/client.js';
+import { ignoreNotFound } from '../../kube/writes.js';
 import type { ReconcileResult } from '../../kube/queue.js';
 import { deleteStaleNodeMetadata, NODE_METADATA_KIND } from './write/node-metadata-writes.js';
 import { clearSkyhookFromNode, hasSkyhookTraces } from './write/node-writes.js';
@@ -24,9 +19,9 @@ import { configMapsOf, packageConfigMapData, staleConfigMaps } from './build/pac
 import { anyPodBarrier, podViewsByNode } from './views/node-pods.js';
 import { nodeViewOf } from './views/node-view.js';
 import { planNextActions } from './plan/planner.js';
-import { type NodeView, type PlannerInput, type SetSkyhookStatus } from './plan/planner-types.js';
+import type { NodeView, PlannerInput, SetSkyhookStatus } from './plan/planner-types.js';
 import { applyActions } from './write/apply-actions.js';
-import { nodeOpRef, type SkyhookIo } from './context.js';
+import { skyhookObjects, stageNodeOps, type SkyhookIo } from './context.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
 
@@ -35,8 +30,6 @@ import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
  * (node and NodeOp events map to SCR keys), normally within milliseconds.
  */
 const CACHE_CATCH_UP_RECHECK_MS = 2_000;
-
-const skyhookRef = (name: string) => ({ group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural, name });
 
 export class SkyhookReconciler {
   /** Progress-only status changes are batched (status-write-pacing.ts). */
@@ -143,7 +136,7 @@ export class SkyhookReconciler {
       now: this.io.now(),
       skyhooks: skyhooks.map((scr) => ({
         skyhook: scr,
-        packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, scr.metadata.name ?? '')),
+        packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, nameOf(scr))),
       })),
       nodes: this.nodeViews(skyhooks),
       stageOps: stageOpSummaries(caches.nodeOps.list(namespace), skyhooks, namespace),
@@ -164,7 +157,7 @@ export class SkyhookReconciler {
     const reasons = new Map<string, string>();
     for (const node of this.io.caches.nodes.list()) {
       const value = node.metadata?.annotations?.[key];
-      if (value) reasons.set(node.metadata?.name ?? '', value.split(':', 1)[0] ?? value);
+      if (value) reasons.set(nameOf(node), value.split(':', 1)[0] ?? value);
     }
     return reasons;
   }
@@ -180,41 +173,31 @@ export class SkyhookReconciler {
 
   private async deleteStaleConfigMaps(skyhook: Skyhook): Promise<void> {
     const namespace = this.io.settings.namespace;
-    const ours = configMapsOf(this.io.caches.configMaps.list(namespace), skyhook.metadata.name ?? '');
-    for (const cm of staleConfigMaps(ours, skyhook)) await this.deleteConfigMap(cm.metadata?.name ?? '');
+    const ours = configMapsOf(this.io.caches.configMaps.list(namespace), nameOf(skyhook));
+    for (const cm of staleConfigMaps(ours, skyhook)) await this.deleteConfigMap(nameOf(cm));
   }
 
   private async deleteConfigMap(name: string): Promise<void> {
-    try {
-      await this.io.clients.core.deleteNamespacedConfigMap({ name, namespace: this.io.settings.namespace });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    await ignoreNotFound(
+      this.io.clients.core.deleteNamespacedConfigMap({ name, namespace: this.io.settings.namespace }),
+    );
     this.io.expectations.deleted('ConfigMap', name);
   }
 
   /** Deleted SCR: nodes cleared of its state, its NodeOps and ConfigMaps deleted, then the finalizer released. */
   private async finalize(skyhook: Skyhook): Promise<ReconcileResult> {
     const { io } = this;
-    const name = skyhook.metadata.name ?? '';
+    const name = nameOf(skyhook);
     const finalizers = skyhook.metadata.finalizers ?? [];
     if (!finalizers.includes(SKYHOOK_FINALIZER)) return;
     this.metrics.forget(name);
     const namespace = io.settings.namespace;
     for (const op of io.caches.nodeOps.list(namespace)) {
       if (op.spec.skyhookStage?.skyhook !== name || op.metadata.deletionTimestamp) continue;
-      try {
-        await io.clients.custom.deleteNamespacedCustomObject({
-          ...nodeOpRef(io.settings, op.metadata.name ?? ''),
-          propagationPolicy: 'Background',
-        });
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
-      io.expectations.deleted('NodeOp', op.metadata.name ?? '');
+      await ignoreNotFound(stageNodeOps(io).delete(nameOf(op), { propagationPolicy: 'Background' }));
+      io.expectations.deleted('NodeOp', nameOf(op));
     }
-    for (const cm of configMapsOf(io.caches.configMaps.list(namespace), name))
-      await this.deleteConfigMap(cm.metadata?.name ?? '');
+    for (const cm of configMapsOf(io.caches.configMaps.list(namespace), name)) await this.deleteConfigMap(nameOf(cm));
     for (const node of io.caches.nodes.list()) {
       if (!hasSkyhookTraces(node, name)) continue;
       const written = await clearSkyhookFromNode(io.clients.core, node, name);
@@ -230,8 +213,8 @@ export class SkyhookReconciler {
     change: { finalizers?: string[]; annotations?: Record<string, string> },
   ): Promise<void> {
     const metadata = { resourceVersion: skyhook.metadata.resourceVersion, ...change };
-    const name = skyhook.metadata.name ?? '';
-    const written = await mergePatchCustomObject<Skyhook>(this.io.clients.custom, skyhookRef(name), { metadata });
+    const name = nameOf(skyhook);
+    const written = await skyhookObjects(this.io).mergePatch(name, { metadata });
     // The last finalizer off a deleting SCR deletes it: the cache will lose it, not catch up with this version.
     if (skyhook.metadata.deletionTimestamp && change.finalizers?.length === 0)
       this.io.expectations.deleted('Skyhook', name);

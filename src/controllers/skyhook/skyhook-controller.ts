@@ -1,7 +1,8 @@
 /**
  * The Skyhook controller's wiring: informers over SCRs, nodes, the stage NodeOps, and package and
  * node-metadata ConfigMaps in the operator namespace (NodeOps and nodes are shared with the NodeOp
- * controller's caches), events mapped to SCR keys, and the factory the operator's registry starts.
+ * controller's caches), events mapped to SCR keys (every informer through controller.watch), and
+ * the factory the operator's registry starts.
  * Event-driven: a NodeOp's status change wakes its SCR, a node change wakes every SCR, a
  * DeploymentPolicy change the SCRs naming it, and a pod change only the SCRs whose
  * podNonInterruptLabels barrier it can move.
@@ -10,12 +11,13 @@ import type { V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { API_GROUP, API_VERSION, CHILD_ANNOTATIONS, CHILD_LABELS, KINDS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
+import { nameOf } from '../../api/object-meta.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import { Controller } from '../../kube/controller.js';
 import { customResourcePath } from '../../kube/list-watch.js';
-import type { OperatorRuntime } from '../../kube/runtime.js';
+import type { ControllerFactory, InformerFactory, OperatorRuntime, Stoppable } from '../../kube/runtime.js';
+import { sameJson } from '../../util/json-equal.js';
 import { cachedBarrierPod, cachedNode, cachedNodeOp } from '../cached-objects.js';
-import type { ControllerFactory, Stoppable } from '../../kube/runtime.js';
 import { compactNodeMetadata } from './build/node-metadata.js';
 import { NODE_METADATA_KIND } from './write/node-metadata-writes.js';
 import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './views/node-pods.js';
@@ -32,24 +34,31 @@ export interface SkyhookControllerOptions {
   syncTimeoutMs?: number;
 }
 
-/** What the planner reads from a node: a status-only update (heartbeats, our conditions) changes nothing. */
+/**
+ * What the planner reads from a node: a status-only update (heartbeats, our conditions) changes nothing.
+ * sameJson ignores key order, which JSON.stringify did not; both versions come from the API server,
+ * which writes map keys sorted, so the two agree here.
+ */
 function nodeChangeMatters(node: V1Node, old: V1Node): boolean {
   return (
-    JSON.stringify(node.metadata?.labels) !== JSON.stringify(old.metadata?.labels) ||
-    JSON.stringify(node.metadata?.annotations) !== JSON.stringify(old.metadata?.annotations) ||
-    JSON.stringify(node.spec?.taints) !== JSON.stringify(old.spec?.taints) ||
+    !sameJson(node.metadata?.labels, old.metadata?.labels) ||
+    !sameJson(node.metadata?.annotations, old.metadata?.annotations) ||
+    !sameJson(node.spec?.taints, old.spec?.taints) ||
     (node.spec?.unschedulable === true) !== (old.spec?.unschedulable === true)
   );
 }
 
-export async function startSkyhookController(
-  runtime: OperatorRuntime,
-  options: SkyhookControllerOptions = {},
-): Promise<Stoppable> {
-  const { informers, clients, events, logger } = runtime;
-  const settings: SkyhookSettings = { ...readSkyhookSettings(process.env, runtime.namespace), ...options.settings };
-  const namespace = settings.namespace;
-  const caches: SkyhookCaches = {
+/** Spec or annotation edits (priority, pause, disable) change what later SCRs wait for; a status write does not. */
+function skyhookChangeMatters(scr: Skyhook, old: Skyhook): boolean {
+  return (
+    scr.metadata.generation !== old.metadata.generation ||
+    !sameJson(scr.metadata.annotations, old.metadata.annotations) ||
+    scr.metadata.deletionTimestamp !== old.metadata.deletionTimestamp
+  );
+}
+
+function skyhookCaches(informers: InformerFactory, namespace: string): SkyhookCaches {
+  return {
     skyhooks: informers.informer<Skyhook>(customResourcePath(API_GROUP, API_VERSION, KINDS.skyhook.plural)),
     nodes: informers.informer<V1Node>('/api/v1/nodes', { transform: cachedNode }),
     nodeOps: informers.informer<NodeOp>(customResourcePath(API_GROUP, API_VERSION, KINDS.nodeOp.plural), {
@@ -71,6 +80,70 @@ export async function startSkyhookController(
       customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural),
     ),
   };
+}
+
+/** Every informer's events mapped to the SCR keys they can move (see the module comment). */
+function watchSkyhookEvents(
+  controller: Controller,
+  caches: SkyhookCaches,
+  expectations: WriteExpectations,
+  namespace: string,
+): void {
+  const everySkyhook = (): string[] => caches.skyhooks.list().map((scr) => nameOf(scr));
+  controller.watch(caches.skyhooks, {
+    add: everySkyhook,
+    update: (scr, old) => (skyhookChangeMatters(scr, old) ? everySkyhook() : [nameOf(scr)]),
+    delete: everySkyhook,
+  });
+  controller.watch(caches.nodeOps, (op) =>
+    op.metadata.namespace === namespace && op.spec.skyhookStage ? [op.spec.skyhookStage.skyhook] : [],
+  );
+  controller.watch(caches.configMaps, (cm) => {
+    const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
+    return owner ? [owner] : [];
+  });
+  // Node-metadata ConfigMaps wake their SCR only when a reconcile waits to see our own write of one.
+  // Anything else changes nothing the planner reads, and one deleted by someone else needs no wake:
+  // it is written again right before the node's next stage, the only time a Job needs it.
+  const nodeMetadataWake = (cm: V1ConfigMap): string[] => {
+    const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
+    return owner && expectations.awaits(NODE_METADATA_KIND, nameOf(cm)) ? [owner] : [];
+  };
+  controller.watch(caches.nodeMetadata, {
+    add: nodeMetadataWake,
+    update: (cm, old) => (cm !== old ? nodeMetadataWake(cm) : []),
+    delete: nodeMetadataWake,
+  });
+  // A policy change moves only the SCRs that name it (a missing one blocks them until it appears).
+  controller.watch(caches.deploymentPolicies, (policy) =>
+    caches.skyhooks
+      .list()
+      .filter((scr) => scr.spec.deploymentPolicy === policy.metadata.name)
+      .map((scr) => nameOf(scr)),
+  );
+  const podWakes = (versions: V1Pod[]): string[] =>
+    skyhooksHeldByPod(versions, caches.skyhooks.list(), (name) => caches.nodes.get(name));
+  controller.watch(caches.pods, {
+    add: (pod) => podWakes([pod]),
+    update: (pod, old) => (pod !== old && podChangeMatters(pod, old) ? podWakes([pod, old]) : []),
+    delete: (pod) => podWakes([pod]),
+  });
+  controller.watch(caches.nodes, {
+    add: everySkyhook,
+    // A status-only update matters too when it is the one a reconcile waits to see (our condition write).
+    update: (node, old) =>
+      node === old || nodeChangeMatters(node, old) || expectations.awaits('Node', nameOf(node)) ? everySkyhook() : [],
+    delete: everySkyhook,
+  });
+}
+
+export async function startSkyhookController(
+  runtime: OperatorRuntime,
+  options: SkyhookControllerOptions = {},
+): Promise<Stoppable> {
+  const { informers, clients, events, logger } = runtime;
+  const settings: SkyhookSettings = { ...readSkyhookSettings(process.env, runtime.namespace), ...options.settings };
+  const caches = skyhookCaches(informers, settings.namespace);
   await Promise.all(Object.values(caches).map((informer) => informer.waitForSync(options.syncTimeoutMs ?? 120_000)));
 
   const log = logger.child({ controller: 'skyhook' });
@@ -86,64 +159,7 @@ export async function startSkyhookController(
     logger,
     metrics: runtime.metrics,
   });
-  const queue = controller.queue;
-  const everySkyhook = (): void => caches.skyhooks.list().forEach((scr) => queue.add(scr.metadata.name ?? ''));
-
-  caches.skyhooks.on({
-    add: everySkyhook,
-    // Spec or annotation edits (priority, pause, disable) change what later SCRs wait for; a status write does not.
-    update: (scr, old) =>
-      scr.metadata.generation !== old.metadata.generation ||
-      JSON.stringify(scr.metadata.annotations) !== JSON.stringify(old.metadata.annotations) ||
-      scr.metadata.deletionTimestamp !== old.metadata.deletionTimestamp
-        ? everySkyhook()
-        : queue.add(scr.metadata.name ?? ''),
-    delete: everySkyhook,
-  });
-  controller.watch(caches.nodeOps, (op) =>
-    op.metadata.namespace === namespace && op.spec.skyhookStage ? [op.spec.skyhookStage.skyhook] : [],
-  );
-  controller.watch(caches.configMaps, (cm) => {
-    const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
-    return owner ? [owner] : [];
-  });
-  // Node-metadata ConfigMaps wake their SCR only when a reconcile waits to see our own write of one.
-  // Anything else changes nothing the planner reads, and one deleted by someone else needs no wake:
-  // it is written again right before the node's next stage, the only time a Job needs it.
-  const nodeMetadataWake = (cm: V1ConfigMap): void => {
-    const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
-    if (owner && expectations.awaits(NODE_METADATA_KIND, cm.metadata?.name ?? '')) queue.add(owner);
-  };
-  caches.nodeMetadata.on({
-    add: nodeMetadataWake,
-    update: (cm, old) => (cm !== old ? nodeMetadataWake(cm) : undefined),
-    delete: nodeMetadataWake,
-  });
-  // A policy change moves only the SCRs that name it (a missing one blocks them until it appears).
-  controller.watch(caches.deploymentPolicies, (policy) =>
-    caches.skyhooks
-      .list()
-      .filter((scr) => scr.spec.deploymentPolicy === policy.metadata.name)
-      .map((scr) => scr.metadata.name ?? ''),
-  );
-  const podWakes = (versions: V1Pod[]): void =>
-    skyhooksHeldByPod(versions, caches.skyhooks.list(), (name) => caches.nodes.get(name)).forEach((name) =>
-      queue.add(name),
-    );
-  caches.pods.on({
-    add: (pod) => podWakes([pod]),
-    update: (pod, old) => (pod !== old && podChangeMatters(pod, old) ? podWakes([pod, old]) : undefined),
-    delete: (pod) => podWakes([pod]),
-  });
-  caches.nodes.on({
-    add: everySkyhook,
-    update: (node, old) => {
-      // A status-only update matters too when it is the one a reconcile waits to see (our condition write).
-      if (node === old || nodeChangeMatters(node, old) || expectations.awaits('Node', node.metadata?.name ?? ''))
-        everySkyhook();
-    },
-    delete: everySkyhook,
-  });
+  watchSkyhookEvents(controller, caches, expectations, settings.namespace);
   controller.start();
   return controller;
 }

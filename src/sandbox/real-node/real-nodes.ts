@@ -16,6 +16,7 @@ import { silentLogger } from '../../kube/logger.js';
 import { deleteNodeNetwork, networkForSlot, releaseSlot, removeCgroups } from './host-resources.js';
 import { startRealNode, type RealNode } from './real-node.js';
 import { ensureGoldenRootfs, ensureHostPackages, type NodeImages } from './rootfs.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export const DEFAULT_FLEET_BASE = '/var/tmp/skyhook-ts-real-nodes';
 const READY_TIMEOUT_MS = 120_000;
@@ -118,7 +119,7 @@ async function waitUntilReady(kc: KubeConfig, fleetDir: string, nodes: RealNode[
       throw new Error(`real node ${crashed.name} went down while booting (PID 1 exit ${crashed.crashed}):\n${tails}`);
     }
     const list = await getJson<{ items: V1Node[] }>(kc, '/api/v1/nodes', 10_000);
-    const ready = list.items.filter((n) => names.has(n.metadata?.name ?? '') && isReady(n)).length;
+    const ready = list.items.filter((n) => names.has(nameOf(n)) && isReady(n)).length;
     if (ready === names.size) return;
     if (Date.now() > deadline) {
       throw new Error(

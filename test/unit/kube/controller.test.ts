@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Controller, labelKeys, ownerKeys, parseKey } from '../../../src/kube/controller.js';
+import { Controller, ownerKeys, parseKey } from '../../../src/kube/controller.js';
 import {
   errorMessage,
   errorReason,
@@ -49,17 +49,6 @@ describe('key mappers', () => {
       'ns/p',
     ]);
     expect(ownerKeys('NodeOp')({ metadata: { name: 'x' } })).toEqual([]);
-  });
-
-  it('labelKeys maps a child to the owner its label names', () => {
-    const job = jobOf('j', { kind: 'X', name: 'x' }, { 'skyhook.nvidia.com/nodeop': 'op' });
-    expect(labelKeys('skyhook.nvidia.com/nodeop')(job)).toEqual(['ns/op']);
-    expect(
-      labelKeys('skyhook.nvidia.com/name', { ownerNamespaced: false })(
-        jobOf('j', { kind: 'X', name: 'x' }, { 'skyhook.nvidia.com/name': 'demo' }),
-      ),
-    ).toEqual(['demo']);
-    expect(labelKeys('missing')(job)).toEqual([]);
   });
 
   it('parseKey splits namespace/name and bare names', () => {

@@ -5,36 +5,21 @@
  * see it. Writes of one node's state, status and plain annotations that follow each other are sent
  * as one patch.
  */
-import type { KubernetesObject, V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
-import type { DeploymentPolicy } from '../../../api/deployment-policy.js';
-import {
-  API_GROUP,
-  API_VERSION,
-  GROUP_VERSION,
-  KINDS,
-  nodeAnnotations,
-  nodeLabels,
-  STAGE_OP_ANNOTATIONS,
-} from '../../../api/names.js';
+import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
+import { GROUP_VERSION, KINDS, nodeAnnotations, nodeLabels, STAGE_OP_ANNOTATIONS } from '../../../api/names.js';
 import { nodeStateAnnotations } from '../../../api/node-state.js';
-import type { NodeOp } from '../../../api/nodeop.js';
+import { nameOf } from '../../../api/object-meta.js';
 import type { Skyhook } from '../../../api/skyhook.js';
-import { isAlreadyExists, isNotFound, mergePatchCustomObject, type KubeClients } from '../../../kube/client.js';
-import type { EventRecorder } from '../../../kube/events.js';
-import type { Informer } from '../../../kube/informer.js';
+import { isAlreadyExists } from '../../../kube/client.js';
+import { createOrReplace, ignoreNotFound } from '../../../kube/writes.js';
 import { describeFailedStage, failedStageMessage, STAGE_FAILED_REASON } from './failed-stage-report.js';
 import { addTaint, cordonWithClaim, releaseCordonClaim, removeTaint } from './node-cordon-taint-writes.js';
 import { ensureNodeMetadata } from './node-metadata-writes.js';
 import { applyNodeWrite, type NodeWrite } from './node-writes.js';
 import { buildPackageConfigMap } from '../build/package-configmaps.js';
 import type { PlannerAction, SetSkyhookStatus } from '../plan/planner-types.js';
-import type { SkyhookSettings } from '../skyhook-settings.js';
 import { buildStageNodeOp } from '../build/stage-nodeop.js';
-import type { WriteExpectations } from './write-expectations.js';
-
-import type { SkyhookIo } from '../context.js';
-import { nodeOpRef } from '../context.js';
+import { skyhookObjects, stageNodeOps, type SkyhookIo } from '../context.js';
 
 export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: PlannerAction[]): Promise<void> {
   const nodeWrites = new Map<string, NodeWrite>();
@@ -43,7 +28,7 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
   const noted = (written: V1Node | undefined): void => {
     if (!written) return;
     io.expectations.wrote('Node', written);
-    writtenNodes.set(written.metadata?.name ?? '', written);
+    writtenNodes.set(nameOf(written), written);
   };
   const flushNodeWrites = async (): Promise<void> => {
     for (const write of nodeWrites.values())
@@ -87,26 +72,16 @@ async function applyAction(
     case 'upsertPackageConfigMap': {
       const body = buildPackageConfigMap(action, skyhook, namespace);
       const name = body.metadata!.name!;
-      let written: V1ConfigMap;
-      try {
-        written = await clients.core.createNamespacedConfigMap({ namespace, body });
-      } catch (e) {
-        if (!isAlreadyExists(e)) throw e;
-        written = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
-      }
+      const written = await createOrReplace({
+        create: () => clients.core.createNamespacedConfigMap({ namespace, body }),
+        replace: () => clients.core.replaceNamespacedConfigMap({ name, namespace, body }),
+      });
       expectations.wrote('ConfigMap', written);
       return;
     }
     case 'deleteStageOp': {
       io.logger.info({ nodeOp: action.name, reason: action.reason }, 'deleting stage NodeOp');
-      try {
-        await clients.custom.deleteNamespacedCustomObject({
-          ...nodeOpRef(settings, action.name),
-          propagationPolicy: 'Background',
-        });
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
+      await ignoreNotFound(stageNodeOps(io).delete(action.name, { propagationPolicy: 'Background' }));
       expectations.deleted('NodeOp', action.name);
       return;
     }
@@ -117,11 +92,7 @@ async function applyAction(
       await ensureNodeMetadata(io, skyhook, action.node, writtenNodes.get(action.node));
       const body = buildStageNodeOp({ op: action, skyhook, settings });
       try {
-        const created = (await clients.custom.createNamespacedCustomObject({
-          ...nodeOpRef(settings, ''),
-          body,
-        })) as NodeOp;
-        expectations.wrote('NodeOp', created);
+        expectations.wrote('NodeOp', await stageNodeOps(io).create(body));
       } catch (e) {
         // Created by an earlier pass whose write the cache had not shown yet: the same op, by name.
         if (!isAlreadyExists(e)) throw e;
@@ -168,20 +139,14 @@ async function applyAction(
  * overwriting a newer status.
  */
 async function writeSkyhookStatus(io: SkyhookIo, skyhook: Skyhook, action: SetSkyhookStatus): Promise<void> {
-  const body = {
+  const body: Skyhook = {
     ...skyhook,
-    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    apiVersion: GROUP_VERSION,
     kind: KINDS.skyhook.kind,
     status: action.status,
   };
-  const written = (await io.clients.custom.replaceClusterCustomObjectStatus({
-    group: API_GROUP,
-    version: API_VERSION,
-    plural: KINDS.skyhook.plural,
-    name: action.skyhook,
-    body,
-  })) as Skyhook;
-  io.expectations.wrote('Skyhook', written);
+  // The planner plans only this SCR's actions: `action.skyhook` is the body's own name.
+  io.expectations.wrote('Skyhook', await skyhookObjects(io).replaceStatus(body));
 }
 
 /**
@@ -189,15 +154,12 @@ async function writeSkyhookStatus(io: SkyhookIo, skyhook: Skyhook, action: SetSk
  * it suspended) and lifts the suspension when the mark goes.
  */
 async function suspendStageOp(io: SkyhookIo, name: string, suspend: boolean): Promise<void> {
-  const { clients, settings, expectations } = io;
-  try {
-    const patched = await mergePatchCustomObject<NodeOp>(clients.custom, nodeOpRef(settings, name), {
+  const patched = await ignoreNotFound(
+    stageNodeOps(io).mergePatch(name, {
       metadata: { annotations: { [STAGE_OP_ANNOTATIONS.suspended]: suspend ? 'true' : null } },
-    });
-    expectations.wrote('NodeOp', patched);
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
+    }),
+  );
+  if (patched) io.expectations.wrote('NodeOp', patched);
 }
 
 /** A Warning Event on the SCR naming the failed container, its exit and its log's last lines. */

@@ -11,6 +11,7 @@ import { KUBERNETES_NAMES } from '../../../api/names.js';
 import type { NodeOp } from '../../../api/nodeop.js';
 import { failedTermination, STUCK_MARK } from '../../../jobs/job-progress.js';
 import { errorMessage } from '../../../kube/client.js';
+import { nameOf, namespaceOf } from '../../../api/object-meta.js';
 
 export const STAGE_FAILED_REASON = 'StageFailed';
 /** Lines of the failed container's log asked for; fewer make it into the Event if they are long. */
@@ -75,7 +76,7 @@ export function failedContainerOf(pods: V1Pod[]): FailedContainer | undefined {
     if (!failed) continue;
     const { reason, message, exitCode } = failed.terminated;
     return {
-      pod: pod.metadata?.name ?? '',
+      pod: nameOf(pod),
       container: failed.container,
       exitCode,
       ...(reason ? { reason } : {}),
@@ -89,7 +90,7 @@ export function failedContainerOf(pods: V1Pod[]): FailedContainer | undefined {
 export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logger: Logger): Promise<FailedStage> {
   const stage = nodeOp.spec.skyhookStage;
   const node = nodeOp.spec.targetNodes?.[0] ?? '';
-  const namespace = nodeOp.metadata.namespace ?? '';
+  const namespace = namespaceOf(nodeOp);
   const nodeStatus = nodeOp.status?.nodeStatuses?.[node];
   const failed: FailedStage = {
     package: stage?.package.name ?? '',

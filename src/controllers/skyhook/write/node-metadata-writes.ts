@@ -10,9 +10,10 @@
  * to do. Deleting the SCR leaves them to the garbage collector (the SCR is their controller owner),
  * as upstream does.
  */
-import type { V1ConfigMap, V1Node } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
+import { nameOf } from '../../../api/object-meta.js';
 import type { Skyhook } from '../../../api/skyhook.js';
-import { isAlreadyExists, isNotFound } from '../../../kube/client.js';
+import { createOrReplace, ignoreNotFound } from '../../../kube/writes.js';
 import { selectorMatches } from '../../../api/label-selector.js';
 import { buildNodeMetadataConfigMap, sameData, staleNodeMetadataConfigMaps } from '../build/node-metadata.js';
 import type { SkyhookIo } from '../context.js';
@@ -44,25 +45,16 @@ export async function ensureNodeMetadata(
   const name = body.metadata!.name!;
   const cached = caches.nodeMetadata.get(name, namespace);
   if (cached && sameData(cached, body.data ?? {})) return;
-  let stored: V1ConfigMap;
   // An unconditional replace (no resourceVersion; ConfigMaps allow it): this SCR's reconciles are
   // serialized and nobody else writes the object, so the last write is the wanted one. A stale cache
   // costs at most one redundant write, which the API server turns into a no-op.
-  if (cached) {
-    try {
-      stored = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-      stored = await clients.core.createNamespacedConfigMap({ namespace, body });
-    }
-  } else {
-    try {
-      stored = await clients.core.createNamespacedConfigMap({ namespace, body });
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
-      stored = await clients.core.replaceNamespacedConfigMap({ name, namespace, body });
-    }
-  }
+  const stored = await createOrReplace(
+    {
+      create: () => clients.core.createNamespacedConfigMap({ namespace, body }),
+      replace: () => clients.core.replaceNamespacedConfigMap({ name, namespace, body }),
+    },
+    { exists: cached !== undefined },
+  );
   io.logger.debug({ configMap: name, node: nodeName }, 'node metadata ConfigMap written');
   expectations.wrote(NODE_METADATA_KIND, stored);
 }
@@ -85,15 +77,11 @@ export async function deleteStaleNodeMetadata(io: SkyhookIo, skyhook: Skyhook): 
     caches.nodes
       .list()
       .filter((node) => selectorMatches(skyhook.spec.nodeSelectors, node.metadata?.labels ?? {}))
-      .map((node) => node.metadata?.name ?? ''),
+      .map(nameOf),
   );
   for (const cm of staleNodeMetadataConfigMaps(caches.nodeMetadata.list(namespace), skyhook, targeted)) {
-    const name = cm.metadata?.name ?? '';
-    try {
-      await clients.core.deleteNamespacedConfigMap({ name, namespace });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    const name = nameOf(cm);
+    await ignoreNotFound(clients.core.deleteNamespacedConfigMap({ name, namespace }));
     expectations.deleted(NODE_METADATA_KIND, name);
   }
 }

@@ -9,6 +9,7 @@ import { FIELD_MANAGER, mergePatchNode, STRATEGIC_MERGE_PATCH } from '../../../k
 import { cordonClaim } from '../../../jobs/cordon/claims.js';
 import { releaseCordonClaim } from './node-cordon-taint-writes.js';
 import type { NodeConditionValue } from '../../../api/node-state.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 export interface NodeWrite {
   node: string;
@@ -51,7 +52,7 @@ export async function clearSkyhookFromNode(
   node: V1Node,
   skyhook: string,
 ): Promise<V1Node | undefined> {
-  const name = node.metadata?.name ?? '';
+  const name = nameOf(node);
   const annotations = Object.fromEntries(
     perSkyhookAnnotations(skyhook)
       .filter((key) => node.metadata?.annotations?.[key] !== undefined)

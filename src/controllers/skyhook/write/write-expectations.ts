@@ -6,6 +6,7 @@
  * the watch event that catches them up enqueues the reconcile again.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { nameOf } from '../../../api/object-meta.js';
 
 type Expectation = { kind: 'version'; resourceVersion: string } | { kind: 'gone' };
 
@@ -30,7 +31,7 @@ export class WriteExpectations {
 
   /** `object` as the API server returned it from a write. */
   wrote(kind: string, object: KubernetesObject): void {
-    const name = object.metadata?.name ?? '';
+    const name = nameOf(object);
     const resourceVersion = object.metadata?.resourceVersion;
     if (resourceVersion)
       this.pending.set(`${kind}/${name}`, { kind, name, expect: { kind: 'version', resourceVersion }, at: this.now() });
