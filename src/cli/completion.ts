@@ -8,6 +8,7 @@
  */
 import { RERUN_STAGES } from './plugin/package.js';
 import { OUTPUT_FORMATS } from './plugin/options.js';
+import { nameOf } from '../api/object-meta.js';
 
 /** Cobra's ShellCompDirectiveNoFileComp: never fall back to file names. */
 const NO_FILE_COMPLETION = 4;
@@ -52,14 +53,14 @@ function clusterLister(words: string[]): Lister {
       const clients = makeClients(loadKubeConfig(kubeconfig));
       const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 3000).unref());
       const request = async (): Promise<string[]> => {
-        if (kind === 'nodes') return (await clients.core.listNode()).items.map((n) => n.metadata?.name ?? '');
-        if (kind === 'namespaces') return (await clients.core.listNamespace()).items.map((n) => n.metadata?.name ?? '');
+        if (kind === 'nodes') return (await clients.core.listNode()).items.map((n) => nameOf(n));
+        if (kind === 'namespaces') return (await clients.core.listNamespace()).items.map((n) => nameOf(n));
         const { skyhookRef } = await import('./plugin/context.js');
         const { group, version, plural } = skyhookRef('');
         const list = (await clients.custom.listClusterCustomObject({ group, version, plural })) as {
           items: { metadata?: { name?: string } }[];
         };
-        return list.items.map((s) => s.metadata?.name ?? '');
+        return list.items.map((s) => nameOf(s));
       };
       return (await Promise.race([request(), timeout])).filter(Boolean).sort();
     } catch {

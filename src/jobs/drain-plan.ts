@@ -7,6 +7,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { KUBERNETES_NAMES } from '../api/names.js';
 import type { DrainOptions } from '../api/nodeop.js';
+import { nameOf } from '../api/object-meta.js';
 
 export interface RefusedPod {
   pod: V1Pod;
@@ -21,7 +22,7 @@ export interface DrainPlan {
 }
 
 export function podRef(pod: V1Pod): string {
-  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+  return `${pod.metadata?.namespace ?? ''}/${nameOf(pod)}`;
 }
 
 const isFinished = (pod: V1Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';

@@ -11,6 +11,7 @@ import type { DrainOptions } from '../api/nodeop.js';
 import { errorMessage, isNotFound, isTooManyRequests } from '../kube/client.js';
 import { sleep, systemClock, type Clock } from '../kube/clock.js';
 import { planDrain, podRef } from './drain-plan.js';
+import { nameOf } from '../api/object-meta.js';
 
 export interface DrainContext {
   core: CoreV1Api;
@@ -51,7 +52,7 @@ function evictionRefusal(e: unknown): string {
 }
 
 async function evict(core: CoreV1Api, pod: V1Pod, options: DrainOptions): Promise<void> {
-  const name = pod.metadata?.name ?? '';
+  const name = nameOf(pod);
   const namespace = pod.metadata?.namespace ?? '';
   const grace = options.gracePeriodSeconds;
   const deleteOptions = grace === undefined ? undefined : { gracePeriodSeconds: grace };

@@ -4,6 +4,7 @@
  * an image that cannot be pulled, for longer than the allowed time) or still running.
  */
 import type { V1ContainerStateTerminated, V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import { nameOf } from '../api/object-meta.js';
 
 export type JobProgress =
   | { state: 'running'; message: string; restarts: number }
@@ -90,7 +91,7 @@ function stuckContainer(pod: V1Pod): { detail: string; sinceMs: number } | undef
   );
   const hint = STUCK_HINTS[reason];
   return {
-    detail: `pod ${pod.metadata?.name ?? ''} container ${waiting.name}: ${reason}${message ? `: ${message}` : ''}${hint ? `; ${hint}` : ''}`,
+    detail: `pod ${nameOf(pod)} container ${waiting.name}: ${reason}${message ? `: ${message}` : ''}${hint ? `; ${hint}` : ''}`,
     sinceMs: since,
   };
 }
@@ -105,7 +106,7 @@ export function isJobFinished(job: V1Job): boolean {
 }
 
 export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeoutMs: number): JobProgress {
-  const name = job.metadata?.name ?? '';
+  const name = nameOf(job);
   const restarts = job.status?.failed ?? 0;
   if (conditionTrue(job, 'Complete', 'SuccessCriteriaMet'))
     return { state: 'succeeded', message: `Job ${name} completed successfully`, restarts };
@@ -127,7 +128,7 @@ export function jobProgress(job: V1Job, pods: V1Pod[], nowMs: number, stuckTimeo
   if (succeededPod)
     return {
       state: 'succeeded',
-      message: `Job ${name} completed successfully (pod ${succeededPod.metadata?.name ?? ''} succeeded)`,
+      message: `Job ${name} completed successfully (pod ${nameOf(succeededPod)} succeeded)`,
       restarts,
     };
   for (const pod of pods) {

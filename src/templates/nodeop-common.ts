@@ -3,6 +3,7 @@ import type { V1OwnerReference, V1Volume, V1VolumeMount } from '@kubernetes/clie
 import { CHILD_LABELS, GROUP_VERSION, KINDS, NODEOP_NAMES } from '../api/names.js';
 import type { NodeOp } from '../api/nodeop.js';
 import { labelValue } from './object-names.js';
+import { nameOf } from '../api/object-meta.js';
 
 /** Controller reference: deleting the NodeOp garbage-collects its Jobs (and their pods) and reboot pods. */
 export function nodeOpOwnerReference(nodeOp: NodeOp): V1OwnerReference {
@@ -19,7 +20,7 @@ export function nodeOpOwnerReference(nodeOp: NodeOp): V1OwnerReference {
  */
 export function nodeOpChildLabels(nodeOp: NodeOp, node: string): Record<string, string> {
   const own = {
-    [NODEOP_NAMES.nodeOpLabel]: labelValue(nodeOp.metadata.name ?? ''),
+    [NODEOP_NAMES.nodeOpLabel]: labelValue(nameOf(nodeOp)),
     [CHILD_LABELS.node]: labelValue(node),
   };
   return { ...own, ...nodeOp.spec.childLabels, ...own };

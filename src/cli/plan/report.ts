@@ -9,6 +9,7 @@ import { SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import type { Interrupt, Skyhook } from '../../api/skyhook.js';
 import { skyhookSpecProblems } from '../../api/spec-checks.js';
 import type { SimulatedStage, Simulation } from './simulation.js';
+import { nameOf } from '../../api/object-meta.js';
 
 /** Waits that are the rollout working as intended (the batch column shows them), not blockers. */
 const ROUTINE_HOLDS = ['RolloutBudget', 'Cordoning', 'StagesRunning', 'InterruptMerge'];
@@ -76,7 +77,7 @@ export function buildPlanReport(skyhook: Skyhook, nodeNames: string[], simulatio
     .map(([name, status]) => ({ name, matched: status.matched, ceiling: status.ceiling }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return {
-    skyhook: skyhook.metadata.name ?? '',
+    skyhook: nameOf(skyhook),
     priority: skyhook.spec.priority ?? 200,
     paused: skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.pause] === 'true',
     disabled: skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true',

@@ -22,6 +22,7 @@ import {
   type ReplaySnapshot,
 } from '../../controllers/skyhook/plan/replay-actions.js';
 import { stageOpName } from '../../controllers/skyhook/build/stage-nodeop.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export interface SimulatedStage {
   package: string;
@@ -133,9 +134,7 @@ function applyActions(world: PlannerInput, actions: PlannerAction[]): ReplayedCr
     nodes: world.nodes,
     stageOps: world.stageOps,
     skyhooks: world.skyhooks.map((input) => input.skyhook),
-    configMaps: Object.fromEntries(
-      world.skyhooks.map((input) => [input.skyhook.metadata.name ?? '', input.packageConfigMaps]),
-    ),
+    configMaps: Object.fromEntries(world.skyhooks.map((input) => [nameOf(input.skyhook), input.packageConfigMaps])),
   };
   const created = replayActions(snapshot, actions, {
     opName: stageOpName,

@@ -10,6 +10,7 @@ import { finished } from 'node:stream/promises';
 import { errorMessage, isNotFound } from '../../kube/client.js';
 import type { PluginContext } from './context.js';
 import { logHeader, podIdentity } from './package-logs.js';
+import { nameOf } from '../../api/object-meta.js';
 
 const POLL_MS = 1000;
 
@@ -25,7 +26,7 @@ async function untilStarted(ctx: PluginContext, pod: V1Pod, container: string): 
     let current: V1Pod;
     try {
       current = await ctx.clients.core.readNamespacedPod({
-        name: pod.metadata?.name ?? '',
+        name: nameOf(pod),
         namespace: ctx.options.namespace,
       });
     } catch (error) {
@@ -43,7 +44,7 @@ async function finishedLog(ctx: PluginContext, pod: V1Pod, container: string): P
   const tail = ctx.options.tail;
   try {
     return await ctx.clients.core.readNamespacedPodLog({
-      name: pod.metadata?.name ?? '',
+      name: nameOf(pod),
       namespace: ctx.options.namespace,
       container,
       ...(tail !== undefined ? { tailLines: tail } : {}),
@@ -83,7 +84,7 @@ export async function followLogs(ctx: PluginContext, pods: V1Pod[]): Promise<num
       sink = new PassThrough();
       sink.on('data', (chunk: Buffer) => process.stdout.write(chunk));
       try {
-        const request = await log.log(ctx.options.namespace, pod.metadata?.name ?? '', name, sink, {
+        const request = await log.log(ctx.options.namespace, nameOf(pod), name, sink, {
           follow: true,
           ...(tail !== undefined ? { tailLines: tail } : {}),
         });

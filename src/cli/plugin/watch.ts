@@ -11,6 +11,7 @@ import { customResourcePath } from '../../kube/list-watch.js';
 import { skyhookRef, type PluginContext } from './context.js';
 import { render, renderTable } from './output.js';
 import { SKYHOOK_COLUMNS, skyhookName, summarizeSkyhook, type SkyhookSummary } from './status.js';
+import { nameOf } from '../../api/object-meta.js';
 
 type SkyhookList = { metadata?: { resourceVersion?: string }; items: Skyhook[] };
 
@@ -28,17 +29,15 @@ async function list(ctx: PluginContext): Promise<SkyhookList> {
 }
 
 export async function watchStatus(ctx: PluginContext, names: string[]): Promise<number> {
-  const wanted = (s: Skyhook): boolean => names.length === 0 || names.includes(s.metadata.name ?? '');
+  const wanted = (s: Skyhook): boolean => names.length === 0 || names.includes(nameOf(s));
   const { output } = ctx.options;
   const initial = await list(ctx);
-  const items = initial.items
-    .filter(wanted)
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const items = initial.items.filter(wanted).sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
   const summaries = items.map(summarizeSkyhook);
   if (output === 'table' || output === 'wide' || output === 'name') {
     if (summaries.length > 0) console.log(render(summaries, SKYHOOK_COLUMNS, output, skyhookName));
   } else for (const summary of summaries) console.log(formatOne(summary, output));
-  const seen = new Map(items.map((s) => [s.metadata.name ?? '', s.metadata.resourceVersion ?? '']));
+  const seen = new Map(items.map((s) => [nameOf(s), s.metadata.resourceVersion ?? '']));
   let resourceVersion = initial.metadata?.resourceVersion ?? '';
   const { group, version, plural } = skyhookRef('');
   const path = customResourcePath(group, version, plural);
@@ -47,7 +46,7 @@ export async function watchStatus(ctx: PluginContext, names: string[]): Promise<
   let stopped = false;
 
   const print = (skyhook: Skyhook): void => {
-    const name = skyhook.metadata.name ?? '';
+    const name = nameOf(skyhook);
     if (!wanted(skyhook) || seen.get(name) === skyhook.metadata.resourceVersion) return;
     seen.set(name, skyhook.metadata.resourceVersion ?? '');
     console.log(formatOne(summarizeSkyhook(skyhook), output));

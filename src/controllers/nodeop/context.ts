@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { STAGE_OP_ANNOTATIONS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import { cordonOwner } from '../../jobs/cordon/claims.js';
-import { errorMessage, isAlreadyExists, isNotFound, statusCode, type KubeClients } from '../../kube/client.js';
+import { errorMessage, isAlreadyExists, statusCode, type KubeClients } from '../../kube/client.js';
 import type { Clock } from '../../kube/clock.js';
 import type { EventRecorder, EventType } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
@@ -18,6 +18,7 @@ import { buildRebootPod } from '../../templates/reboot-pod.js';
 import type { NodeOpSettings } from '../../templates/nodeop-settings.js';
 import type { DrainTasks } from './drain-tasks.js';
 import type { StageMetrics } from './stage-metrics.js';
+import { ignoreNotFound } from '../../kube/writes.js';
 
 export interface NodeOpCaches {
   jobs: Informer<V1Job>;
@@ -112,12 +113,7 @@ export async function ensureRebootPod(
 export async function findJob(ctx: NodeOpContext, namespace: string, name: string): Promise<V1Job | undefined> {
   const cached = ctx.caches.jobs.get(name, namespace);
   if (cached) return cached;
-  try {
-    return await ctx.clients.batch.readNamespacedJob({ name, namespace });
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
+  return ignoreNotFound(ctx.clients.batch.readNamespacedJob({ name, namespace }));
 }
 
 /**

@@ -20,6 +20,7 @@ import { DrainTasks } from './drain-tasks.js';
 import { StageMetrics } from './stage-metrics.js';
 import { bootIdOf, isNodeReady } from './node-status.js';
 import { NodeOpReconciler } from './reconciler.js';
+import { nameOf } from '../../api/object-meta.js';
 
 export interface NodeOpControllerOptions {
   /** Overrides of the settings read from the environment (tests shorten timeouts). */
@@ -44,7 +45,7 @@ function nodeChangeMatters(node: V1Node, old: V1Node): boolean {
 
 /** NodeOps that target `node` or have started on it. */
 function nodeOpsOfNode(nodeOps: Informer<NodeOp>, node: V1Node): string[] {
-  const name = node.metadata?.name ?? '';
+  const name = nameOf(node);
   return nodeOps
     .list()
     .filter(

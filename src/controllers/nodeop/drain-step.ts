@@ -10,11 +10,12 @@ import { evictPods } from '../../jobs/drain.js';
 import { notify, type NodeOpContext, type NodeOpView } from './context.js';
 import { failNode, uncordonOurs } from './node-end.js';
 import { type NodeStep, updated } from './node-status.js';
+import { nameOf } from '../../api/object-meta.js';
 
 /** Pods a drain leaves alone: every NodeOp's Job and reboot pods, and the operator itself. */
 function isOperatorPod(ctx: NodeOpContext, pod: V1Pod): boolean {
   if (Object.hasOwn(pod.metadata?.labels ?? {}, NODEOP_NAMES.nodeOpLabel)) return true;
-  return ctx.ownPod !== undefined && `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}` === ctx.ownPod;
+  return ctx.ownPod !== undefined && `${pod.metadata?.namespace ?? ''}/${nameOf(pod)}` === ctx.ownPod;
 }
 
 /** Drains `node` with `options`; resolves to the node's step while it waits or failed, undefined once drained. */

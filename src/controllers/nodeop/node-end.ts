@@ -8,11 +8,13 @@ import { NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
-import { isNotFound, MERGE_PATCH } from '../../kube/client.js';
+import { MERGE_PATCH } from '../../kube/client.js';
 import { rebootPodName } from '../../templates/object-names.js';
 import { isNodeDone } from './aggregate.js';
 import { notify, type NodeOpContext, type NodeOpView } from './context.js';
 import { type NodeStep, updated } from './node-status.js';
+import { nameOf } from '../../api/object-meta.js';
+import { ignoreNotFound } from '../../kube/writes.js';
 
 /** Lifts the NodeOp's cordon of `node` if its claim still holds it; true when the node was uncordoned. */
 export async function uncordonOurs(ctx: NodeOpContext, op: NodeOpView, node: string): Promise<boolean> {
@@ -32,18 +34,12 @@ export async function keepFailedJob(
 ): Promise<void> {
   const ttl = ctx.settings.jobTtlFailedSeconds;
   if (job.spec?.ttlSecondsAfterFinished === ttl && extra.activeDeadlineSeconds === undefined) return;
-  try {
-    await ctx.clients.batch.patchNamespacedJob(
-      {
-        name: job.metadata?.name ?? '',
-        namespace: op.namespace,
-        body: { spec: { ttlSecondsAfterFinished: ttl, ...extra } },
-      },
+  await ignoreNotFound(
+    ctx.clients.batch.patchNamespacedJob(
+      { name: nameOf(job), namespace: op.namespace, body: { spec: { ttlSecondsAfterFinished: ttl, ...extra } } },
       MERGE_PATCH,
-    );
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
+    ),
+  );
 }
 
 export async function failNode(
@@ -94,10 +90,8 @@ async function cancelInterrupt(
 ): Promise<void> {
   const name = rebootPodName(status.jobName ?? '');
   if (!op.plan || !ctx.caches.pods.get(name, op.namespace)) return;
-  try {
-    await ctx.clients.core.deleteNamespacedPod({ name, namespace: op.namespace, gracePeriodSeconds: 0 });
-    ctx.logger.info({ nodeOp: op.key, node, pod: name }, 'deleted the reboot pod of a failed node');
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
+  const deleted = await ignoreNotFound(
+    ctx.clients.core.deleteNamespacedPod({ name, namespace: op.namespace, gracePeriodSeconds: 0 }),
+  );
+  if (deleted) ctx.logger.info({ nodeOp: op.key, node, pod: name }, 'deleted the reboot pod of a failed node');
 }

@@ -18,7 +18,7 @@ import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { claimCordon } from '../../jobs/cordon/write.js';
 import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
-import { isNotFound, MERGE_PATCH } from '../../kube/client.js';
+import { MERGE_PATCH } from '../../kube/client.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
 import { rebootPodName } from '../../templates/object-names.js';
 import {
@@ -33,6 +33,8 @@ import {
 import { drainStep } from './drain-step.js';
 import { failNode, finish, keepFailedJob, uncordonOurs } from './node-end.js';
 import { bootIdOf, isNodeReady, type NodeStep, rebootObserved, runningStatus, updated } from './node-status.js';
+import { nameOf } from '../../api/object-meta.js';
+import { ignoreNotFound } from '../../kube/writes.js';
 
 export async function advanceNode(
   ctx: NodeOpContext,
@@ -191,16 +193,14 @@ async function followJob(
 /** The Job's `spec.suspend` follows the NodeOp's hold while it is unfinished (the Job controller stops or restarts its pod). */
 async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): Promise<void> {
   if ((job.spec?.suspend ?? false) === op.suspended || isJobFinished(job)) return;
-  const name = job.metadata?.name ?? '';
-  try {
-    await ctx.clients.batch.patchNamespacedJob(
+  const name = nameOf(job);
+  const patched = await ignoreNotFound(
+    ctx.clients.batch.patchNamespacedJob(
       { name, namespace: op.namespace, body: { spec: { suspend: op.suspended } } },
       MERGE_PATCH,
-    );
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-    return;
-  }
+    ),
+  );
+  if (!patched) return;
   ctx.logger.info(
     { nodeOp: op.key, job: name, suspend: op.suspended },
     op.suspended ? 'suspended the Job' : 'resumed the Job',

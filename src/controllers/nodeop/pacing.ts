@@ -8,6 +8,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { KUBERNETES_NAMES } from '../../api/names.js';
 import type { NodeOpNodeStatus, NodeOpSpec } from '../../api/nodeop.js';
 import { selectorMatches } from '../../api/label-selector.js';
+import { nameOf } from '../../api/object-meta.js';
 
 const isControlPlane = (node: V1Node): boolean =>
   KUBERNETES_NAMES.controlPlaneLabels.some((label) => Object.hasOwn(node.metadata?.labels ?? {}, label));
@@ -15,16 +16,12 @@ const isControlPlane = (node: V1Node): boolean =>
 export function targetNodes(spec: Pick<NodeOpSpec, 'nodeSelector' | 'targetNodes'>, nodes: V1Node[]): string[] {
   const listed = spec.targetNodes ? new Set(spec.targetNodes) : undefined;
   const matching = nodes.filter((node) => {
-    const name = node.metadata?.name ?? '';
+    const name = nameOf(node);
     return listed ? listed.has(name) : selectorMatches(spec.nodeSelector, node.metadata?.labels ?? {});
   });
   return matching
-    .sort(
-      (a, b) =>
-        Number(isControlPlane(b)) - Number(isControlPlane(a)) ||
-        (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
-    )
-    .map((node) => node.metadata?.name ?? '');
+    .sort((a, b) => Number(isControlPlane(b)) - Number(isControlPlane(a)) || nameOf(a).localeCompare(nameOf(b)))
+    .map((node) => nameOf(node));
 }
 
 /** A node occupies a concurrency slot from its start until its Job and its reboot are done. */

@@ -11,12 +11,7 @@ import type { NodeOp, NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js
 import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
 import { isJobFinished } from '../../jobs/job-progress.js';
-import {
-  isNotFound,
-  mergePatchCustomObject,
-  mergePatchCustomObjectStatus,
-  type CustomObjectRef,
-} from '../../kube/client.js';
+import { mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from '../../kube/client.js';
 import { parseKey } from '../../kube/controller.js';
 import type { ReconcileResult } from '../../kube/queue.js';
 import { nodeJobName } from '../../templates/object-names.js';
@@ -26,6 +21,9 @@ import { advanceNode } from './node-steps.js';
 import { startedStatus } from './node-status.js';
 import { planStarts, targetNodes } from './pacing.js';
 import { stopNodeOpWork } from './teardown.js';
+import { nameOf } from '../../api/object-meta.js';
+import { CustomObjects } from '../../kube/custom-objects.js';
+import { ignoreNotFound } from '../../kube/writes.js';
 
 /**
  * Whether a node can go from start to Job in one pass. Not with an interrupt (the bootID the reboot
@@ -88,7 +86,7 @@ export class NodeOpReconciler {
     for (const node of pacing.start) {
       const started = startedStatus(
         op,
-        nodeJobName(nodeOp.metadata.name ?? '', nodeOp.metadata.uid ?? '', node),
+        nodeJobName(nameOf(nodeOp), nodeOp.metadata.uid ?? '', node),
         this.ctx.caches.nodes.get(node),
         now,
       );
@@ -134,18 +132,8 @@ export class NodeOpReconciler {
 
   private async read(key: string): Promise<NodeOp | undefined> {
     const { group, version, plural, name, namespace } = this.ref(key);
-    try {
-      return (await this.ctx.clients.custom.getNamespacedCustomObject({
-        group,
-        version,
-        plural,
-        name,
-        namespace: namespace ?? '',
-      })) as NodeOp;
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    const nodeOps = new CustomObjects<NodeOp>(this.ctx.clients.custom, { group, version, plural }, namespace ?? '');
+    return ignoreNotFound(nodeOps.get(name));
   }
 
   /** Nodes whose Job of this NodeOp exists and is unfinished, as the cache sees them. */
@@ -206,8 +194,7 @@ export class NodeOpReconciler {
     if (running > 0 && !(this.ctx.clock.now() - deletedAt >= STOP_TIMEOUT_MS))
       return { requeueAfterMs: STOP_RECHECK_MS };
     const ours = this.ctx.caches.nodes.list().filter((node) => cordonedBy(node) === op.owner);
-    for (const node of ours)
-      await releaseCordon(this.ctx.clients.core, node.metadata?.name ?? '', nodeOpClaim(op.owner));
+    for (const node of ours) await releaseCordon(this.ctx.clients.core, nameOf(node), nodeOpClaim(op.owner));
     const finalizers = op.nodeOp.metadata.finalizers ?? [];
     if (finalizers.includes(NODEOP_NAMES.finalizer))
       await this.setFinalizers(

@@ -6,8 +6,9 @@
  * beside it on the same node: two agents applying one package at once.
  */
 import { KUBERNETES_NAMES, NODEOP_NAMES } from '../../api/names.js';
-import { isNotFound } from '../../kube/client.js';
+import { ignoreNotFound } from '../../kube/writes.js';
 import type { NodeOpContext, NodeOpView } from './context.js';
+import { nameOf } from '../../api/object-meta.js';
 
 const isPodFinished = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';
 
@@ -17,18 +18,19 @@ const isPodFinished = (phase: string | undefined): boolean => phase === 'Succeed
  */
 export async function stopNodeOpWork(ctx: NodeOpContext, op: NodeOpView): Promise<number> {
   const { name = '', uid = '' } = op.nodeOp.metadata;
-  const ignoreGone = (e: unknown): void => {
-    if (!isNotFound(e)) throw e;
-  };
   const jobs = ctx.caches.jobs
     .list(op.namespace)
     .filter((job) => job.metadata?.ownerReferences?.some((ref) => ref.uid === uid));
-  const jobNames = new Set(jobs.map((job) => job.metadata?.name ?? ''));
+  const jobNames = new Set(jobs.map((job) => nameOf(job)));
   // Jobs first: a Job whose pod is deleted while it lives would start another pod.
   for (const job of jobs.filter((j) => !j.metadata?.deletionTimestamp)) {
-    await ctx.clients.batch
-      .deleteNamespacedJob({ name: job.metadata?.name ?? '', namespace: op.namespace, propagationPolicy: 'Background' })
-      .catch(ignoreGone);
+    await ignoreNotFound(
+      ctx.clients.batch.deleteNamespacedJob({
+        name: nameOf(job),
+        namespace: op.namespace,
+        propagationPolicy: 'Background',
+      }),
+    );
   }
   const pods = ctx.caches.pods.list(op.namespace).filter((pod) => {
     const labels = pod.metadata?.labels ?? {};
@@ -38,9 +40,7 @@ export async function stopNodeOpWork(ctx: NodeOpContext, op: NodeOpView): Promis
     return ours && !isPodFinished(pod.status?.phase);
   });
   for (const pod of pods.filter((p) => !p.metadata?.deletionTimestamp)) {
-    await ctx.clients.core
-      .deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace: op.namespace })
-      .catch(ignoreGone);
+    await ignoreNotFound(ctx.clients.core.deleteNamespacedPod({ name: nameOf(pod), namespace: op.namespace }));
   }
   return pods.length;
 }

@@ -10,6 +10,7 @@ import { SKYHOOK_STATUSES, type Skyhook, type SkyhookStatus } from '../../api/sk
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { DEFAULT_COMPARTMENT } from '../../api/names.js';
 import { strategyParams } from './plan/compartments.js';
+import { nameOf } from '../../api/object-meta.js';
 
 /** Upstream's policy_name label of an SCR rolled out by its interruptionBudget. */
 const LEGACY_POLICY = 'legacy';
@@ -117,7 +118,7 @@ export class SkyhookMetrics {
     waits: ReadonlyMap<string, string> = new Map(),
     nowMs = Date.now(),
   ): void {
-    const name = skyhook.metadata.name ?? '';
+    const name = nameOf(skyhook);
     this.remove(name);
     const tracked: { gauge: Gauge<string>; labels: Record<string, string> }[] = [];
     this.series.set(name, tracked);

@@ -21,6 +21,7 @@ import { CHILD_ANNOTATIONS, CHILD_LABELS, nodeAnnotations, NODEOP_NAMES, PREFIX 
 import type { Interrupt, Skyhook } from '../../../api/skyhook.js';
 import { labelValue, nodeMetadataConfigMapName } from '../../../templates/object-names.js';
 import { skyhookOwnerReference } from './stage-nodeop.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 /** The three files, by key. */
 export const NODE_METADATA_KEYS = {
@@ -169,8 +170,8 @@ export function buildNodeMetadataConfigMap(
   namespace: string,
   agentImage: string,
 ): V1ConfigMap {
-  const scr = skyhook.metadata.name ?? '';
-  const nodeName = node.metadata?.name ?? '';
+  const scr = nameOf(skyhook);
+  const nodeName = nameOf(node);
   const data = nodeMetadataData(skyhook, node, agentImage);
   return {
     apiVersion: 'v1',
@@ -219,7 +220,7 @@ export function staleNodeMetadataConfigMaps(
   skyhook: Skyhook,
   targetedNodes: ReadonlySet<string>,
 ): V1ConfigMap[] {
-  const scr = skyhook.metadata.name ?? '';
+  const scr = nameOf(skyhook);
   return configMaps.filter((cm) => {
     const annotations = cm.metadata?.annotations ?? {};
     return (

@@ -11,6 +11,7 @@ import { packageConfigMapName } from '../plan/config-cycle.js';
 import { packageKey } from '../../../api/node-state.js';
 import type { UpsertPackageConfigMap } from '../plan/planner-types.js';
 import { skyhookOwnerReference } from './stage-nodeop.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 export function buildPackageConfigMap(
   action: UpsertPackageConfigMap,
@@ -58,11 +59,11 @@ export function packageConfigMapData(configMaps: V1ConfigMap[]): Record<string, 
 
 /** ConfigMaps of packages (or versions) no longer in the spec, or whose configMap was emptied: upstream deletes them. */
 export function staleConfigMaps(configMaps: V1ConfigMap[], skyhook: Skyhook): V1ConfigMap[] {
-  const scr = skyhook.metadata.name ?? '';
+  const scr = nameOf(skyhook);
   const wanted = new Set(
     Object.entries(skyhook.spec.packages ?? {})
       .filter(([, pkg]) => Object.keys(pkg.configMap ?? {}).length > 0)
       .map(([name, pkg]) => packageConfigMapName(scr, name, pkg.version)),
   );
-  return configMaps.filter((cm) => !wanted.has(cm.metadata?.name ?? ''));
+  return configMaps.filter((cm) => !wanted.has(nameOf(cm)));
 }

@@ -24,6 +24,7 @@ import type { Package, Skyhook } from '../../../api/skyhook.js';
 import { labelValue, nodeMetadataConfigMapName, safeName } from '../../../templates/object-names.js';
 import type { CreateStageOp } from '../plan/planner-types.js';
 import type { SkyhookSettings } from '../skyhook-settings.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 /** Where the host's / appears in the stage containers (the agent's root_mount argument). */
 export const ROOT_MOUNT = '/root';
@@ -115,7 +116,7 @@ function stageConfigMapMounts(op: CreateStageOp, scr: string): ConfigMapMount[] 
 
 /** The package copy, then (agent stages) the agent's `<stage>` and `<stage>-check`, as upstream's init containers. */
 function stageInitSteps({ op, skyhook, settings }: StageOpInput, pkg: Package | undefined): InitStep[] {
-  const scr = skyhook.metadata.name ?? '';
+  const scr = nameOf(skyhook);
   const uid = skyhook.metadata.uid ?? '';
   const generation = skyhook.metadata.generation ?? 0;
   const { name: pkgName, version } = op.package;
@@ -162,7 +163,7 @@ function stageDrain(drain: DrainOptions): DrainOptions {
 
 function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpSpec {
   const { op, skyhook, settings } = input;
-  const scr = skyhook.metadata.name ?? '';
+  const scr = nameOf(skyhook);
   const { name: pkgName, version } = op.package;
   const { key, value, effect } = settings.runtimeRequiredTaint;
   return {
@@ -211,7 +212,7 @@ function stageLabels(op: CreateStageOp, scr: string): Record<string, string> {
 
 export function buildStageNodeOp(input: StageOpInput): NodeOp {
   const { op, skyhook, settings } = input;
-  const scr = skyhook.metadata.name ?? '';
+  const scr = nameOf(skyhook);
   const { name: pkgName, version } = op.package;
   // Only the version the op is for: the uninstall of an old version has no spec package.
   const spec = skyhook.spec.packages?.[pkgName];

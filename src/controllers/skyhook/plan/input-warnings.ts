@@ -17,6 +17,7 @@ import type { Compartment } from './compartments.js';
 import { selectorMatches } from '../../../api/label-selector.js';
 import type { NodeView } from './planner-types.js';
 import type { ConditionValue } from './skyhook-status.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 export interface InputWarning {
   /** CamelCase, the condition's reason when it is the only kind of warning. */
@@ -83,7 +84,7 @@ function nodeWarnings({ skyhooks, targeted }: InputWarningsInput): InputWarning[
     });
   }
   // A cordon claim of an SCR that does not exist keeps the node from ever being uncordoned by the SCRs that do.
-  const known = new Set(skyhooks.map((scr) => scr.metadata.name ?? ''));
+  const known = new Set(skyhooks.map((scr) => nameOf(scr)));
   const stale = new Map<string, string[]>();
   for (const node of targeted) {
     for (const key of Object.keys(node.annotations)) {
@@ -137,10 +138,10 @@ function budgetWarnings({ skyhook, compartments, policy }: InputWarningsInput): 
  * the order rather than on either spec. Reported on both SCRs, naming the other.
  */
 function packageConflicts({ skyhook, skyhooks, targeted }: InputWarningsInput): InputWarning[] {
-  const name = skyhook.metadata.name ?? '';
+  const name = nameOf(skyhook);
   const warnings: InputWarning[] = [];
   for (const other of skyhooks) {
-    const otherName = other.metadata.name ?? '';
+    const otherName = nameOf(other);
     if (
       otherName === name ||
       other.metadata.deletionTimestamp ||

@@ -11,6 +11,7 @@ import { planAutoTaints, planRuntimeRequiredRelease } from './runtime-required.j
 import { PriorityGates } from './priority-gates.js';
 import { planSkyhook } from './plan-skyhook.js';
 import { DEFAULT_PLANNER_SETTINGS, type PlannerAction, type PlannerInput, type PlanResult } from './planner-types.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 export function planNextActions(input: PlannerInput): PlanResult {
   const settings = { ...DEFAULT_PLANNER_SETTINGS, ...input.settings };
@@ -33,7 +34,7 @@ export function planNextActions(input: PlannerInput): PlanResult {
       skyhooks: scrs,
       ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}),
     });
-    const name = skyhook.skyhook.metadata.name ?? '';
+    const name = nameOf(skyhook.skyhook);
     planned.set(name, plan.nodeStatus);
     const wanted = input.only === undefined || input.only === name;
     if (wanted) actions.push(...plan.actions);
@@ -62,6 +63,6 @@ export function planNextActions(input: PlannerInput): PlanResult {
 export function comparePriority(a: Skyhook, b: Skyhook): number {
   const byPriority = (a.spec.priority ?? 200) - (b.spec.priority ?? 200);
   if (byPriority !== 0) return byPriority;
-  const [left, right] = [a.metadata.name ?? '', b.metadata.name ?? ''];
+  const [left, right] = [nameOf(a), nameOf(b)];
   return left < right ? -1 : left > right ? 1 : 0;
 }

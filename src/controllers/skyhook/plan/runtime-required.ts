@@ -15,6 +15,7 @@ import type { Skyhook } from '../../../api/skyhook.js';
 import { selectorMatches } from '../../../api/label-selector.js';
 import type { SkyhookStatusValue } from '../../../api/node-state.js';
 import type { AddNodeTaint, CordonNode, NodeView, PlannerAction, TaintView } from './planner-types.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 export const hasTaint = (node: NodeView, taint: TaintView): boolean =>
   node.taints.some((t) => t.key === taint.key && t.effect === taint.effect && (t.value ?? '') === (taint.value ?? ''));
@@ -65,8 +66,7 @@ export function planRuntimeRequiredRelease(input: RuntimeRequiredInput): Planner
     const holding = required.filter((scr) => targets(scr, node));
     if (!hasTaint(node, input.taint) || holding.length === 0) continue;
     const disabled = (scr: Skyhook): boolean => scr.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
-    if (!holding.every((scr) => !disabled(scr) && input.statusOf(scr.metadata.name ?? '', node.name) === 'complete'))
-      continue;
+    if (!holding.every((scr) => !disabled(scr) && input.statusOf(nameOf(scr), node.name) === 'complete')) continue;
     actions.push({ kind: 'removeNodeTaint', node: node.name, taint: { ...input.taint } });
     if (
       holding.some((scr) => scr.spec.runtimeRequiredCordonAfter === true) &&

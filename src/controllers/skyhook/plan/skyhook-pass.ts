@@ -12,6 +12,7 @@ import { isIgnored, untoleratedTaints } from './node-eligibility.js';
 import type { NodeWork } from './node-work.js';
 import type { PriorityGates } from './priority-gates.js';
 import type { NodeView, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 export interface SkyhookPlanInput {
   skyhook: SkyhookInput;
@@ -50,7 +51,7 @@ export interface SkyhookPass extends SkyhookPlanInput {
 
 export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
   const scr = input.skyhook.skyhook;
-  const name = scr.metadata.name ?? '';
+  const name = nameOf(scr);
   const spec = scr.spec;
   const paused = scr.metadata.annotations?.[SKYHOOK_ANNOTATIONS.pause] === 'true';
   const disabled = scr.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';

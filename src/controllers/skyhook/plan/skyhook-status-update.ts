@@ -22,6 +22,7 @@ import {
   transitionCondition,
   withLegacyMirror,
 } from './skyhook-status.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 export interface StatusUpdateInput {
   skyhook: Skyhook;
@@ -54,7 +55,7 @@ export interface StatusUpdate {
 
 export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
   const { skyhook, nodeStatus } = input;
-  const name = skyhook.metadata.name ?? '';
+  const name = nameOf(skyhook);
   const previous = skyhook.status ?? {};
   const status = aggregateStatus({
     nodeStatus,

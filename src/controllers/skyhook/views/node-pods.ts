@@ -7,6 +7,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Skyhook } from '../../../api/skyhook.js';
 import { selectorMatches } from '../../../api/label-selector.js';
 import type { PodView } from '../plan/planner-types.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 /**
  * Only pods that can hold an interrupt are cached: bound to a node and not finished (a pod that
@@ -17,7 +18,7 @@ export const LIVE_BOUND_PODS_FIELD_SELECTOR = 'spec.nodeName!=,status.phase!=Suc
 export function podView(pod: V1Pod): PodView {
   const view: PodView = {
     namespace: pod.metadata?.namespace ?? '',
-    name: pod.metadata?.name ?? '',
+    name: nameOf(pod),
     labels: pod.metadata?.labels ?? {},
     phase: pod.status?.phase ?? 'Pending',
   };
@@ -70,7 +71,7 @@ export function skyhooksHeldByPod(
     if (!node) continue;
     for (const scr of skyhooks) {
       if (!hasBarrier(scr) || !selectorMatches(scr.spec.podNonInterruptLabels, pod.metadata?.labels ?? {})) continue;
-      if (selectorMatches(scr.spec.nodeSelectors, node.metadata?.labels ?? {})) names.add(scr.metadata.name ?? '');
+      if (selectorMatches(scr.spec.nodeSelectors, node.metadata?.labels ?? {})) names.add(nameOf(scr));
     }
   }
   return [...names];

@@ -9,10 +9,11 @@ import type { NodeOp } from '../../../api/nodeop.js';
 import type { Skyhook } from '../../../api/skyhook.js';
 import type { StageOpSummary } from '../plan/planner-types.js';
 import { packageSpecHash } from '../build/stage-nodeop.js';
+import { nameOf } from '../../../api/object-meta.js';
 
 /** The stage ops of `namespace` (NodeOps with a skyhookStage), as the planner reads them. */
 export function stageOpSummaries(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
-  const byName = new Map(skyhooks.map((scr) => [scr.metadata.name ?? '', scr]));
+  const byName = new Map(skyhooks.map((scr) => [nameOf(scr), scr]));
   return nodeOps
     .filter((op) => op.metadata.namespace === namespace && op.spec.skyhookStage !== undefined)
     .map((op) => summarize(op, byName.get(op.spec.skyhookStage!.skyhook)));
@@ -25,7 +26,7 @@ export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOp
   const nodeStatus = nodeOp.status?.nodeStatuses?.[node];
   const phase = nodeOp.status?.phase ?? 'Pending';
   const summary: StageOpSummary = {
-    name: nodeOp.metadata.name ?? '',
+    name: nameOf(nodeOp),
     uid: nodeOp.metadata.uid ?? '',
     skyhook: stage.skyhook,
     node,
