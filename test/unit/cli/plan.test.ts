@@ -4,7 +4,7 @@ import { renderPlan } from '../../../src/cli/plan/render.js';
 import { buildPlanReport, describeInterrupt, formatStages } from '../../../src/cli/plan/report.js';
 import { simulateRollout } from '../../../src/cli/plan/simulation.js';
 import { SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
-import { node, pkg, plannerInput, scr, world } from '../skyhook/world.js';
+import { node, pkg, plannerInput, scr, world } from '../controllers/skyhook/plan/world.js';
 
 describe('plan simulation (the controller planner played forward)', () => {
   it('runs one node at a time with a budget of 1, in node age order, through every stage', () => {

@@ -2,7 +2,7 @@
  * The one in-memory interpreter of the planner's actions: what each action does to the cluster, as
  * the reconciler applies it (write/apply-actions.ts), played on a snapshot instead. `skyhook plan`
  * (cli/plan/simulation.ts) rolls an SCR out with it, and the planner's tests run whole rollouts with
- * it (test/unit/skyhook/world.ts), so the shipped dry-run and the test double are the same code.
+ * it (test/unit/controllers/skyhook/plan/world.ts), so the shipped dry-run and the test double are the same code.
  * No I/O and no clock: the only thing it changes is the snapshot it is given, in place (callers
  * keep references to its nodes and SCRs and see them change, as they would watch the cluster's).
  */

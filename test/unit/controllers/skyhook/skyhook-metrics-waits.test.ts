@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import type { Skyhook } from '../../../src/api/skyhook.js';
-import { SkyhookMetrics } from '../../../src/controllers/skyhook/skyhook-metrics.js';
+import type { Skyhook } from '../../../../src/api/skyhook.js';
+import { SkyhookMetrics } from '../../../../src/controllers/skyhook/skyhook-metrics.js';
 
 const scr = {
   apiVersion: 'skyhook.nvidia.com/v1alpha1',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { budgetCeiling } from '../../../src/controllers/skyhook/plan/rollout.js';
-import type { CreateStageOp, PlannerAction } from '../../../src/controllers/skyhook/plan/planner-types.js';
+import { budgetCeiling } from '../../../../../src/controllers/skyhook/plan/rollout.js';
+import type { CreateStageOp, PlannerAction } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import {
   applyActions,
   disable,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { nodeAnnotations, RUNTIME_REQUIRED_CORDON_ANNOTATION } from '../../../src/api/names.js';
-import { cordonAfterRelease } from '../../../src/jobs/cordon/claims.js';
+import { nodeAnnotations, RUNTIME_REQUIRED_CORDON_ANNOTATION } from '../../../../../src/api/names.js';
+import { cordonAfterRelease } from '../../../../../src/jobs/cordon/claims.js';
 import {
   drainBlockedCondition,
   drainBlockersFromMessage,
   stageDrainOptions,
-} from '../../../src/controllers/skyhook/plan/drain-settings.js';
-import { mergeInterrupts, packageInterrupts } from '../../../src/controllers/skyhook/plan/interrupt-merge.js';
-import type { PlannerAction } from '../../../src/controllers/skyhook/plan/planner-types.js';
+} from '../../../../../src/controllers/skyhook/plan/drain-settings.js';
+import { mergeInterrupts, packageInterrupts } from '../../../../../src/controllers/skyhook/plan/interrupt-merge.js';
+import type { PlannerAction } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import {
   applyActions,
   finishOps,

@@ -1,6 +1,6 @@
 /** A Job or reboot pod the API server refuses as invalid fails the node instead of being retried forever. */
 import { describe, expect, it } from '@jest/globals';
-import { createIfAbsent, RefusedAsInvalidError } from '../../../src/controllers/nodeop/context.js';
+import { createIfAbsent, RefusedAsInvalidError } from '../../../../src/controllers/nodeop/context.js';
 
 const apiError = (code: number, reason: string, message: string) =>
   Object.assign(new Error(`HTTP ${code}`), { code, body: JSON.stringify({ kind: 'Status', code, reason, message }) });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DeploymentPolicySpec } from '../../../src/api/deployment-policy.js';
-import { nodeAnnotations, RUNTIME_REQUIRED_CORDON_ANNOTATION } from '../../../src/api/names.js';
-import { evaluateBatch, nextBatchSize } from '../../../src/controllers/skyhook/plan/batch-strategy.js';
-import { buildCompartments, strategyParams } from '../../../src/controllers/skyhook/plan/compartments.js';
+import type { DeploymentPolicySpec } from '../../../../../src/api/deployment-policy.js';
+import { nodeAnnotations, RUNTIME_REQUIRED_CORDON_ANNOTATION } from '../../../../../src/api/names.js';
+import { evaluateBatch, nextBatchSize } from '../../../../../src/controllers/skyhook/plan/batch-strategy.js';
+import { buildCompartments, strategyParams } from '../../../../../src/controllers/skyhook/plan/compartments.js';
 import {
   applyActions,
   finishOps,

@@ -1,8 +1,8 @@
 /** The stage duration histogram: one observation per node and finished stage, none for standalone NodeOps. */
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import type { NodeOp, NodeOpNodeStatus } from '../../../src/api/nodeop.js';
-import { STAGE_DURATION_METRIC, StageMetrics } from '../../../src/controllers/nodeop/stage-metrics.js';
+import type { NodeOp, NodeOpNodeStatus } from '../../../../src/api/nodeop.js';
+import { STAGE_DURATION_METRIC, StageMetrics } from '../../../../src/controllers/nodeop/stage-metrics.js';
 
 const stageOp = {
   metadata: { name: 'demo-motd-apply' },

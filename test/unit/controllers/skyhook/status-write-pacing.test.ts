@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { SkyhookStatus } from '../../../src/api/skyhook.js';
-import { hasDecisiveChange, StatusWritePacing } from '../../../src/controllers/skyhook/status-write-pacing.js';
+import type { SkyhookStatus } from '../../../../src/api/skyhook.js';
+import { hasDecisiveChange, StatusWritePacing } from '../../../../src/controllers/skyhook/status-write-pacing.js';
 
 const progress: SkyhookStatus = {
   status: 'in_progress',

@@ -1,30 +1,34 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Package } from '../../../src/api/skyhook.js';
+import type { Package } from '../../../../../src/api/skyhook.js';
 import {
   readNodeSkyhookRecord,
   serializeNodeState,
   type NodeState,
   type PackageStatus,
-} from '../../../src/api/node-state.js';
+} from '../../../../../src/api/node-state.js';
 import {
   recordedOpsUpdate,
   recordedOpUids,
   stageTimeoutSeconds,
   type NodeWork,
-} from '../../../src/controllers/skyhook/plan/node-work.js';
-import { nodeAnnotations } from '../../../src/api/names.js';
-import { compareVersions, hasInterrupt, retryDelayMs } from '../../../src/controllers/skyhook/plan/package-rules.js';
-import type { NodeView, StageOpSummary } from '../../../src/controllers/skyhook/plan/planner-types.js';
+} from '../../../../../src/controllers/skyhook/plan/node-work.js';
+import { nodeAnnotations } from '../../../../../src/api/names.js';
+import {
+  compareVersions,
+  hasInterrupt,
+  retryDelayMs,
+} from '../../../../../src/controllers/skyhook/plan/package-rules.js';
+import type { NodeView, StageOpSummary } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import {
   planNodePackages,
   type NodePackagesInput,
   type PackageStep,
-} from '../../../src/controllers/skyhook/plan/stage-machine.js';
+} from '../../../../../src/controllers/skyhook/plan/stage-machine.js';
 import {
   applyVersionChanges,
   recordOpOutcome,
   startConfigCycle,
-} from '../../../src/controllers/skyhook/plan/state-transitions.js';
+} from '../../../../../src/controllers/skyhook/plan/state-transitions.js';
 import { pkg } from './world.js';
 
 const IMAGE = 'ghcr.io/nvidia/skyhook/agentless';

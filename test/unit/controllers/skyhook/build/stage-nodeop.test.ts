@@ -1,9 +1,9 @@
 /** The stage NodeOp's images: the agent image of the operator unless the package overrides it. */
 import { describe, expect, it } from '@jest/globals';
-import type { Package, Skyhook } from '../../../src/api/skyhook.js';
-import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
-import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
-import { buildStageNodeOp } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
+import type { Package, Skyhook } from '../../../../../src/api/skyhook.js';
+import type { CreateStageOp } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
+import { readSkyhookSettings } from '../../../../../src/controllers/skyhook/skyhook-settings.js';
+import { buildStageNodeOp } from '../../../../../src/controllers/skyhook/build/stage-nodeop.js';
 
 const settings = readSkyhookSettings({}, 'skyhook');
 const op: CreateStageOp = {

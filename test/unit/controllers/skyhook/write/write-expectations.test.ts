@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { WriteExpectations } from '../../../src/controllers/skyhook/write/write-expectations.js';
+import { WriteExpectations } from '../../../../../src/controllers/skyhook/write/write-expectations.js';
 
 const node = (resourceVersion: string, deleted = false): KubernetesObject => ({
   metadata: { name: 'n1', resourceVersion, ...(deleted ? { deletionTimestamp: new Date() } : {}) },

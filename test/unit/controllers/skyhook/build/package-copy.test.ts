@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageCopyScript } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
+import { packageCopyScript } from '../../../../../src/controllers/skyhook/build/stage-nodeop.js';
 
 const work = mkdtempSync(join(tmpdir(), 'package-copy-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

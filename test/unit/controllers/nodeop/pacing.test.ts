@@ -2,10 +2,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1Node } from '@kubernetes/client-node';
 import fc from 'fast-check';
-import type { NodeOpNodeStatus } from '../../../src/api/nodeop.js';
-import { aggregatePhase, nodeOpConditions } from '../../../src/controllers/nodeop/aggregate.js';
-import { rebootObserved } from '../../../src/controllers/nodeop/node-status.js';
-import { isInFlight, planStarts, targetNodes } from '../../../src/controllers/nodeop/pacing.js';
+import type { NodeOpNodeStatus } from '../../../../src/api/nodeop.js';
+import { aggregatePhase, nodeOpConditions } from '../../../../src/controllers/nodeop/aggregate.js';
+import { rebootObserved } from '../../../../src/controllers/nodeop/node-status.js';
+import { isInFlight, planStarts, targetNodes } from '../../../../src/controllers/nodeop/pacing.js';
 
 const node = (name: string, labels: Record<string, string> = {}): V1Node => ({ metadata: { name, labels } });
 const status = (

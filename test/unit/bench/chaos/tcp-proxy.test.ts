@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { startTcpProxy, type TcpProxy } from '../../../bench/chaos/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../../../../bench/chaos/tcp-proxy.js';
 
 let echo: Server;
 let echoPort = 0;

@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import type { NodeOp } from '../../../src/api/nodeop.js';
-import { silentLogger } from '../../../src/kube/logger.js';
+import type { NodeOp } from '../../../../../src/api/nodeop.js';
+import { silentLogger } from '../../../../../src/kube/logger.js';
 import {
   describeFailedStage,
   failedContainerOf,
   failedStageMessage,
   LOG_TAIL_LINES,
   MAX_EVENT_MESSAGE,
-} from '../../../src/controllers/skyhook/write/failed-stage-report.js';
+} from '../../../../../src/controllers/skyhook/write/failed-stage-report.js';
 
 const base = { package: 'dexter', version: '1.2.3', stage: 'apply', node: 'worker-1' };
 const container = { pod: 'p', container: 'dexter-apply', exitCode: 2, reason: 'Error', message: 'simulated failure' };

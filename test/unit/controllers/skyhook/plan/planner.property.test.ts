@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import type { Package } from '../../../src/api/skyhook.js';
-import { budgetCeiling } from '../../../src/controllers/skyhook/plan/rollout.js';
-import type { CreateStageOp, PlannerAction } from '../../../src/controllers/skyhook/plan/planner-types.js';
+import type { Package } from '../../../../../src/api/skyhook.js';
+import { budgetCeiling } from '../../../../../src/controllers/skyhook/plan/rollout.js';
+import type { CreateStageOp, PlannerAction } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import { applyActions, node, pkg, plan, scr, world, type World } from './world.js';
 
 /** Up to four packages; each may depend on earlier ones only, so the graph is acyclic. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { IGNORE_NODE_LABEL, nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
+import { IGNORE_NODE_LABEL, nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../../../../src/api/names.js';
 import { applyActions, node, pkg, plan, policy, scr, SELECTOR_LABEL, world, type World } from './world.js';
 
 const statusOf = (w: World, name: string) => w.skyhooks.find((s) => s.metadata.name === name)!.status!;

@@ -6,8 +6,14 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject, V1ConfigMap, V1Node } from '@kubernetes/client-node';
-import { CHILD_ANNOTATIONS, CHILD_LABELS, nodeAnnotations, nodeLabels, NODEOP_NAMES } from '../../../src/api/names.js';
-import type { Skyhook } from '../../../src/api/skyhook.js';
+import {
+  CHILD_ANNOTATIONS,
+  CHILD_LABELS,
+  nodeAnnotations,
+  nodeLabels,
+  NODEOP_NAMES,
+} from '../../../../../src/api/names.js';
+import type { Skyhook } from '../../../../../src/api/skyhook.js';
 import {
   agentVersion,
   buildNodeMetadataConfigMap,
@@ -18,13 +24,13 @@ import {
   nodeMetadataData,
   sameData,
   staleNodeMetadataConfigMaps,
-} from '../../../src/controllers/skyhook/build/node-metadata.js';
-import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
-import { buildStageNodeOp, NODE_METADATA_MOUNT } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
-import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
-import { InformerFactory } from '../../../src/kube/runtime.js';
-import type { ListWatch } from '../../../src/kube/informer.js';
-import { silentLogger } from '../../../src/kube/logger.js';
+} from '../../../../../src/controllers/skyhook/build/node-metadata.js';
+import { readSkyhookSettings } from '../../../../../src/controllers/skyhook/skyhook-settings.js';
+import { buildStageNodeOp, NODE_METADATA_MOUNT } from '../../../../../src/controllers/skyhook/build/stage-nodeop.js';
+import type { CreateStageOp } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
+import { InformerFactory } from '../../../../../src/kube/runtime.js';
+import type { ListWatch } from '../../../../../src/kube/informer.js';
+import { silentLogger } from '../../../../../src/kube/logger.js';
 
 const AGENT = 'ghcr.io/nvidia/skyhook/agent:6.2.0';
 

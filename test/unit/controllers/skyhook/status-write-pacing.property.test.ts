@@ -6,15 +6,15 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import type { SkyhookStatus } from '../../../src/api/skyhook.js';
+import type { SkyhookStatus } from '../../../../src/api/skyhook.js';
 import {
   pacedStatusWrite,
   STATUS_PROGRESS_INTERVAL_MS,
   StatusWritePacing,
-} from '../../../src/controllers/skyhook/status-write-pacing.js';
-import { silentLogger } from '../../../src/kube/logger.js';
-import { runWorkers, WorkQueue, type ReconcileResult } from '../../../src/kube/queue.js';
-import { FakeClock, settle } from '../kube/fake-clock.js';
+} from '../../../../src/controllers/skyhook/status-write-pacing.js';
+import { silentLogger } from '../../../../src/kube/logger.js';
+import { runWorkers, WorkQueue, type ReconcileResult } from '../../../../src/kube/queue.js';
+import { FakeClock, settle } from '../../kube/fake-clock.js';
 
 /** One change of the cluster the SCR's status is derived from, `afterMs` after the previous one. */
 interface Change {

@@ -4,15 +4,15 @@
  * labels), with `skyhookStage` only recording which stage it is.
  */
 import { describe, expect, it } from '@jest/globals';
-import { CHILD_LABELS } from '../../../src/api/names.js';
-import type { Skyhook } from '../../../src/api/skyhook.js';
+import { CHILD_LABELS } from '../../../../../src/api/names.js';
+import type { Skyhook } from '../../../../../src/api/skyhook.js';
 import {
   buildStageNodeOp,
   NODE_METADATA_MOUNT,
   PACKAGE_CONFIGMAP_MOUNT,
-} from '../../../src/controllers/skyhook/build/stage-nodeop.js';
-import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
-import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
+} from '../../../../../src/controllers/skyhook/build/stage-nodeop.js';
+import type { CreateStageOp } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
+import { readSkyhookSettings } from '../../../../../src/controllers/skyhook/skyhook-settings.js';
 
 const settings = readSkyhookSettings({}, 'skyhook');
 const skyhook: Skyhook = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import type { DeploymentPolicySpec, Strategy } from '../../../src/api/deployment-policy.js';
-import { nodeAnnotations } from '../../../src/api/names.js';
-import type { Interrupt, Package } from '../../../src/api/skyhook.js';
-import { buildCompartments } from '../../../src/controllers/skyhook/plan/compartments.js';
+import type { DeploymentPolicySpec, Strategy } from '../../../../../src/api/deployment-policy.js';
+import { nodeAnnotations } from '../../../../../src/api/names.js';
+import type { Interrupt, Package } from '../../../../../src/api/skyhook.js';
+import { buildCompartments } from '../../../../../src/controllers/skyhook/plan/compartments.js';
 import { applyActions, node, pkg, plan, policy, scr, SELECTOR_LABEL, world, type World } from './world.js';
 
 const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(

@@ -4,9 +4,9 @@
  * are checked; recovery is the first operator change after the fault.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterRecord, NodeSnapshot, StageStart } from '../../../bench/chaos/cluster-record.js';
-import { judge, type Fault } from '../../../bench/chaos/verdict.js';
-import type { StageJob } from '../../e2e/skyhook-cluster.js';
+import type { ClusterRecord, NodeSnapshot, StageStart } from '../../../../bench/chaos/cluster-record.js';
+import { judge, type Fault } from '../../../../bench/chaos/verdict.js';
+import type { StageJob } from '../../../e2e/skyhook-cluster.js';
 
 const snapshot = (node: string, at: number, over: Partial<NodeSnapshot> = {}): NodeSnapshot => ({
   at,

@@ -3,11 +3,11 @@
  * which applies the planner's actions with the same interpreter as `skyhook plan` (replay-actions.ts),
  * so tests can run whole rollouts.
  */
-import { nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
-import type { Package, Skyhook, SkyhookSpec } from '../../../src/api/skyhook.js';
-import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../src/api/deployment-policy.js';
-import { planNextActions } from '../../../src/controllers/skyhook/plan/planner.js';
-import { replayActions, type ReplaySnapshot } from '../../../src/controllers/skyhook/plan/replay-actions.js';
+import { nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../../../../src/api/names.js';
+import type { Package, Skyhook, SkyhookSpec } from '../../../../../src/api/skyhook.js';
+import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../../../src/api/deployment-policy.js';
+import { planNextActions } from '../../../../../src/controllers/skyhook/plan/planner.js';
+import { replayActions, type ReplaySnapshot } from '../../../../../src/controllers/skyhook/plan/replay-actions.js';
 import type {
   CreateStageOp,
   NodeView,
@@ -15,7 +15,7 @@ import type {
   PlannerInput,
   PlanResult,
   StageOpSummary,
-} from '../../../src/controllers/skyhook/plan/planner-types.js';
+} from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 
 export const SELECTOR_LABEL = 'skyhook.nvidia.com/test-node';
 
