@@ -38,7 +38,14 @@ const hasEmptyDir = (pod: V1Pod): boolean => (pod.spec?.volumes ?? []).some((v) 
 export function planDrain(pods: V1Pod[], options: DrainOptions, exempt: (pod: V1Pod) => boolean): DrainPlan {
   const plan: DrainPlan = { evict: [], refused: [] };
   for (const pod of pods) {
-    if (isFinished(pod) || isMirror(pod) || exempt(pod) || exemptByOptions(pod, options)) continue;
+    if (isMirror(pod) || exempt(pod) || exemptByOptions(pod, options)) continue;
+    if (isFinished(pod)) {
+      // A finished pod is left alone, unless it is being deleted (an evicted pod turns Failed once its
+      // containers stop, then lingers until the kubelet has cleaned up): it is waited for, as kubectl
+      // drain waits for each pod it removed to be gone whatever its phase.
+      if (pod.metadata?.deletionTimestamp) plan.evict.push(pod);
+      continue;
+    }
     const controller = controllerOf(pod);
     if (controller?.kind === 'DaemonSet') {
       if (options.ignoreDaemonSets ?? true) continue;

@@ -51,6 +51,12 @@ describe('planDrain', () => {
     ]);
   });
 
+  it('waits for a finished pod that is being deleted (an evicted pod the kubelet has not removed yet)', () => {
+    const evicted = pod('evicted', { owner: 'ReplicaSet', phase: 'Failed' });
+    evicted.metadata!.deletionTimestamp = new Date('2026-01-01T00:00:00Z');
+    expect(planDrain([...pods, evicted], {}, exempt).evict.map(podRef)).toEqual(['ns/web', 'ns/evicted']);
+  });
+
   it('refuses DaemonSet pods when ignoreDaemonSets is false', () => {
     expect(planDrain(pods, { ignoreDaemonSets: false }, exempt).refused.map((r) => podRef(r.pod))).toEqual([
       'ns/agent',

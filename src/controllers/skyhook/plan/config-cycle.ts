@@ -2,8 +2,10 @@
  * Config changes as upstream handles them. A package's ConfigMap holds what its last config cycle
  * delivered; when the spec's configMap adds or changes keys, every node that has the package re-runs
  * `config`. The cycle is deferred while the package is still rolling out (upstream acts only when
- * the rollout has settled: complete on every node, or erroring in a config-side stage, which the new
- * config may fix). Removed keys only update the ConfigMap.
+ * the rollout has settled: complete on every node, or erroring on some node, which the new config
+ * may fix). Unlike upstream, erroring in any stage counts, apply and upgrade included: upstream
+ * waits only for config-side stages, so a package failing in apply (its script comes from the
+ * configMap) could never be fixed by editing the configMap. Removed keys only update the ConfigMap.
  */
 import type { Package } from '../../../api/skyhook.js';
 import { packageKey, type NodeState } from '../../../api/node-state.js';
@@ -32,8 +34,6 @@ export interface ConfigCyclePlan {
   configUpdates: Record<string, string[]>;
 }
 
-const CONFIG_SIDE_STAGES = new Set(['config', 'interrupt', 'post-interrupt']);
-
 export function planConfigCycles(input: ConfigCycleInput): ConfigCyclePlan {
   const plan: ConfigCyclePlan = { upserts: [], cycles: [], configUpdates: { ...input.configUpdates } };
   for (const pkg of namedPackages(input.packages)) {
@@ -59,11 +59,8 @@ export function planConfigCycles(input: ConfigCycleInput): ConfigCyclePlan {
         isPackageComplete(node.state[key], pkg, withInterrupt) &&
         !node.ops.some((op) => isLive(op) && op.package === pkg.name),
     );
-    const configSideErroring = input.nodes.some((node) => {
-      const entry = node.state[key];
-      return entry?.state === 'erroring' && CONFIG_SIDE_STAGES.has(entry.stage);
-    });
-    if (!allComplete && !configSideErroring) continue;
+    const erroring = input.nodes.some((node) => node.state[key]?.state === 'erroring');
+    if (!allComplete && !erroring) continue;
     const previous = allComplete ? [] : (input.configUpdates[pkg.name] ?? []);
     plan.configUpdates[pkg.name] = [...new Set([...previous, ...changedKeys])];
     plan.cycles.push(pkg.name);

@@ -46,11 +46,19 @@ export function applyVersionChanges(
   return { state: next, changedPackages: [...changed].sort() };
 }
 
-/** A config cycle: the package's entry at its spec version re-runs `config`. */
+/**
+ * A config cycle: the package's entry at its spec version re-runs `config`. An entry whose apply or
+ * upgrade has not completed runs that stage again instead (at once, restarts reset, with the new
+ * files; its config follows it anyway): moving it to `config` would skip a stage that never ran.
+ */
 export function startConfigCycle(state: NodeState, name: string, pkg: Package): NodeState {
   const key = packageKey(name, pkg.version);
   const entry = state[key];
-  return entry === undefined ? state : { ...state, [key]: open(entry, 'config') };
+  if (entry === undefined) return state;
+  const unfinishedInstall =
+    (entry.stage === 'apply' || entry.stage === 'upgrade') &&
+    (entry.state === 'in_progress' || entry.state === 'erroring');
+  return { ...state, [key]: open(entry, unfinishedInstall ? entry.stage : 'config') };
 }
 
 /**

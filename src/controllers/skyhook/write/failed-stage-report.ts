@@ -14,8 +14,16 @@ import { errorMessage } from '../../../kube/client.js';
 import { nameOf, namespaceOf } from '../../../api/object-meta.js';
 
 export const STAGE_FAILED_REASON = 'StageFailed';
-/** Lines of the failed container's log asked for; fewer make it into the Event if they are long. */
+/** Lines of the failed container's log put in the Event; fewer if they are long. */
 export const LOG_TAIL_LINES = 10;
+/**
+ * Lines read from the log: more than shown, so the agent's start-up banner (about 25 lines) can be
+ * dropped and the Event still holds LOG_TAIL_LINES lines of the run itself when there are that many.
+ */
+export const LOG_LINES_READ = 100;
+/** The agent's start-up banner (src/agent/banner.ts) ends with its history_file line and a rule. */
+const BANNER_LAST_SETTING = 'history_file: ';
+const BANNER_RULE = '-'.repeat(20);
 /** Longer Event messages are hard to read in `kubectl describe`; the end of the log is what matters. */
 export const MAX_EVENT_MESSAGE = 1024;
 
@@ -49,11 +57,12 @@ export function failedStageMessage(failed: FailedStage): string {
     ? `container ${c.container} exited with code ${c.exitCode}${c.reason || c.message ? ` (${[c.reason, c.message].filter(Boolean).join(': ')})` : ''}`
     : (failed.summary ?? 'no failed container found');
   const text = `${head}: ${how}`;
-  const lines = (failed.log ?? '')
-    .split('\n')
-    .map((line) => line.trimEnd())
-    .filter((line) => line.length > 0)
-    .slice(-LOG_TAIL_LINES);
+  const lines = withoutAgentBanner(
+    (failed.log ?? '')
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .filter((line) => line.length > 0),
+  ).slice(-LOG_TAIL_LINES);
   if (lines.length === 0) return truncateEnd(text, MAX_EVENT_MESSAGE);
   const prefix = `${text}; log tail: `;
   const room = MAX_EVENT_MESSAGE - prefix.length;
@@ -63,27 +72,44 @@ export function failedStageMessage(failed: FailedStage): string {
   return `${prefix}${tail}`;
 }
 
+/**
+ * The lines after the agent's start-up banner. The banner says how the agent was configured, not
+ * why the step failed, and a step that prints one line would otherwise be outnumbered by it.
+ */
+export function withoutAgentBanner(lines: string[]): string[] {
+  for (let i = lines.length - 1; i > 0; i--) {
+    if (lines[i] === BANNER_RULE && lines[i - 1]!.startsWith(BANNER_LAST_SETTING)) return lines.slice(i + 1);
+  }
+  return lines;
+}
+
 function truncateEnd(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** The first container of the most recent failed pod that exited non-zero. */
 export function failedContainerOf(pods: V1Pod[]): FailedContainer | undefined {
+  return failedContainersOf(pods)[0];
+}
+
+/** The first non-zero exit of each failed pod, newest pod first (one per attempt of the Job). */
+export function failedContainersOf(pods: V1Pod[]): FailedContainer[] {
   const time = (pod: V1Pod): number => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
   const newestFirst = [...pods].sort((a, b) => time(b) - time(a));
+  const found: FailedContainer[] = [];
   for (const pod of newestFirst) {
     const failed = failedTermination(pod);
     if (!failed) continue;
     const { reason, message, exitCode } = failed.terminated;
-    return {
+    found.push({
       pod: nameOf(pod),
       container: failed.container,
       exitCode,
       ...(reason ? { reason } : {}),
       ...(message ? { message: message.trim() } : {}),
-    };
+    });
   }
-  return undefined;
+  return found;
 }
 
 /** Reads what the failed stage left (its Job's pods and the failed container's log); never throws. */
@@ -101,26 +127,47 @@ export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logge
   };
   // A stuck Job was ended by the NodeOp controller: its killed pods would hide why (e.g. an image pull).
   if (!nodeStatus?.jobName || nodeStatus.message?.includes(STUCK_MARK)) return failed;
+  let candidates: FailedContainer[];
   try {
     const pods = await core.listNamespacedPod({
       namespace,
       labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${nodeStatus.jobName}`,
     });
-    const container = failedContainerOf(pods.items);
-    if (!container) return failed;
-    failed.container = container;
-    failed.log = await core.readNamespacedPodLog({
-      name: container.pod,
+    candidates = failedContainersOf(pods.items);
+  } catch (e) {
+    logger.debug(
+      { nodeOp: nodeOp.metadata.name, error: errorMessage(e) },
+      "the failed stage's pods could not be listed",
+    );
+    return failed;
+  }
+  if (candidates[0]) failed.container = candidates[0];
+  // The kubelet drops the dead init containers (the agent runs in one) of finished pods, logs and all,
+  // so the newest attempt's log may be gone while an older attempt of the same step still has one.
+  for (const candidate of candidates) {
+    const log = await readLog(core, namespace, candidate, logger);
+    if (log.trim() === '') continue;
+    failed.container = candidate;
+    failed.log = log;
+    break;
+  }
+  return failed;
+}
+
+async function readLog(core: CoreV1Api, namespace: string, c: FailedContainer, logger: Logger): Promise<string> {
+  try {
+    return await core.readNamespacedPodLog({
+      name: c.pod,
       namespace,
-      container: container.container,
-      tailLines: LOG_TAIL_LINES,
+      container: c.container,
+      tailLines: LOG_LINES_READ,
       limitBytes: 16_384,
     });
   } catch (e) {
     logger.debug(
-      { nodeOp: nodeOp.metadata.name, error: errorMessage(e) },
-      "the failed stage's log could not be read; the Event goes without it",
+      { pod: c.pod, container: c.container, error: errorMessage(e) },
+      'a failed container log could not be read',
     );
+    return '';
   }
-  return failed;
 }

@@ -380,6 +380,43 @@ describe('failures', () => {
     expect(statusOf(w, 'f').status).toBe('complete');
   });
 
+  it('a configMap fix reaches a package erroring in apply: the ConfigMap is updated and apply re-runs at once', () => {
+    const w = world(
+      [scr('f', { packages: { hugepages: pkg('1.1.0', { configMap: { 'apply.sh': 'exit 3' } }) } })],
+      [node('n1', 1)],
+    );
+    while (!w.ops.some((op) => op.phase === 'Running')) applyActions(w, plan(w).actions);
+    finishOps(w, 'Failed');
+    applyActions(w, plan(w).actions);
+    expect(JSON.parse(nodeStateOf(w, 'n1', 'f')!)['hugepages|1.1.0']).toMatchObject({
+      stage: 'apply',
+      state: 'erroring',
+    });
+    expect(plan(w).requeueAfterMs).toBe(10_000);
+
+    // Upstream would defer the change until the rollout settles, which a failing apply never does.
+    w.skyhooks[0]!.spec.packages!.hugepages!.configMap = { 'apply.sh': 'echo fixed' };
+    const fixing = plan(w).actions;
+    expect(fixing).toContainEqual(
+      expect.objectContaining({ kind: 'upsertPackageConfigMap', data: { 'apply.sh': 'echo fixed' } }),
+    );
+    expect(fixing).toContainEqual(expect.objectContaining({ kind: 'deleteStageOp' }));
+    applyActions(w, fixing);
+    expect(w.configMaps['f']?.['hugepages|1.1.0']).toEqual({ 'apply.sh': 'echo fixed' });
+    expect(JSON.parse(nodeStateOf(w, 'n1', 'f')!)['hugepages|1.1.0']).toMatchObject({
+      stage: 'apply',
+      state: 'in_progress',
+    });
+    expect(creates(plan(w).actions)).toMatchObject([{ stage: 'apply', previousRestarts: 0 }]);
+    runToQuiet(w);
+    expect(w.created.filter((op) => op.package === 'hugepages').map((op) => op.stage)).toEqual([
+      'apply',
+      'apply',
+      'config',
+    ]);
+    expect(statusOf(w, 'f').status).toBe('complete');
+  });
+
   it('a dependsOn cycle blocks the SCR with an InvalidSpec condition instead of hanging', () => {
     const w = world(
       [

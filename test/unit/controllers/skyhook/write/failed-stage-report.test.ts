@@ -11,9 +11,14 @@ import {
   describeFailedStage,
   failedContainerOf,
   failedStageMessage,
+  LOG_LINES_READ,
   LOG_TAIL_LINES,
   MAX_EVENT_MESSAGE,
+  withoutAgentBanner,
 } from '../../../../../src/controllers/skyhook/write/failed-stage-report.js';
+import { parseAgentArgs } from '../../../../../src/agent/args.js';
+import { startupBanner } from '../../../../../src/agent/banner.js';
+import { readSettings } from '../../../../../src/agent/settings.js';
 
 const base = { package: 'dexter', version: '1.2.3', stage: 'apply', node: 'worker-1' };
 const container = { pod: 'p', container: 'dexter-apply', exitCode: 2, reason: 'Error', message: 'simulated failure' };
@@ -121,5 +126,64 @@ describe('describeFailedStage', () => {
     expect(failedStageMessage(failed)).toBe(
       `Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: ${summary}`,
     );
+  });
+});
+
+describe("the agent's start-up banner", () => {
+  const banner = startupBanner(parseAgentArgs(['apply', '/root', '/root/var/lib/skyhook/p']), readSettings({}));
+  const run = [
+    "WARNING:root: shellscript_run_check.sh doesn't exist. Checks ensure that all tasks in the step will complete.",
+    "apply shellscript_run.sh ['apply'] [0] Idempotence.Disabled True",
+    '[out]2026-11-24T07:54:25.151000 cannot tune: /proc/sys/vm/nr_hugepages is busy',
+    '[out]2026-11-24T07:54:25.151000 FAILED: shellscript_run.sh apply 3',
+  ];
+
+  it('is left out of the tail, so a step that prints one line is not outnumbered by it', () => {
+    const message = failedStageMessage({ ...base, container, log: `${banner}${run.join('\n')}\n` });
+    expect(message.endsWith(`log tail: ${run.join(' | ')}`)).toBe(true);
+    expect(withoutAgentBanner(banner.trimEnd().split('\n'))).toEqual([]);
+  });
+
+  it('leaves a log without it alone', () => {
+    expect(withoutAgentBanner(run)).toEqual(run);
+  });
+});
+
+describe('describeFailedStage reading the log', () => {
+  const failedPod = (name: string, created: string): V1Pod => ({
+    metadata: { name, creationTimestamp: new Date(created) },
+    status: {
+      initContainerStatuses: [
+        { name: 'dexter-apply', state: { terminated: { exitCode: 1, reason: 'Error' } } },
+      ] as NonNullable<V1Pod['status']>['initContainerStatuses'],
+    },
+  });
+  const nodeOp = {
+    metadata: { name: 'op', namespace: 'skyhook' },
+    spec: {
+      command: ['true'],
+      targetNodes: ['worker-1'],
+      skyhookStage: { skyhook: 's', stage: 'apply', package: { name: 'dexter', version: '1.2.3', image: 'i' } },
+    },
+    status: { nodeStatuses: { 'worker-1': { phase: 'Failed', jobName: 'j' } } },
+  } as unknown as NodeOp;
+
+  it("takes an older attempt's log when the kubelet no longer has the newest one's", async () => {
+    const read: { name: string; tailLines: number }[] = [];
+    const core = {
+      listNamespacedPod: async () => ({
+        items: [failedPod('first', '2026-01-01T00:00:00Z'), failedPod('last', '2026-01-01T00:01:00Z')],
+      }),
+      readNamespacedPodLog: async (request: { name: string; tailLines: number }) => {
+        read.push(request);
+        if (request.name === 'last') throw new Error('unable to retrieve container logs');
+        return 'disk full\n';
+      },
+    } as unknown as CoreV1Api;
+    const failed = await describeFailedStage(core, nodeOp, silentLogger());
+    expect(read.map((r) => r.name)).toEqual(['last', 'first']);
+    expect(read[0]!.tailLines).toBe(LOG_LINES_READ);
+    expect(failed.container).toMatchObject({ pod: 'first', container: 'dexter-apply', exitCode: 1 });
+    expect(failedStageMessage(failed).endsWith('log tail: disk full')).toBe(true);
   });
 });
