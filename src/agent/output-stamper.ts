@@ -10,7 +10,11 @@ export class OutputStamper {
   // Decoding across chunk boundaries keeps a multi-byte character from being cut in two.
   private readonly decoder = new StringDecoder('utf8');
 
-  constructor(private readonly label: '[out]' | '[err]') {}
+  private readonly label: '[out]' | '[err]';
+
+  constructor(label: '[out]' | '[err]') {
+    this.label = label;
+  }
 
   stamp(chunk: Buffer | string, now: Date): string {
     let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);

@@ -28,8 +28,11 @@ export function inspectPackage(packageDir: string, configPath = join(packageDir,
 }
 
 export class PackageInvalidError extends Error {
-  constructor(readonly problems: readonly string[]) {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
     super(`invalid package:\n  ${problems.join('\n  ')}`);
+    this.problems = problems;
   }
 }
 

@@ -25,12 +25,15 @@ export const packageKey = (name: string, version: string): string => `${name}|${
 /** The annotation cannot be parsed; the controller reports it as the `NodeStateMalformed` condition. */
 export class NodeStateMalformedError extends Error {
   override readonly name = 'NodeStateMalformedError';
-  constructor(
-    readonly node: string,
-    readonly skyhook: string,
-    readonly detail: string,
-  ) {
+  readonly node: string;
+  readonly skyhook: string;
+  readonly detail: string;
+
+  constructor(node: string, skyhook: string, detail: string) {
     super(`node ${node}: annotation ${nodeAnnotations.nodeState(skyhook)} cannot be parsed: ${detail}`);
+    this.node = node;
+    this.skyhook = skyhook;
+    this.detail = detail;
   }
 }
 

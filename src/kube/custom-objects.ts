@@ -20,12 +20,15 @@ export interface CustomResource {
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 
 export class CustomObjects<T extends KubernetesObject> {
+  private readonly api: CustomObjectsApi;
+  private readonly resource: CustomResource;
+  private readonly namespace?: string;
   /** `namespace` undefined: a cluster-scoped kind. */
-  constructor(
-    private readonly api: CustomObjectsApi,
-    private readonly resource: CustomResource,
-    private readonly namespace?: string,
-  ) {}
+  constructor(api: CustomObjectsApi, resource: CustomResource, namespace?: string) {
+    this.api = api;
+    this.resource = resource;
+    this.namespace = namespace;
+  }
 
   async get(name: string): Promise<T> {
     const { group, version, plural } = this.resource;

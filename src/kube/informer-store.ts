@@ -35,11 +35,10 @@ export class InformerStore<T extends KubernetesObject> {
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly transform: (object: T) => T;
 
+  private readonly log: Logger;
   /** `transform` defaults to dropping metadata.managedFields; the strings are interned either way. */
-  constructor(
-    private readonly log: Logger,
-    transform: ((object: T) => T) | undefined,
-  ) {
+  constructor(log: Logger, transform: ((object: T) => T) | undefined) {
+    this.log = log;
     const shape = transform ?? dropManagedFields;
     this.transform = (object) => cachedStrings.internAll(shape(object));
   }

@@ -19,13 +19,18 @@ export class ComponentGroup {
   /** The client certificate health probes use unless told otherwise; set once the PKI exists. */
   tls: TlsClient | undefined;
 
-  constructor(
-    private readonly runDir: string,
-    private readonly binaries: Binaries,
-    private readonly timeoutMs: number,
-    /** Called when a component is ready, with its name. */
-    private readonly onReady: (name: string) => void,
-  ) {}
+  private readonly runDir: string;
+  private readonly binaries: Binaries;
+  private readonly timeoutMs: number;
+  /** Called when a component is ready, with its name. */
+  private readonly onReady: (name: string) => void;
+
+  constructor(runDir: string, binaries: Binaries, timeoutMs: number, onReady: (name: string) => void) {
+    this.runDir = runDir;
+    this.binaries = binaries;
+    this.timeoutMs = timeoutMs;
+    this.onReady = onReady;
+  }
 
   start(name: keyof Binaries, args: string[]): Component {
     const component = startComponent(this.runDir, name, this.binaries[name], args);

@@ -22,7 +22,11 @@ const byName = (a: HasMetadata, b: HasMetadata): number => nameOf(a).localeCompa
 export class PluginContext {
   private made: KubeClients | undefined;
 
-  constructor(readonly options: PluginOptions) {}
+  readonly options: PluginOptions;
+
+  constructor(options: PluginOptions) {
+    this.options = options;
+  }
 
   get clients(): KubeClients {
     this.made ??= makeClients(loadKubeConfig(this.options.kubeconfig));

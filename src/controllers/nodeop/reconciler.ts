@@ -42,7 +42,11 @@ const STOP_TIMEOUT_MS = 60_000;
 const STOP_RECHECK_MS = 1_000;
 
 export class NodeOpReconciler {
-  constructor(private readonly ctx: NodeOpContext) {}
+  private readonly ctx: NodeOpContext;
+
+  constructor(ctx: NodeOpContext) {
+    this.ctx = ctx;
+  }
 
   readonly reconcile = async (key: string): Promise<ReconcileResult> => {
     const nodeOp = await this.read(key);

@@ -35,10 +35,13 @@ export class SkyhookReconciler {
   /** Progress-only status changes are batched (status-write-pacing.ts). */
   private readonly statusPacing = new StatusWritePacing();
 
-  constructor(
-    private readonly io: SkyhookIo,
-    private readonly metrics: SkyhookMetrics,
-  ) {}
+  private readonly io: SkyhookIo;
+  private readonly metrics: SkyhookMetrics;
+
+  constructor(io: SkyhookIo, metrics: SkyhookMetrics) {
+    this.io = io;
+    this.metrics = metrics;
+  }
 
   /**
    * A Skyhook deleted under a reconcile (its last write answered NotFound) is a finished reconcile,

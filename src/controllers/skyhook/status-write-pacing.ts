@@ -17,7 +17,11 @@ export type StatusWriteDecision = { write: true } | { write: false; retryInMs: n
 export class StatusWritePacing {
   private readonly lastWrite = new Map<string, number>();
 
-  constructor(private readonly intervalMs: number = STATUS_PROGRESS_INTERVAL_MS) {}
+  private readonly intervalMs: number = STATUS_PROGRESS_INTERVAL_MS;
+
+  constructor(intervalMs: number = STATUS_PROGRESS_INTERVAL_MS) {
+    this.intervalMs = intervalMs;
+  }
 
   decide(skyhook: string, current: SkyhookStatus | undefined, next: SkyhookStatus, now: number): StatusWriteDecision {
     const last = this.lastWrite.get(skyhook);

@@ -27,7 +27,11 @@ export type CacheLookup = (kind: string, name: string) => KubernetesObject | und
 export class WriteExpectations {
   private readonly pending = new Map<string, { kind: string; name: string; expect: Expectation; at: number }>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  private readonly now: () => number = Date.now;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
 
   /** `object` as the API server returned it from a write. */
   wrote(kind: string, object: KubernetesObject): void {
