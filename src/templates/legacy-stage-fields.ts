@@ -7,36 +7,26 @@
  * which gives such an op the generic fields the current Skyhook controller would have written; a
  * NodeOp without the old fields is returned as it is.
  */
-import { CHILD_LABELS, STAGE_MOUNTS } from '../api/names.js';
-import type { ConfigMapMount, NodeOp, NodeOpSpec } from '../api/nodeop.js';
-import { labelValue } from './object-names.js';
+import type { NodeOp, NodeOpSpec } from '../api/nodeop.js';
+import { stageChildLabels, stageConfigMapMounts, stageDrain } from './stage-fields.js';
 
 /** A NodeOp as the current API reads it: a 0.1.0 stage op gets its generic fields. */
 export function upgradeLegacyStageFields(op: NodeOp): NodeOp {
   const stage = op.spec.skyhookStage;
   if (!stage || !isLegacyStage(op.spec)) return op;
   const { interrupt, configMap, nodeMetadataConfigMap, ...current } = stage;
-  const mounts: ConfigMapMount[] = [
-    ...(configMap ? [{ name: 'package-config', configMap, mountPath: STAGE_MOUNTS.packageConfigMap }] : []),
-    ...(nodeMetadataConfigMap
-      ? [{ name: 'node-metadata', configMap: nodeMetadataConfigMap, mountPath: STAGE_MOUNTS.nodeMetadata }]
-      : []),
-  ];
+  const mounts = stageConfigMapMounts(configMap, nodeMetadataConfigMap);
   const spec: NodeOpSpec = {
     ...op.spec,
     skyhookStage: current,
     hostNetwork: op.spec.hostNetwork ?? true,
     eventVerbosity: op.spec.eventVerbosity ?? 'Quiet',
-    childLabels: op.spec.childLabels ?? {
-      [CHILD_LABELS.name]: labelValue(stage.skyhook),
-      [CHILD_LABELS.package]: labelValue(`${stage.package.name}-${stage.package.version}`),
-      [CHILD_LABELS.stage]: stage.stage,
-    },
+    childLabels: op.spec.childLabels ?? stageChildLabels(stage.skyhook, stage.package, stage.stage),
   };
   if (interrupt && !spec.interrupt) spec.interrupt = interrupt;
   if (mounts.length > 0 && !spec.configMapMounts) spec.configMapMounts = mounts;
   if (spec.drainOptions && spec.drainOptions.exemptNamespaces === undefined)
-    spec.drainOptions = { ...spec.drainOptions, exemptNamespaces: ['kube-system'], exemptCordonTolerating: true };
+    spec.drainOptions = stageDrain(spec.drainOptions);
   return { ...op, spec };
 }
 

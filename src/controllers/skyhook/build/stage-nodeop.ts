@@ -19,9 +19,11 @@ import {
   STAGE_MOUNTS,
   STAGE_OP_ANNOTATIONS,
 } from '../../../api/names.js';
-import type { ConfigMapMount, DrainOptions, InitStep, NodeOp, NodeOpSpec } from '../../../api/nodeop.js';
+import type { InitStep, NodeOp, NodeOpSpec } from '../../../api/nodeop.js';
 import type { Package, Skyhook } from '../../../api/skyhook.js';
 import { labelValue, nodeMetadataConfigMapName, safeName } from '../../../templates/object-names.js';
+// Every stage mounts the node's metadata ConfigMap: ensureNodeMetadata (node-metadata-writes.ts) writes it before the op.
+import { stageChildLabels, stageConfigMapMounts, stageDrain } from '../../../templates/stage-fields.js';
 import type { CreateStageOp } from '../plan/planner-types.js';
 import type { SkyhookSettings } from '../skyhook-settings.js';
 import { nameOf } from '../../../api/object-meta.js';
@@ -105,15 +107,6 @@ export const PACKAGE_CONFIGMAP_MOUNT = STAGE_MOUNTS.packageConfigMap;
 /** Where the node's metadata ConfigMap appears (see STAGE_MOUNTS). */
 export const NODE_METADATA_MOUNT = STAGE_MOUNTS.nodeMetadata;
 
-/** The package's ConfigMap (if it has one) and the node's metadata ConfigMap, mounted where upstream's stage pod has them. */
-function stageConfigMapMounts(op: CreateStageOp, scr: string): ConfigMapMount[] {
-  return [
-    ...(op.configMap ? [{ name: 'package-config', configMap: op.configMap, mountPath: PACKAGE_CONFIGMAP_MOUNT }] : []),
-    // Every stage: ensureNodeMetadata (node-metadata-writes.ts) writes it before the op is created.
-    { name: 'node-metadata', configMap: nodeMetadataConfigMapName(scr, op.node), mountPath: NODE_METADATA_MOUNT },
-  ];
-}
-
 /** The package copy, then (agent stages) the agent's `<stage>` and `<stage>-check`, as upstream's init containers. */
 function stageInitSteps({ op, skyhook, settings }: StageOpInput, pkg: Package | undefined): InitStep[] {
   const scr = nameOf(skyhook);
@@ -153,14 +146,6 @@ function stageInitSteps({ op, skyhook, settings }: StageOpInput, pkg: Package | 
   ];
 }
 
-/**
- * The drain a stage asks for, with upstream's exemptions: its drain leaves kube-system and pods that
- * tolerate the cordon, which kubectl's (a plain NodeOp's) does not.
- */
-function stageDrain(drain: DrainOptions): DrainOptions {
-  return { ...drain, exemptNamespaces: ['kube-system'], exemptCordonTolerating: true };
-}
-
 function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpSpec {
   const { op, skyhook, settings } = input;
   const scr = nameOf(skyhook);
@@ -182,12 +167,12 @@ function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpS
     ...(settings.imagePullSecret ? { imagePullSecrets: [{ name: settings.imagePullSecret }] } : {}),
     // The interrupt stages' reboot pod performs it.
     ...(op.interrupt ? { interrupt: op.interrupt } : {}),
-    configMapMounts: stageConfigMapMounts(op, scr),
+    configMapMounts: stageConfigMapMounts(op.configMap, nodeMetadataConfigMapName(scr, op.node)),
     // Upstream's stage pods use the host network (package downloads, host services).
     hostNetwork: true,
     // The Skyhook controller records each stage's progress itself (Apply on the SCR, State on the node).
     eventVerbosity: 'Quiet',
-    childLabels: stageLabels(op, scr),
+    childLabels: stageChildLabels(scr, op.package, op.stage),
     skyhookStage: {
       skyhook: scr,
       package: {
@@ -198,15 +183,6 @@ function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpS
       },
       stage: op.stage,
     },
-  };
-}
-
-/** Labels naming the Skyhook, package and stage, on the NodeOp and (childLabels) its Job and pods, so `kubectl logs -l` finds a stage. */
-function stageLabels(op: CreateStageOp, scr: string): Record<string, string> {
-  return {
-    [CHILD_LABELS.name]: labelValue(scr),
-    [CHILD_LABELS.package]: labelValue(`${op.package.name}-${op.package.version}`),
-    [CHILD_LABELS.stage]: op.stage,
   };
 }
 
@@ -224,7 +200,7 @@ export function buildStageNodeOp(input: StageOpInput): NodeOp {
     metadata: {
       name: stageOpName(op),
       namespace: settings.namespace,
-      labels: { ...stageLabels(op, scr), [CHILD_LABELS.node]: labelValue(op.node) },
+      labels: { ...stageChildLabels(scr, op.package, op.stage), [CHILD_LABELS.node]: labelValue(op.node) },
       annotations: {
         // Upstream's stage pod annotation: field order name, version, skyhook, stage, image[, containerSHA].
         [CHILD_ANNOTATIONS.package]: JSON.stringify({
