@@ -75,6 +75,8 @@ export const NODE_ANNOTATION_PREFIXES = {
   drainBlocked: `${PREFIX}/drainBlocked_`,
   waiting: `${PREFIX}/waiting_`,
   autoTaint: `${PREFIX}/autoTaint_`,
+  /** Ours: `maintenance_<policy>: "true"`: a MaintenancePolicy's slot holder cordoned the node (a shared cordon claim). */
+  maintenance: `${PREFIX}/maintenance_`,
 } as const;
 
 /** Node annotation of the persistent cordon set by `runtimeRequiredCordonAfter` (not per SCR). */

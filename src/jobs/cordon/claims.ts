@@ -4,7 +4,8 @@
  * at write time). Two kinds of claim, with the annotations upstream's tools and our e2e tests read:
  *
  *   shared     `<key>: "true"`: each SCR cordoning for its interrupts (`cordon_<scr>`),
- *              runtimeRequiredCordonAfter (`runtimeRequiredCordon`), the coming maintenance lock.
+ *              runtimeRequiredCordonAfter (`runtimeRequiredCordon`), each MaintenancePolicy's slot
+ *              holder (`maintenance_<policy>`).
  *              A shared claim joins a cordon other shared claims hold; the node is uncordoned only
  *              when the last one goes.
  *   exclusive  `cordoned-by: <namespace>/<name>@<uid>`: a NodeOp. It cordons only a schedulable node
@@ -27,6 +28,9 @@ export const nodeOpClaim = (owner: string): CordonClaim => ({ kind: 'exclusive',
 
 /** The shared claim key of an SCR: `cordon_<scr>`. */
 export const cordonClaim = (skyhook: string): string => nodeAnnotations.cordon(skyhook);
+
+/** The shared claim key of a MaintenancePolicy's slot holder: `maintenance_<policy>`. */
+export const maintenanceClaim = (policy: string): string => `${NODE_ANNOTATION_PREFIXES.maintenance}${policy}`;
 
 /** The owner value of a NodeOp's exclusive claim: `<namespace>/<name>@<uid>`. */
 export function cordonOwner(ref: { namespace?: string; name?: string; uid?: string }): string {
@@ -60,11 +64,30 @@ export function isCordonedBy(node: NodeLike, owner: string): boolean {
   return node.spec?.unschedulable === true && cordonedBy(node) === owner;
 }
 
-/** The shared claims on a node (every SCR's and the runtime-required one), sorted. */
+/** The shared claims on a node (every SCR's, every maintenance holder's and the runtime-required one), sorted. */
 export function cordonClaims(annotations: Record<string, string>): string[] {
   return Object.keys(annotations)
-    .filter((key) => key.startsWith(NODE_ANNOTATION_PREFIXES.cordon) || key === RUNTIME_REQUIRED_CORDON_ANNOTATION)
+    .filter(
+      (key) =>
+        key.startsWith(NODE_ANNOTATION_PREFIXES.cordon) ||
+        key.startsWith(NODE_ANNOTATION_PREFIXES.maintenance) ||
+        key === RUNTIME_REQUIRED_CORDON_ANNOTATION,
+    )
     .sort();
+}
+
+/**
+ * A node one of our actors has taken out of service: cordoned, and the cordon is held by an SCR's
+ * interrupt claim, a maintenance slot holder or a NodeOp. This is what every disruption budget
+ * counts. A person's cordon and the runtime-required cordon of a new node (never in service) are not
+ * disruptions we made, so they do not use up a budget.
+ */
+export function isDisrupted(node: NodeCordonView): boolean {
+  if (node.unschedulable !== true) return false;
+  if (node.annotations[NODEOP_NAMES.cordonedBy] !== undefined) return true;
+  return Object.keys(node.annotations).some(
+    (key) => key.startsWith(NODE_ANNOTATION_PREFIXES.cordon) || key.startsWith(NODE_ANNOTATION_PREFIXES.maintenance),
+  );
 }
 
 /** A cordon a shared claimer did not make: the node is unschedulable and no shared claim or a NodeOp holds it. */

@@ -13,7 +13,9 @@ import {
   cordonOwner,
   decideCordon,
   decideRelease,
+  isDisrupted,
   isForeignCordon,
+  maintenanceClaim,
   nodeOpClaim,
   sharedClaim,
 } from '../../../src/jobs/cordon/claims.js';
@@ -146,5 +148,25 @@ describe('writes', () => {
     expect(retried.patches).toEqual([
       { metadata: { annotations: { [A]: 'true' }, resourceVersion: '7' }, spec: { unschedulable: true } },
     ]);
+  });
+});
+
+describe('isDisrupted', () => {
+  const view = (unschedulable: boolean, annotations: Record<string, string>) => ({ unschedulable, annotations });
+  it('counts our interrupt, maintenance and NodeOp cordons, not a person’s or a new node’s', () => {
+    expect(isDisrupted(view(true, { [cordonClaim('a')]: 'true' }))).toBe(true);
+    expect(isDisrupted(view(true, { [maintenanceClaim('p')]: 'true' }))).toBe(true);
+    expect(isDisrupted(view(true, { [NODEOP_NAMES.cordonedBy]: 'ns/op@uid' }))).toBe(true);
+    expect(isDisrupted(view(true, {}))).toBe(false);
+    expect(isDisrupted(view(true, { [RUNTIME_REQUIRED_CORDON_ANNOTATION]: 'true' }))).toBe(false);
+    expect(isDisrupted(view(false, { [cordonClaim('a')]: 'true' }))).toBe(false);
+  });
+  it('treats a maintenance claim as a shared claim others may join', () => {
+    const node = view(true, { [maintenanceClaim('p')]: 'true' });
+    expect(isForeignCordon(node)).toBe(false);
+    expect(cordonAfterRelease(node, maintenanceClaim('p'))).toEqual({
+      remove: [maintenanceClaim('p')],
+      uncordon: true,
+    });
   });
 });
