@@ -159,10 +159,13 @@ ${status('$c', waiting('PodInitializing'))}
     }),
     stage({
       name: 'sim-pod-init-containers-complete',
+      // absent(unpullable): a pod stuck pulling an image also has a podIP (its backoff status sets one);
+      // without this its init containers would "complete" and the bad image would run.
       selector: [
         notDeleted,
         is('.status.phase', 'Pending'),
         exists('.status.podIP'),
+        absent(unpullable),
         hasInit,
         noFailure('.spec.initContainers[]?'),
       ],
@@ -175,6 +178,7 @@ ${status('$c', waiting('PodInitializing'))}
         notDeleted,
         is('.status.phase', 'Pending'),
         exists('.status.podIP'),
+        absent(unpullable),
         failure('.spec.initContainers[]?'),
       ],
       ...duration,

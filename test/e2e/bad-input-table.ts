@@ -330,6 +330,26 @@ export const BAD_INPUT_ROWS: BadInputRow[] = [
       'the API server refused the Job built from this NodeOp: Invalid: …name: Invalid value: "A=B": a valid environment variable name…; fix that field of the NodeOp',
   },
   {
+    id: 'package-image',
+    category: 'images',
+    input: 'package image that cannot be pulled',
+    signal: 'Skyhook Event',
+    reason: 'StageFailed',
+    change: 'new',
+    message:
+      'Package [pkg:1.0.0] stage [apply] failed on node […]: Job … cannot make progress: pod … ImagePullBackOff: Back-off pulling image registry.invalid/pkg:1.0.0…; check that the image exists',
+  },
+  {
+    id: 'agent-image',
+    category: 'images',
+    input: 'agentImageOverride that cannot be pulled',
+    signal: 'Skyhook Event',
+    reason: 'StageFailed',
+    change: 'new',
+    message:
+      'Package [pkg:1.0.0] stage [apply] failed on node […]: Job … cannot make progress: pod … ImagePullBackOff: Back-off pulling image registry.invalid/agent:1…; check that the image exists',
+  },
+  {
     id: 'nodeop-image',
     category: 'NodeOp',
     input: 'NodeOp image that cannot be pulled',

@@ -70,6 +70,8 @@ const SINGLE = [
   'conflict',
   'dup',
   'agentws',
+  'pkgimg',
+  'agentimg',
   'tiny',
 ];
 const NODEOP_NODES = groupNodes('nodeop', 2);
@@ -219,6 +221,8 @@ beforeAll(async () => {
     scr('dup-a', 'dup', { packages: { tool: PKG } }),
     scr('dup-b', 'dup', { packages: { tool: PKG } }),
     scr('agentws', 'agentws', { packages: { pkg: { ...PKG, agentImageOverride: 'ghcr.io/x/agent:1.0 ' } } }),
+    scr('pkgimg', 'pkgimg', { packages: { pkg: { ...PKG, image: 'registry.invalid/pkg' } } }),
+    scr('agentimg', 'agentimg', { packages: { pkg: { ...PKG, agentImageOverride: 'registry.invalid/agent:1' } } }),
     nodeOp('op-env', { targetNodes: ['nodeop-0'], env: [{ name: 'A=B', value: '1' }] }),
     nodeOp('op-img', { targetNodes: ['nodeop-1'], image: 'registry.invalid/tool:1' }),
   ]);
@@ -340,6 +344,10 @@ describe('selectors, conflicts and images', () => {
         waitForSkyhook(h, name, (s) => s.status?.status === 'complete'),
       ),
     );
+  });
+
+  it('fails the stage of a package whose image or agent image cannot be pulled, with the pull error and the fix', async () => {
+    await Promise.all([event('Skyhook', 'pkgimg', 'package-image'), event('Skyhook', 'agentimg', 'agent-image')]);
   });
 
   it('fails a NodeOp node whose Job is refused or whose image cannot be pulled', async () => {

@@ -54,4 +54,14 @@ describe('kwok stages', () => {
     expect(exitKey('sim-pod-init-containers-complete')).toBe('DoesNotExist');
     expect(exitKey('sim-pod-init-container-failed')).toBe('Exists');
   });
+
+  it('never let a pod stuck pulling an image leave the backoff stage (its podIP is set there too)', () => {
+    const unpullable = (e: { key: string }) => e.key.includes('.image') && e.key.includes('invalid');
+    for (const name of ['sim-pod-init-containers-complete', 'sim-pod-init-container-failed']) {
+      const selector = docs.find((d) => d.metadata.name === name)!.spec.selector.matchExpressions;
+      expect(selector.find(unpullable)?.operator).toBe('DoesNotExist');
+    }
+    const backoff = docs.find((d) => d.metadata.name === 'sim-pod-image-pull-backoff')!.spec.selector.matchExpressions;
+    expect(backoff.find(unpullable)?.operator).toBe('Exists');
+  });
 });
