@@ -9,6 +9,7 @@ import { Type, type Static } from 'typebox';
 import { ConditionList, LabelSelector } from './k8s-schemas.js';
 import { DEFAULT_COMPARTMENT, type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
+import { MaintenanceWindows } from './maintenance-window.js';
 import { celRules, Nullable } from './schema-helpers.js';
 
 export const STRATEGY_KINDS = ['fixed', 'linear', 'exponential'] as const;
@@ -109,6 +110,11 @@ export const DeploymentPolicySpec = Type.Object({
     }),
   ),
   resetBatchStateOnCompletion: Type.Optional(Type.Boolean({ default: true })),
+  maintenanceWindows: Type.Optional(
+    MaintenanceWindows(
+      'Ours: when interrupts may start on the nodes of Skyhooks using this policy (any window open = open; absent = always). Outside them no node newly starts an interrupt; nodes already interrupted finish, and stages without an interrupt go on.',
+    ),
+  ),
 });
 export type DeploymentPolicySpec = Static<typeof DeploymentPolicySpec>;
 

@@ -120,6 +120,8 @@ export const SKYHOOK_CONDITIONS = {
   invalidSpec: 'InvalidSpec',
   /** Ours: input accepted but probably not meant (garbage label values, budgets above the nodes, package conflicts). */
   inputWarning: 'InputWarning',
+  /** Ours: nodes wait for a maintenance window to start an interrupt (reason OutsideMaintenanceWindow). */
+  maintenanceWindow: 'MaintenanceWindow',
 } as const;
 
 export const legacyConditionType = (type: string): string => `${PREFIX}/${type}`;

@@ -79,5 +79,12 @@ export const SkyhookStatus = Type.Object({
   nodesInProgress: Type.Optional(Type.Integer({ default: 0 })),
   completeNodes: Type.Optional(Type.String({ default: '0/0' })),
   packageList: Type.Optional(Type.String({ default: '' })),
+  nextMaintenanceWindow: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Ours: when the next maintenance window opens, while nodes wait for one to start an interrupt (absent otherwise).',
+    }),
+  ),
 });
 export type SkyhookStatus = Static<typeof SkyhookStatus>;

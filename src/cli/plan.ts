@@ -27,6 +27,12 @@ import { ignoreNotFound } from '../kube/writes.js';
 import { renderPlan } from './plan/render.js';
 import { buildPlanReport, type PlanReport } from './plan/report.js';
 import { simulateRollout } from './plan/simulation.js';
+import {
+  nextWindowTimestamp,
+  policyWindowSources,
+  windowVerdict,
+} from '../controllers/skyhook/plan/maintenance-windows.js';
+import { describeWindow } from '../util/time-window.js';
 import { nameOf } from '../api/object-meta.js';
 
 const HELP = `Usage: skyhook plan -f SCR.yaml [options]
@@ -144,11 +150,28 @@ function podView(pod: V1Pod): PodView {
 /** The plan of the snapshot's SCR (pure). */
 export function planSkyhook(snapshot: ClusterSnapshot): PlanReport {
   const simulation = simulateRollout(snapshot.input, nameOf(snapshot.skyhook));
-  return buildPlanReport(
+  const report = buildPlanReport(
     snapshot.skyhook,
     snapshot.input.nodes.map((node) => node.name),
     simulation,
   );
+  const windows = maintenanceWindowsOf(snapshot);
+  return windows ? { ...report, maintenanceWindows: windows } : report;
+}
+
+/** The windows of the SCR's DeploymentPolicy as of the snapshot: open now, or when the next opens. */
+function maintenanceWindowsOf(snapshot: ClusterSnapshot): PlanReport['maintenanceWindows'] {
+  const name = snapshot.skyhook.spec.deploymentPolicy;
+  const policy = snapshot.input.deploymentPolicies?.find((candidate) => candidate.metadata.name === name);
+  const sources = policyWindowSources(policy);
+  if (sources.length === 0) return undefined;
+  const verdict = windowVerdict(sources, snapshot.input.now);
+  return {
+    policy: name ?? '',
+    windows: sources[0]!.windows.map(describeWindow),
+    open: verdict.open,
+    ...(!verdict.open && verdict.nextOpen !== undefined ? { nextOpen: nextWindowTimestamp(verdict.nextOpen) } : {}),
+  };
 }
 
 function options(argv: string[]) {

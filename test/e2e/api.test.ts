@@ -112,7 +112,7 @@ describe('valid documents', () => {
     expect(at(demo, 'spec', 'nodeSelectors')).toEqual({ matchLabels: { 'skyhook.nvidia.com/test-node': 'demo' } });
   });
 
-  it.each(['interrupts.yaml', 'budget.yaml', 'deployment-policy.yaml', 'nodeop.yaml'])(
+  it.each(['interrupts.yaml', 'budget.yaml', 'deployment-policy.yaml', 'maintenance-window.yaml', 'nodeop.yaml'])(
     'accepts config/samples/%s',
     async (file) => {
       await kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'config/samples', file)]);
@@ -392,6 +392,46 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
     'a percent budget of 0',
     policy({ compartments: [{ ...compartment('a'), budget: { percent: 0 } }] }),
     ['spec.compartments[0].budget.percent'],
+  ],
+  [
+    'a maintenance window of both forms',
+    policy({ maintenanceWindows: [{ start: '22:00', end: '04:00', schedule: '0 2 * * *', duration: '4h' }] }),
+    ['spec.maintenanceWindows[0]', 'exactly one form'],
+  ],
+  [
+    'a maintenance window of neither form',
+    policy({ maintenanceWindows: [{ timeZone: 'UTC' }] }),
+    ['spec.maintenanceWindows[0]', 'exactly one form'],
+  ],
+  [
+    'a maintenance window start without end',
+    policy({ maintenanceWindows: [{ start: '22:00' }] }),
+    ['spec.maintenanceWindows[0]', 'start and end: set both'],
+  ],
+  [
+    'a maintenance window schedule without duration',
+    policy({ maintenanceWindows: [{ schedule: '0 2 * * *' }] }),
+    ['spec.maintenanceWindows[0]', 'schedule and duration: set both'],
+  ],
+  [
+    'a maintenance window duration of zero',
+    policy({ maintenanceWindows: [{ schedule: '0 2 * * *', duration: '0s' }] }),
+    ['spec.maintenanceWindows[0]', 'duration: must be above zero'],
+  ],
+  [
+    'a maintenance window start that is no time',
+    policy({ maintenanceWindows: [{ start: '25:00', end: '04:00' }] }),
+    ['spec.maintenanceWindows[0].start', 'should match'],
+  ],
+  [
+    'a maintenance window day that is no day',
+    policy({ maintenanceWindows: [{ days: ['mo', 'funday'], start: '22:00', end: '04:00' }] }),
+    ['spec.maintenanceWindows[0].days[1]', 'should match'],
+  ],
+  [
+    'a maintenance window schedule of six fields',
+    policy({ maintenanceWindows: [{ schedule: '0 0 2 * * *', duration: '4h' }] }),
+    ['spec.maintenanceWindows[0].schedule', 'should match'],
   ],
   // NodeOp
   ['a NodeOp without command', nodeOp({ command: undefined }), ['spec.command', 'Required value']],

@@ -27,6 +27,13 @@ export function renderPlan(report: PlanReport): string {
   if (report.disabled)
     lines.push('It is disabled (annotation skyhook.nvidia.com/disable): nothing starts until it is enabled.');
   for (const problem of report.problems) lines.push(`Spec problem (nothing starts until fixed): ${problem}`);
+  const windows = report.maintenanceWindows;
+  if (windows) {
+    const state = windows.open
+      ? 'open now'
+      : `closed: no node starts an interrupt before ${windows.nextOpen ?? 'a window opens (none does in the next two weeks)'}`;
+    lines.push(`Maintenance windows (DeploymentPolicy ${windows.policy}): ${windows.windows.join(', ')}; ${state}.`);
+  }
   lines.push('', report.nodes.length > 0 ? renderTable(report.nodes, COLUMNS) : 'No node is selected.');
   const blocked = report.nodes.filter((node) => node.blockers.length > 0);
   if (blocked.length > 0) {

@@ -47,6 +47,8 @@ export interface PlanReport {
   completes: boolean;
   /** The simulation stopped at its pass limit. */
   truncated: boolean;
+  /** The DeploymentPolicy's maintenance windows, when it has any: open now, or when the next opens. */
+  maintenanceWindows?: { policy: string; windows: string[]; open: boolean; nextOpen?: string };
 }
 
 export function buildPlanReport(skyhook: Skyhook, nodeNames: string[], simulation: Simulation): PlanReport {

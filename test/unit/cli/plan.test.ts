@@ -1,10 +1,10 @@
 import { describe, it, expect } from '@jest/globals';
-import { asApplied, readSkyhookDocument } from '../../../src/cli/plan.js';
+import { asApplied, planSkyhook, readSkyhookDocument } from '../../../src/cli/plan.js';
 import { renderPlan } from '../../../src/cli/plan/render.js';
 import { buildPlanReport, describeInterrupt, formatStages } from '../../../src/cli/plan/report.js';
 import { simulateRollout } from '../../../src/cli/plan/simulation.js';
 import { SKYHOOK_ANNOTATIONS } from '../../../src/api/names.js';
-import { node, pkg, plannerInput, scr, world } from '../controllers/skyhook/plan/world.js';
+import { node, pkg, plannerInput, policy, scr, world } from '../controllers/skyhook/plan/world.js';
 
 describe('plan simulation (the controller planner played forward)', () => {
   it('runs one node at a time with a budget of 1, in node age order, through every stage', () => {
@@ -138,5 +138,36 @@ describe('plan input', () => {
     expect(applied.spec.priority).toBe(7);
     expect(applied.status).toEqual({ status: 'in_progress' });
     expect(applied.metadata.annotations).toEqual({ [SKYHOOK_ANNOTATIONS.pause]: 'true' });
+  });
+});
+
+describe('plan with maintenance windows', () => {
+  it('shows the windows, when the next opens, and plays the rollout on past the opening', () => {
+    const skyhook = scr('k', {
+      deploymentPolicy: 'p',
+      packages: { kernel: pkg('2.0.0', { interrupt: { type: 'reboot' as const } }) },
+    });
+    const w = world([skyhook], [node('n1', 1)]);
+    w.policies = [
+      policy('p', {
+        default: { budget: { count: 1 }, strategy: { fixed: {} } },
+        maintenanceWindows: [{ days: ['sa'], start: '22:00', end: '04:00', timeZone: 'Europe/Berlin' }],
+      }),
+    ];
+    w.now = Date.UTC(2026, 10, 24, 10, 0); // a Tuesday
+    const report = planSkyhook({ skyhook, input: plannerInput(w) });
+    expect(report.maintenanceWindows).toEqual({
+      policy: 'p',
+      windows: ['sa 22:00-04:00 Europe/Berlin'],
+      open: false,
+      nextOpen: '2026-11-27T23:00:00Z',
+    });
+    expect(report.nodes[0]).toMatchObject({ node: 'n1', statusAtEnd: 'complete', interrupt: 'reboot' });
+    expect(report.nodes[0]!.blockers).toEqual([
+      'OutsideMaintenanceWindow: interrupts wait for a maintenance window (DeploymentPolicy "p": sa 22:00-04:00 Europe/Berlin); next opens 2026-11-27T23:00:00Z',
+    ]);
+    expect(renderPlan(report)).toContain(
+      'Maintenance windows (DeploymentPolicy p): sa 22:00-04:00 Europe/Berlin; closed: no node starts an interrupt before 2026-11-27T23:00:00Z.',
+    );
   });
 });

@@ -30,6 +30,8 @@ export interface InterruptFlowInput {
   ops: StageOpSummary[];
   /** Live stage ops of other SCRs on the node. */
   otherLiveOps: StageOpSummary[];
+  /** Set while the maintenance windows are closed: a node not interrupted yet waits with this hold. */
+  windowHold?: NodeHold;
 }
 
 export interface InterruptFlow {
@@ -44,6 +46,8 @@ export interface InterruptFlow {
   drainBlockers: DrainBlocker[];
   /** Sets cordon and drain on the ops of packages with an interrupt. */
   decorate: (op: CreateStageOp) => CreateStageOp;
+  /** The flow waits for a maintenance window (windowHold applied). */
+  windowHeld?: true;
 }
 
 export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
@@ -59,7 +63,10 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   const state = input.state;
   const members = active.filter((pkg) => !isPastInterrupt(state[packageKey(pkg.name, pkg.version)]));
   const merged = mergedFor(members, state, configUpdates);
-  const { cordon, cordonReady } = flowCordon(input, active);
+  // Outside the windows no node newly starts an interrupt; one already under way finishes.
+  const windowHold =
+    input.windowHold && active.length > 0 && !flowStarted(input, active) ? input.windowHold : undefined;
+  const { cordon, cordonReady } = windowHold ? { cordon: undefined, cordonReady: false } : flowCordon(input, active);
   const nonInterruptPods = protectedPods(spec.podNonInterruptLabels, node);
   const waitingMembers = members.filter((pkg) => !atInterrupt(state[packageKey(pkg.name, pkg.version)]));
   const othersBusy = busyOthers(input, new Set(members.map((pkg) => packageKey(pkg.name, pkg.version))));
@@ -76,6 +83,7 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
       interruptMayStart:
         cordonReady && nonInterruptPods.length === 0 && waitingMembers.length === 0 && othersBusy.length === 0,
       othersBusy,
+      ...(windowHold ? { windowHold } : {}),
     },
     input.plan.steps,
     state,
@@ -98,6 +106,7 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   };
   if (cordon) flow.cordon = cordon;
   if (hold) flow.hold = hold;
+  if (windowHold) flow.windowHeld = true;
   return flow;
 }
 
@@ -116,6 +125,24 @@ function flowCordon(input: InterruptFlowInput, active: NamedPackage[]): { cordon
     return { cordon: { kind: 'cordonNode', node: node.name, claim, reason }, cordonReady: true };
   }
   return { cordonReady: true };
+}
+
+/**
+ * The node is already interrupted for this SCR: it holds this SCR's cordon claim, or (under a cordon
+ * someone else made, where we take no claim) a stage of the flow ran or runs.
+ */
+function flowStarted(input: InterruptFlowInput, active: NamedPackage[]): boolean {
+  const { node, state } = input;
+  if (Object.hasOwn(node.annotations, cordonClaim(input.skyhook))) return true;
+  if (!isForeignCordon(node)) return false;
+  const activeKeys = new Set(active.map((pkg) => packageKey(pkg.name, pkg.version)));
+  if (input.ops.some((op) => isLive(op) && activeKeys.has(packageKey(op.package, op.version)))) return true;
+  return [...activeKeys].some((key) => {
+    const entry = state[key];
+    if (entry === undefined || !CORDONED_STAGES.has(entry.stage)) return false;
+    // A config cycle or version change reopens an entry (in_progress) before anything ran.
+    return entry.state === 'erroring' || (entry.state === 'complete' && entry.stage !== 'post-interrupt');
+  });
 }
 
 /**

@@ -29,6 +29,8 @@ export interface InterruptGate {
   ownerStarted: boolean;
   interruptMayStart: boolean;
   othersBusy: string[];
+  /** The maintenance windows are closed and the node is not interrupted yet: nothing of the flow starts. */
+  windowHold?: NodeHold;
 }
 
 /** The steps with starts that may not happen yet turned into waits, the holds they report, and the skips written. */
@@ -58,7 +60,7 @@ function gateStep(
   const { target } = step;
   if (!CORDONED_STAGES.has(target.stage)) return { step, state };
   const wait = (
-    reason: 'cordon' | 'non-interrupt-pods' | 'interrupt-merge' | 'ops-running' | 'skipped',
+    reason: 'window' | 'cordon' | 'non-interrupt-pods' | 'interrupt-merge' | 'ops-running' | 'skipped',
     hold?: NodeHold,
     next: NodeState = state,
   ): { step: PackageStep; state: NodeState; hold?: NodeHold } => {
@@ -72,6 +74,7 @@ function gateStep(
     return hold ? { step: waiting, state: next, hold } : { step: waiting, state: next };
   };
   const { merged } = gate;
+  if (gate.windowHold) return wait('window', gate.windowHold);
   if (!gate.cordonReady)
     return wait('cordon', { reason: 'Cordoning', detail: `cordoning the node for ${target.name}` });
   if (DRAINED_STAGES.has(target.stage) && gate.nonInterruptPods.length > 0) {

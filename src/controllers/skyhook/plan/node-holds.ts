@@ -30,6 +30,7 @@ const NOTIFIED: Readonly<Record<string, 'Normal' | 'Warning'>> = {
   HigherPrioritySkyhook: 'Normal',
   DeploymentPolicyNotFound: 'Warning',
   NodeStateMalformed: 'Warning',
+  OutsideMaintenanceWindow: 'Normal',
 };
 
 const MAX_PARSE_DETAIL = 200;
@@ -105,6 +106,15 @@ export function holdConditions(
       message: nonInterruptBlockedMessage(byPods),
     });
   } else remove.push(SKYHOOK_CONDITIONS.blocked);
+  const byWindow = reports.filter((r) => r.hold?.reason === 'OutsideMaintenanceWindow');
+  if (byWindow.length > 0) {
+    wanted.push({
+      type: SKYHOOK_CONDITIONS.maintenanceWindow,
+      status: 'True',
+      reason: 'OutsideMaintenanceWindow',
+      message: `${byWindow.length} node(s) wait: ${byWindow[0]!.hold!.detail}`,
+    });
+  } else remove.push(SKYHOOK_CONDITIONS.maintenanceWindow);
   // Only the nodes with blockers: a record of every targeted node, made on every pass, was pure garbage.
   const blocked = reports.filter((r) => r.drainBlockers.length > 0);
   const drain = drainBlockedCondition(Object.fromEntries(blocked.map((r) => [r.node.name, r.drainBlockers])), targeted);

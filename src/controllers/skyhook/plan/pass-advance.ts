@@ -5,7 +5,8 @@
  */
 import { IGNORE_NODE_LABEL } from '../../../api/names.js';
 import type { SkyhookStatusValue } from '../../../api/node-state.js';
-import { planInterruptFlow } from './interrupt-flow.js';
+import { type InterruptFlowInput, planInterruptFlow } from './interrupt-flow.js';
+import { OUTSIDE_WINDOW_REASON, windowRequeueMs } from './maintenance-windows.js';
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
 import { malformedHold, type NodeHold } from './node-holds.js';
 import { advanceAdmittedNode, deleteOps, expiredOps, type NodeWork } from './node-work.js';
@@ -15,7 +16,7 @@ import { planRollout, type RolloutPlan } from './rollout-plan.js';
 import type { DecidedNodes } from './pass-nodes.js';
 import type { SkyhookPass } from './skyhook-pass.js';
 import { missingPolicyMessage } from './skyhook-status-update.js';
-import { isLive } from './stage-machine.js';
+import { isLive, type NodePackagesPlan } from './stage-machine.js';
 
 export interface Admission {
   rollout: RolloutPlan;
@@ -23,14 +24,20 @@ export interface Admission {
   nodes: Map<string, RolloutNode>;
 }
 
-/** Nodes still `waiting` are ready unless an earlier SCR holds them; the rollout admits within its budget. */
-export function admit(pass: SkyhookPass, decided: DecidedNodes): Admission {
+/**
+ * Nodes still `waiting` are ready unless an earlier SCR holds them or all they could do is start an
+ * interrupt outside the maintenance windows (so they take no batch slot from nodes that can work);
+ * the rollout admits within its budget.
+ */
+export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: Record<string, string[]>): Admission {
   const { nodeStatus } = decided;
   const priority = pass.scr.status?.nodePriority ?? {};
-  const ready = (work: NodeWork): boolean =>
-    nodeStatus[work.node.name] === 'waiting' && pass.gates.blockersOn(work.node.name).length === 0;
+  const ready = (work: NodeWork, index: number): boolean =>
+    nodeStatus[work.node.name] === 'waiting' &&
+    pass.gates.blockersOn(work.node.name).length === 0 &&
+    !onlyWindowHeldWork(pass, work, decided.plans[index]!, configUpdates);
   const nodes = new Map<string, RolloutNode>(
-    decided.works.map((work) => {
+    decided.works.map((work, index) => {
       const complete = nodeStatus[work.node.name] === 'complete';
       return [
         work.node.name,
@@ -38,7 +45,7 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes): Admission {
           node: work.node.name,
           busy: work.ops.some(isLive),
           holdsCordon: !complete && Object.hasOwn(work.node.annotations, pass.claim),
-          ready: !pass.frozen && ready(work),
+          ready: !pass.frozen && ready(work, index),
           sticky:
             priority[work.node.name] !== undefined ||
             work.record.status === 'in_progress' ||
@@ -72,6 +79,8 @@ export interface AdvancedNodes {
   creates: CreateStageOp[];
   deletes: DeleteStageOp[];
   requeueAfterMs?: number;
+  /** The next window opening, while a node waits for one to start an interrupt. */
+  windowOpensAt?: number;
 }
 
 /** Stray ops go; admitted nodes take their next stages; the others are told what holds them. */
@@ -101,26 +110,19 @@ export function advanceAdmittedNodes(
     out.deletes.push(...strays.deletes);
     if (!rollout.admitted.has(node)) {
       out.works.push(work);
-      const hold = holdOutside(pass, rollout, work, out.nodeStatus[node]!);
+      const hold = holdOutside(pass, admission, work, out.nodeStatus[node]!);
       if (hold) out.holds.set(node, hold);
+      if (hold?.reason === OUTSIDE_WINDOW_REASON) waitForWindow(pass, out);
       // A strategy counts erroring nodes as failed; they show erroring until a batch picks them again.
       const strategic = rollout.compartments.some((c) => c.strategy !== undefined && c.nodes.includes(node));
       if (strategic && out.nodeStatus[node] === 'waiting' && admission.nodes.get(node)!.failed)
         out.nodeStatus[node] = 'erroring';
       return;
     }
-    const flow = planInterruptFlow({
-      skyhook: name,
-      spec,
-      node: work.node,
-      state: work.state,
-      plan,
-      configUpdates,
-      ops: work.ops,
-      otherLiveOps: pass.stageOps.filter((op) => op.skyhook !== name && op.node === node && isLive(op)),
-    });
+    const flow = planInterruptFlow(flowInput(pass, work, plan, configUpdates));
     if (flow.cordon) out.cordons.push(flow.cordon);
     if (flow.hold) out.holds.set(node, flow.hold);
+    if (flow.windowHeld) waitForWindow(pass, out);
     if (flow.drainBlockers.length > 0) out.drainBlockers.set(node, flow.drainBlockers);
     const advanced = advanceAdmittedNode(
       { ...work, state: flow.state },
@@ -142,10 +144,50 @@ export function advanceAdmittedNodes(
   return out;
 }
 
+/** The interrupt flow's input for an admitted (or candidate) node. */
+function flowInput(
+  pass: SkyhookPass,
+  work: NodeWork,
+  plan: NodePackagesPlan,
+  configUpdates: Record<string, string[]>,
+): InterruptFlowInput {
+  const { name, windows } = pass;
+  return {
+    skyhook: name,
+    spec: pass.spec,
+    node: work.node,
+    state: work.state,
+    plan,
+    configUpdates,
+    ops: work.ops,
+    otherLiveOps: pass.stageOps.filter((op) => op.skyhook !== name && op.node === work.node.name && isLive(op)),
+    ...(windows.open ? {} : { windowHold: windows.hold }),
+  };
+}
+
+/** Outside the windows, a node whose every next step would start an interrupt has nothing to do yet. */
+function onlyWindowHeldWork(
+  pass: SkyhookPass,
+  work: NodeWork,
+  plan: NodePackagesPlan,
+  configUpdates: Record<string, string[]>,
+): boolean {
+  if (pass.windows.open || work.record.malformed) return false;
+  const flow = planInterruptFlow(flowInput(pass, work, plan, configUpdates));
+  return flow.windowHeld === true && !flow.plan.steps.some((step) => step.kind !== 'done' && step.kind !== 'wait');
+}
+
+/** Woken by a timer at the opening (not by polling); the status shows when that is. */
+function waitForWindow(pass: SkyhookPass, out: AdvancedNodes): void {
+  if (pass.windows.open) return;
+  out.requeueAfterMs = earliest(out.requeueAfterMs, windowRequeueMs(pass.windows.nextOpen, pass.now));
+  if (pass.windows.nextOpen !== undefined) out.windowOpensAt = pass.windows.nextOpen;
+}
+
 /** Why a node the rollout did not admit waits, naming what holds it. */
 function holdOutside(
   pass: SkyhookPass,
-  rollout: RolloutPlan,
+  admission: Admission,
   work: NodeWork,
   status: SkyhookStatusValue,
 ): NodeHold | undefined {
@@ -163,7 +205,9 @@ function holdOutside(
   if (pass.problems.length > 0) return { reason: 'InvalidSpec', detail: pass.problems.join('; ') };
   const blockers = pass.gates.blockersOn(work.node.name);
   if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };
-  return rollout.holdOf(work.node.name);
+  if (!pass.windows.open && status === 'waiting' && !admission.nodes.get(work.node.name)?.ready)
+    return pass.windows.hold;
+  return admission.rollout.holdOf(work.node.name);
 }
 
 export interface ExpiredOps {

@@ -4,6 +4,7 @@
  */
 import type { SkyhookStatusValue } from '../../../api/node-state.js';
 import { inputWarningCondition, inputWarnings } from './input-warnings.js';
+import { nextWindowTimestamp } from './maintenance-windows.js';
 import { holdConditions, type NodeHoldReport } from './node-holds.js';
 import type { NodeWork } from './node-work.js';
 import type { CreateStageOp, PlannerEvent, SetSkyhookStatus } from './planner-types.js';
@@ -20,6 +21,8 @@ export interface PassOutcome {
   creates: CreateStageOp[];
   holdReports: NodeHoldReport[];
   rollout: RolloutPlan;
+  /** The next maintenance window opening, while nodes wait for one. */
+  windowOpensAt?: number;
 }
 
 export function scrStatus(
@@ -52,6 +55,9 @@ export function scrStatus(
     lastCreated: outcome.creates.at(-1),
     ...(pass.missingPolicy !== undefined ? { missingPolicy: pass.missingPolicy } : {}),
     holdConditions: holdConditions(outcome.holdReports, pass.targeted.length),
+    ...(outcome.windowOpensAt !== undefined
+      ? { nextMaintenanceWindow: nextWindowTimestamp(outcome.windowOpensAt) }
+      : {}),
     inputWarning: inputWarningCondition(
       inputWarnings({
         skyhook: scr,

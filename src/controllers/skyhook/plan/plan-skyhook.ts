@@ -27,7 +27,7 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
   const refreshed = refreshNodes(pass);
   const cycles = runConfigCycles(pass, refreshed);
   const decided = decideStatuses(pass, cycles);
-  const admission = admit(pass, decided);
+  const admission = admit(pass, decided, cycles.configUpdates);
   const advanced = advanceAdmittedNodes(pass, decided, admission, cycles.configUpdates);
   const expired = expireFinishedOps(pass, advanced.works);
   const { works } = expired;
@@ -43,6 +43,7 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
     creates: advanced.creates,
     holdReports: holds.reports,
     rollout: admission.rollout,
+    ...(advanced.windowOpensAt !== undefined ? { windowOpensAt: advanced.windowOpensAt } : {}),
   });
   const actions = orderActions({
     failureReports: failureReports(works),

@@ -46,6 +46,8 @@ export interface StatusUpdateInput {
   compartmentStatuses?: Record<string, CompartmentStatus>;
   /** The InputWarning condition (input-warnings.ts), when there is something to warn about. */
   inputWarning?: ConditionValue;
+  /** RFC 3339: the next maintenance window opening, while nodes wait for one (else the field goes). */
+  nextMaintenanceWindow?: string;
 }
 
 export interface StatusUpdate {
@@ -66,8 +68,9 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
   const optional = optionalConditions(input, name);
   const wanted = [...baseConditions(input, status, previous), ...optional.wanted];
   const generation = skyhook.metadata.generation;
+  const { nextMaintenanceWindow: _previousWindow, ...carried } = previous;
   const next: SkyhookStatus = {
-    ...previous,
+    ...carried,
     status,
     nodeState: input.nodeState,
     nodeStatus,
@@ -77,6 +80,7 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
     completeNodes: completeNodes(nodeStatus),
     packageList: packageList(skyhook.spec),
     ...(input.compartmentStatuses ? { compartmentStatuses: input.compartmentStatuses } : {}),
+    ...(input.nextMaintenanceWindow !== undefined ? { nextMaintenanceWindow: input.nextMaintenanceWindow } : {}),
     conditions: mergeConditions(
       previous.conditions ?? [],
       wanted,

@@ -51,6 +51,8 @@ export type WaitReason =
   | 'skipped'
   | 'deleting'
   | 'backoff'
+  /** Interrupt flow (interrupt-flow.ts): no maintenance window is open and the node is not interrupted yet. */
+  | 'window'
   /** Interrupt flow (interrupt-flow.ts): the cordon is not in place yet. */
   | 'cordon'
   /** Pods matching podNonInterruptLabels run on the node. */

@@ -1,0 +1,133 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import type { MaintenanceWindow } from '../../../../../src/api/maintenance-window.js';
+import { nodeAnnotations } from '../../../../../src/api/names.js';
+import type { Interrupt, Package } from '../../../../../src/api/skyhook.js';
+import { windowsOpen } from '../../../../../src/util/time-window.js';
+import { applyActions, node, pkg, plan, policy, scr, world, type World } from './world.js';
+
+const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(
+  fc.constant(undefined),
+  fc.constant<Interrupt>({ type: 'reboot' }),
+  fc.constant<Interrupt>({ type: 'service', services: ['containerd'] }),
+);
+const packagesArb = fc.array(interruptArb, { minLength: 1, maxLength: 3 }).map((interrupts) => {
+  const packages: Record<string, Package> = {};
+  for (const [i, interrupt] of interrupts.entries())
+    packages[['aa', 'bb', 'cc'][i]!] = pkg('1.0.0', interrupt ? { interrupt } : {});
+  return packages;
+});
+const hhmm = (minutes: number): string =>
+  `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+const windowArb: fc.Arbitrary<MaintenanceWindow> = fc.oneof(
+  fc.record({
+    days: fc.subarray(['mo', 'tu', 'we', 'th', 'fr', 'sa', 'su'], { minLength: 1 }),
+    start: fc.integer({ min: 0, max: 1439 }).map(hhmm),
+    end: fc.integer({ min: 0, max: 1439 }).map(hhmm),
+    timeZone: fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York'),
+  }),
+  fc.record({
+    schedule: fc
+      .tuple(fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 23 }))
+      .map(([m, h]) => `${m} ${h} * * *`),
+    duration: fc.integer({ min: 10, max: 300 }).map((m) => `${m}m`),
+  }),
+);
+const scenarioArb = fc.record({
+  nodes: fc.array(fc.constantFrom('free', 'free', 'foreign', 'other-scr'), { minLength: 1, maxLength: 5 }),
+  packages: packagesArb,
+  windows: fc.array(windowArb, { minLength: 1, maxLength: 2 }),
+  start: fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2026, 11, 1) }),
+  /** Per round: minutes that pass, and what each running op does (0 runs on, 1 completes, 2 fails). */
+  rounds: fc.array(
+    fc.record({
+      minutes: fc.integer({ min: 1, max: 180 }),
+      outcomes: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 6 }),
+    }),
+    { minLength: 10, maxLength: 60 },
+  ),
+});
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
+
+function setUp(s: Scenario): World {
+  const nodes = s.nodes.map((holder, i) => {
+    const n = node(`n${i}`, i);
+    if (holder !== 'free') n.unschedulable = true;
+    if (holder === 'other-scr') n.annotations[nodeAnnotations.cordon('other')] = 'true';
+    return n;
+  });
+  const w = world([scr('s', { deploymentPolicy: 'p', packages: s.packages })], nodes);
+  w.policies = [
+    policy('p', { default: { budget: { count: 2 }, strategy: { fixed: {} } }, maintenanceWindows: s.windows }),
+  ];
+  w.now = s.start;
+  return w;
+}
+
+const CLAIM = nodeAnnotations.cordon('s');
+
+describe('maintenance window properties', () => {
+  it('never starts an interrupt outside a window (a node already interrupted may go on)', () => {
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const w = setUp(s);
+        const interrupted = new Set<string>();
+        for (const round of s.rounds) {
+          const open = windowsOpen(s.windows, new Date(w.now));
+          const claimed = new Set(w.nodes.filter((n) => Object.hasOwn(n.annotations, CLAIM)).map((n) => n.name));
+          const { actions } = plan(w);
+          for (const action of actions) {
+            // A new cordon for this SCR's interrupts, or joining another's, starts an interrupt.
+            if (action.kind === 'cordonNode' && action.claim === CLAIM && !claimed.has(action.node))
+              expect({ cordon: action.node, open }).toEqual({ cordon: action.node, open: true });
+            // A stage of the interrupt flow (cordoned: drain, apply, config, interrupt, post-interrupt).
+            if (action.kind === 'createStageOp' && (action.cordon === true || action.stage === 'interrupt')) {
+              const started = claimed.has(action.node) || interrupted.has(action.node);
+              expect({ stage: action.node, open: open || started }).toEqual({ stage: action.node, open: true });
+              interrupted.add(action.node);
+            }
+          }
+          applyActions(w, actions);
+          let i = 0;
+          w.ops = w.ops.map((op) => {
+            if (op.phase !== 'Running') return op;
+            const outcome = round.outcomes[i++] ?? 1;
+            if (outcome === 0) return op;
+            return {
+              ...op,
+              phase: outcome === 1 ? 'Completed' : 'Failed',
+              restarts: op.restarts + (outcome === 2 ? 1 : 0),
+              finishedAt: w.now,
+            };
+          });
+          w.now += round.minutes * 60_000;
+        }
+        return true;
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('finishes every node once windows have come round, and no longer shows a next window', () => {
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const w = setUp({ ...s, nodes: s.nodes.map(() => 'free') });
+        // Every op completes within a second; when nothing runs the clock jumps to the planner's
+        // requested wake-up, as the controller's timer would (a window may be open one second only).
+        for (let round = 0; round < 2000 && w.skyhooks[0]!.status?.status !== 'complete'; round++) {
+          const result = plan(w);
+          applyActions(w, result.actions);
+          const running = w.ops.some((op) => op.phase === 'Running');
+          w.ops = w.ops.map((op) => (op.phase === 'Running' ? { ...op, phase: 'Completed', finishedAt: w.now } : op));
+          w.now += running ? 1000 : Math.max(1000, result.requeueAfterMs ?? 60_000);
+        }
+        applyActions(w, plan(w).actions);
+        expect(w.skyhooks[0]!.status?.status).toBe('complete');
+        expect(w.skyhooks[0]!.status?.nextMaintenanceWindow).toBeUndefined();
+        expect(w.nodes.every((n) => !n.unschedulable)).toBe(true);
+        return true;
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
