@@ -6,6 +6,7 @@
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
+import { HealthGates } from './health-gates.js';
 import { ConditionList, LabelSelector } from './k8s-schemas.js';
 import { DEFAULT_COMPARTMENT, type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -115,6 +116,7 @@ export const DeploymentPolicySpec = Type.Object({
       'Ours: when interrupts may start on the nodes of Skyhooks using this policy (any window open = open; absent = always). Outside them no node newly starts an interrupt; nodes already interrupted finish, and stages without an interrupt go on.',
     ),
   ),
+  healthGates: Type.Optional(HealthGates),
 });
 export type DeploymentPolicySpec = Static<typeof DeploymentPolicySpec>;
 

@@ -63,6 +63,8 @@ export const nodeAnnotations = {
   recordedOps: (skyhook: string): string => `${PREFIX}/recordedOps_${skyhook}`,
   /** `"true"`: the operator put the runtime-required taint `<taintKey>` on a new node. */
   autoTaint: (taintKey: string): string => `${PREFIX}/autoTaint_${taintKey}`,
+  /** Ours: `{"point":…,"since":…}`: the node waits on this SCR's health gates since then (a restart keeps the timeout). */
+  healthGate: (skyhook: string): string => `${PREFIX}/healthGate_${skyhook}`,
 } as const;
 
 /** Prefixes to recognise the per-SCR node annotations above when scanning a node. */
@@ -75,6 +77,7 @@ export const NODE_ANNOTATION_PREFIXES = {
   drainBlocked: `${PREFIX}/drainBlocked_`,
   waiting: `${PREFIX}/waiting_`,
   autoTaint: `${PREFIX}/autoTaint_`,
+  healthGate: `${PREFIX}/healthGate_`,
   /** Ours: `maintenance_<policy>: "true"`: a MaintenancePolicy's slot holder cordoned the node (a shared cordon claim). */
   maintenance: `${PREFIX}/maintenance_`,
 } as const;

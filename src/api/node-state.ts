@@ -175,8 +175,23 @@ export interface NodeConditionValue {
 }
 
 /** Upstream's two per-SCR node conditions: `<P>/<scr>/NotReady` and `<P>/<scr>/Erroring`. */
-export function nodeSkyhookConditions(skyhook: string, complete: boolean, state: NodeState): NodeConditionValue[] {
+export function nodeSkyhookConditions(
+  skyhook: string,
+  complete: boolean,
+  state: NodeState,
+  gateFailure?: string,
+): NodeConditionValue[] {
   const erroring = Object.values(state).some((entry) => entry.state === 'erroring' || entry.state === 'unknown');
+  // Ours: a health gate that timed out (packages all done) makes the node erroring with the gate's reason.
+  const gate: NodeConditionValue | undefined =
+    gateFailure === undefined || erroring
+      ? undefined
+      : {
+          type: nodeConditionTypes.erroring(skyhook),
+          status: 'True',
+          reason: 'HealthGateFailed',
+          message: gateFailure,
+        };
   return [
     {
       type: nodeConditionTypes.notReady(skyhook),
@@ -184,7 +199,7 @@ export function nodeSkyhookConditions(skyhook: string, complete: boolean, state:
       reason: complete ? 'Complete' : 'Incomplete',
       message: `Skyhook ${skyhook} Ready`,
     },
-    {
+    gate ?? {
       type: nodeConditionTypes.erroring(skyhook),
       status: erroring ? 'True' : 'False',
       reason: erroring ? 'Package(s) Erroring or Unknown' : 'Not Erroring',

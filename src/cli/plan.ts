@@ -19,6 +19,8 @@ import { validateSkyhook } from '../api/validators.js';
 import { stageOpSummaries } from '../controllers/skyhook/views/op-summary.js';
 import { configMapsOf, packageConfigMapData } from '../controllers/skyhook/build/package-configmaps.js';
 import { nodeViewOf } from '../controllers/skyhook/views/node-view.js';
+import { evaluateHealthGates } from '../controllers/skyhook/views/health-gates/evaluate.js';
+import { PrometheusGate } from '../controllers/skyhook/views/health-gates/prometheus-gate.js';
 import type { PlannerInput, PodView } from '../controllers/skyhook/plan/planner-types.js';
 import { retryWhileBusy } from '../kube/busy-retry.js';
 import { errorMessage, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
@@ -111,6 +113,15 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
     ...skyhookList.filter((scr) => scr.metadata.name !== name && !scr.metadata.deletionTimestamp),
     planned,
   ];
+  // Every targeted node's gates, as they stand now: the simulation plays the rollout forward on them.
+  const healthGates = await evaluateHealthGates({
+    skyhooks,
+    policies,
+    nodes: nodeList.items,
+    pods: podList.items,
+    prometheus: new PrometheusGate(),
+    scope: 'all',
+  });
   const podsByNode = new Map<string, PodView[]>();
   for (const pod of podList.items) {
     const node = pod.spec?.nodeName;
@@ -130,6 +141,7 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
       })),
       stageOps: stageOpSummaries(nodeOps, skyhooks, namespace),
       deploymentPolicies: policies,
+      ...(healthGates ? { healthGates } : {}),
     },
   };
 }

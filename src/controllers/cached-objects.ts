@@ -31,9 +31,10 @@ function defined<T extends object>(object: T): T {
  * annotations), node writes and cleanup (status.conditions: ours, by type, with their
  * lastTransitionTime), Events on the node (name, uid, resourceVersion), cordon ownership
  * (annotations, spec.unschedulable), reboot detection (status.nodeInfo.bootID and the Ready
- * condition), read-your-writes (resourceVersion, deletionTimestamp). The whole spec is kept (it is
- * small); of the status only conditions and the bootID: images, addresses, capacity, allocatable,
- * volumes, daemonEndpoints and the rest of nodeInfo have no reader.
+ * condition), read-your-writes (resourceVersion, deletionTimestamp), health gates (conditions, and
+ * capacity and allocatable for CEL expressions). The whole spec is kept (it is small); of the status
+ * only conditions, capacity, allocatable and the bootID: images, addresses, volumes, daemonEndpoints
+ * and the rest of nodeInfo have no reader.
  */
 export function cachedNode(node: V1Node): V1Node {
   const status = node.status;
@@ -48,6 +49,9 @@ export function cachedNode(node: V1Node): V1Node {
         ? undefined
         : defined({
             conditions: status.conditions,
+            // Small, and what a health gate's CEL expression checks after a reboot (a GPU gone missing).
+            capacity: status.capacity,
+            allocatable: status.allocatable,
             // The other nodeInfo fields are required by the type, not by any reader.
             nodeInfo: bootID === undefined ? undefined : ({ bootID } as V1NodeSystemInfo),
           }),
@@ -75,7 +79,8 @@ export function cachedNodeOpPod(pod: V1Pod): V1Pod {
  * Every live pod bound to a node, for the Skyhook controller's podNonInterruptLabels barrier: in a
  * real cluster the largest cache by far (all pods of all nodes), so it keeps only what
  * node-pods.ts reads: name, namespace, labels, the controller owner's kind, deletionTimestamp,
- * spec.nodeName and status.phase (plus resourceVersion for the informer).
+ * spec.nodeName and status.phase (plus resourceVersion for the informer), and the Ready condition
+ * for health gates (views/health-gates/gate-checks.ts).
  */
 export function cachedBarrierPod(pod: V1Pod): V1Pod {
   const metadata = pod.metadata;
@@ -96,7 +101,14 @@ export function cachedBarrierPod(pod: V1Pod): V1Pod {
             ownerReferences: metadata.ownerReferences,
           }),
     spec: pod.spec === undefined ? undefined : defined({ nodeName: pod.spec.nodeName, containers: [] }),
-    status: pod.status === undefined ? undefined : defined({ phase: pod.status.phase }),
+    status:
+      pod.status === undefined
+        ? undefined
+        : defined({
+            phase: pod.status.phase,
+            // The Ready condition only: health gates wait for pods Ready on a node.
+            conditions: pod.status.conditions?.filter((c) => c.type === 'Ready'),
+          }),
   });
 }
 

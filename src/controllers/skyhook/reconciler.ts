@@ -21,6 +21,9 @@ import { nodeViewOf } from './views/node-view.js';
 import { planNextActions } from './plan/planner.js';
 import type { NodeView, PlannerInput, SetSkyhookStatus } from './plan/planner-types.js';
 import { applyActions } from './write/apply-actions.js';
+import { evaluateHealthGates, gateRecheckMs } from './views/health-gates/evaluate.js';
+import { earliest } from './plan/pass-advance.js';
+import { PrometheusGate } from './views/health-gates/prometheus-gate.js';
 import { skyhookObjects, stageNodeOps, type SkyhookIo } from './context.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
@@ -34,6 +37,8 @@ const CACHE_CATCH_UP_RECHECK_MS = 2_000;
 export class SkyhookReconciler {
   /** Progress-only status changes are batched (status-write-pacing.ts). */
   private readonly statusPacing = new StatusWritePacing();
+  /** Health gates' Prometheus answers, shared by every reconcile (briefly cached). */
+  private readonly prometheus = new PrometheusGate();
 
   private readonly io: SkyhookIo;
   private readonly metrics: SkyhookMetrics;
@@ -106,7 +111,7 @@ export class SkyhookReconciler {
       return;
     }
 
-    const plan = planNextActions(this.plannerInput(key));
+    const plan = planNextActions(await this.plannerInput(key));
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
     const statusWrite = pacedStatusWrite(
@@ -115,7 +120,7 @@ export class SkyhookReconciler {
       skyhook.status,
       statusAction?.status,
       now,
-      plan.requeueAfterMs,
+      earliest(plan.requeueAfterMs, gateRecheckMs(io.caches.nodes.list(), key)),
     );
     const actions =
       statusAction && !statusWrite.write ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
@@ -130,11 +135,20 @@ export class SkyhookReconciler {
     return statusWrite.requeueAfterMs === undefined ? undefined : { requeueAfterMs: statusWrite.requeueAfterMs };
   }
 
-  private plannerInput(only: string): PlannerInput {
+  private async plannerInput(only: string): Promise<PlannerInput> {
     const { caches, settings } = this.io;
     const namespace = settings.namespace;
     const skyhooks = caches.skyhooks.list().filter((scr) => !scr.metadata.deletionTimestamp);
     const configMaps = caches.configMaps.list(namespace);
+    const deploymentPolicies = caches.deploymentPolicies.list();
+    const healthGates = await evaluateHealthGates({
+      skyhooks,
+      policies: deploymentPolicies,
+      nodes: caches.nodes.list(),
+      pods: caches.pods.list(),
+      prometheus: this.prometheus,
+      scope: 'active',
+    });
     return {
       now: this.io.now(),
       skyhooks: skyhooks.map((scr) => ({
@@ -149,7 +163,8 @@ export class SkyhookReconciler {
         runtimeRequiredTaint: settings.runtimeRequiredTaint,
         finishedOpRetentionMs: settings.finishedOpRetentionMs,
       },
-      deploymentPolicies: caches.deploymentPolicies.list(),
+      deploymentPolicies,
+      ...(healthGates ? { healthGates } : {}),
       only,
     };
   }

@@ -164,7 +164,7 @@ describe('cachedNode', () => {
   it('drops managedFields and the status nobody reads', () => {
     const kept = trimmed[0]!;
     expect(kept.metadata?.managedFields).toBeUndefined();
-    expect(Object.keys(kept.status ?? {}).sort()).toEqual(['conditions', 'nodeInfo']);
+    expect(Object.keys(kept.status ?? {}).sort()).toEqual(['allocatable', 'capacity', 'conditions', 'nodeInfo']);
     expect(kept.status?.nodeInfo).toEqual({ bootID: 'boot-node-a' });
     expect(JSON.stringify(kept).length).toBeLessThan(JSON.stringify(nodes[0]).length * 0.7);
   });

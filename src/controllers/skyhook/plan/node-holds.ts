@@ -31,6 +31,8 @@ const NOTIFIED: Readonly<Record<string, 'Normal' | 'Warning'>> = {
   DeploymentPolicyNotFound: 'Warning',
   NodeStateMalformed: 'Warning',
   OutsideMaintenanceWindow: 'Normal',
+  HealthGate: 'Normal',
+  HealthGateTimedOut: 'Warning',
 };
 
 const MAX_PARSE_DETAIL = 200;

@@ -39,6 +39,7 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: R
   const nodes = new Map<string, RolloutNode>(
     decided.works.map((work, index) => {
       const complete = nodeStatus[work.node.name] === 'complete';
+      const gate = decided.gates.get(work.node.name);
       return [
         work.node.name,
         {
@@ -51,7 +52,8 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: R
             work.record.status === 'in_progress' ||
             work.record.status === 'erroring',
           complete,
-          failed: Object.values(work.state).some((entry) => entry.state === 'erroring'),
+          failed: gate?.status === 'erroring' || Object.values(work.state).some((entry) => entry.state === 'erroring'),
+          gating: gate !== undefined && gate.status !== 'complete',
         },
       ];
     }),
@@ -110,9 +112,11 @@ export function advanceAdmittedNodes(
     out.deletes.push(...strays.deletes);
     if (!rollout.admitted.has(node)) {
       out.works.push(work);
-      const hold = holdOutside(pass, admission, work, out.nodeStatus[node]!);
+      const gate = decided.gates.get(node);
+      const hold = gate?.hold ?? holdOutside(pass, admission, work, out.nodeStatus[node]!);
       if (hold) out.holds.set(node, hold);
       if (hold?.reason === OUTSIDE_WINDOW_REASON) waitForWindow(pass, out);
+      out.requeueAfterMs = earliest(out.requeueAfterMs, gate?.requeueAfterMs);
       // A strategy counts erroring nodes as failed; they show erroring until a batch picks them again.
       const strategic = rollout.compartments.some((c) => c.strategy !== undefined && c.nodes.includes(node));
       if (strategic && out.nodeStatus[node] === 'waiting' && admission.nodes.get(node)!.failed)

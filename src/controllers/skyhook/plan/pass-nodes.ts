@@ -6,6 +6,7 @@
 import { nodeAnnotations } from '../../../api/names.js';
 import { readNodeSkyhookRecord, type SkyhookStatusValue } from '../../../api/node-state.js';
 import { planConfigCycles } from './config-cycle.js';
+import { decideGates, type GateDecision } from './health-gate-plan.js';
 import { releaseOrphanedSkips } from './interrupt-flow.js';
 import {
   absorbOpOutcomes,
@@ -115,14 +116,17 @@ export interface DecidedNodes {
   works: NodeWork[];
   /** The stage machine's plan of each node (same index as `works`). */
   plans: NodePackagesPlan[];
-  /** Each node's status before admission: complete, disabled, paused, blocked or waiting. */
+  /** Each node's status before admission: complete, disabled, paused, blocked or waiting (or a gate's). */
   nodeStatus: Record<string, SkyhookStatusValue>;
+  /** The health-gate decision of each node whose packages are done (health-gate-plan.ts). */
+  gates: Map<string, GateDecision>;
 }
 
 export function decideStatuses(pass: SkyhookPass, cycles: ConfigCycles): DecidedNodes {
   const { settings } = pass;
   const nodeStatus: Record<string, SkyhookStatusValue> = {};
   const plans: NodePackagesPlan[] = [];
+  const gates = new Map<string, GateDecision>();
   const works = cycles.works.map((work) => {
     const plan = planNodePackages({
       packages: pass.spec.packages,
@@ -134,9 +138,28 @@ export function decideStatuses(pass: SkyhookPass, cycles: ConfigCycles): Decided
     });
     plans.push(plan);
     nodeStatus[work.node.name] = statusBeforeAdmission(pass, work, plan);
+    if (nodeStatus[work.node.name] === 'complete') {
+      const gate = gateDecision(pass, work);
+      gates.set(work.node.name, gate);
+      nodeStatus[work.node.name] = gate.status;
+    }
     return work.record.malformed ? work : { ...work, state: recordRunningStages(work.state, plan) };
   });
-  return { works, plans, nodeStatus };
+  return { works, plans, nodeStatus, gates };
+}
+
+/** A node done with its packages passes the policy's health gates before it counts as complete. */
+function gateDecision(pass: SkyhookPass, work: NodeWork): GateDecision {
+  const policy = pass.spec.deploymentPolicy;
+  return decideGates({
+    skyhook: pass.name,
+    gates: pass.policy?.spec.healthGates,
+    results: policy === undefined ? undefined : pass.healthGates?.results[policy]?.[work.node.name],
+    node: work.node,
+    recordStatus: work.record.status,
+    holdsClaim: Object.hasOwn(work.node.annotations, pass.claim),
+    now: pass.now,
+  });
 }
 
 function statusBeforeAdmission(pass: SkyhookPass, work: NodeWork, plan: NodePackagesPlan): SkyhookStatusValue {

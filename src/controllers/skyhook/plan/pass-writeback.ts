@@ -18,21 +18,29 @@ import type {
 } from './planner-types.js';
 import type { NodeWrite } from './action-order.js';
 import type { SkyhookPass } from './skyhook-pass.js';
+import type { GateDecision } from './health-gate-plan.js';
 
-/** The cordon is held until the node is complete for this SCR (or no longer targeted). */
-export function releaseCordons(pass: SkyhookPass, nodeStatus: Record<string, SkyhookStatusValue>): ReleaseNodeCordon[] {
+/** The cordon is held until the node is complete for this SCR or past its beforeUncordon gates (or no longer targeted). */
+export function releaseCordons(
+  pass: SkyhookPass,
+  nodeStatus: Record<string, SkyhookStatusValue>,
+  gates: ReadonlyMap<string, GateDecision>,
+): ReleaseNodeCordon[] {
   const { name, claim, targetedNames } = pass;
   const releases: ReleaseNodeCordon[] = [];
   for (const node of pass.nodes) {
     if (!Object.hasOwn(node.annotations, claim)) continue;
-    if (targetedNames.has(node.name) && nodeStatus[node.name] !== 'complete') continue;
+    const released = nodeStatus[node.name] === 'complete' || gates.get(node.name)?.release === true;
+    if (targetedNames.has(node.name) && !released) continue;
     releases.push({
       kind: 'releaseNodeCordon',
       node: node.name,
       claim,
-      reason: targetedNames.has(node.name)
-        ? `Skyhook ${name} complete on the node`
-        : `node no longer targeted by Skyhook ${name}`,
+      reason: !targetedNames.has(node.name)
+        ? `node no longer targeted by Skyhook ${name}`
+        : nodeStatus[node.name] === 'complete'
+          ? `Skyhook ${name} complete on the node`
+          : `Skyhook ${name} done on the node and its beforeUncordon gates passed`,
     });
   }
   return releases;
@@ -90,6 +98,7 @@ export function writeBack(
   works: NodeWork[],
   nodeStatus: Record<string, SkyhookStatusValue>,
   earlierEvents: PlannerEvent[],
+  gates: ReadonlyMap<string, GateDecision> = new Map(),
 ): NodeWriteBack {
   const { name, settings } = pass;
   const out: NodeWriteBack = { nodeWrites: [], slotTakers: [], events: [...earlierEvents] };
@@ -111,7 +120,7 @@ export function writeBack(
       skyhook: name,
       status,
       operatorVersion: settings.operatorVersion,
-      conditions: nodeSkyhookConditions(name, status === 'complete', work.state),
+      conditions: nodeSkyhookConditions(name, status === 'complete', work.state, gates.get(work.node.name)?.failure),
     });
     if (status === 'complete' && work.record.status !== 'complete') out.events = withCompletion(out.events, work, name);
   }

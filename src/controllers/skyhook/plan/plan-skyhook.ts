@@ -7,6 +7,7 @@
  */
 import type { SkyhookStatusValue } from '../../../api/node-state.js';
 import { orderActions } from './action-order.js';
+import { gateAnnotationWrites } from './health-gate-plan.js';
 import { admit, advanceAdmittedNodes, earliest, expireFinishedOps } from './pass-advance.js';
 import { decideStatuses, refreshNodes, runConfigCycles, untargetedOpDeletes } from './pass-nodes.js';
 import { scrStatus } from './pass-status.js';
@@ -33,7 +34,7 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
   const { works } = expired;
   const { nodeStatus } = advanced;
   const holds = reportHolds(pass, works, nodeStatus, advanced.holds, advanced.drainBlockers);
-  const written = writeBack(pass, works, nodeStatus, [...refreshed.events, ...holds.events]);
+  const written = writeBack(pass, works, nodeStatus, [...refreshed.events, ...holds.events], decided.gates);
   const status = scrStatus(pass, {
     works,
     nodeStatus,
@@ -49,9 +50,13 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
     failureReports: failureReports(works),
     configMaps: cycles.upserts,
     nodeWrites: written.nodeWrites,
-    cordonReleases: releaseCordons(pass, nodeStatus),
+    cordonReleases: releaseCordons(pass, nodeStatus, decided.gates),
     slotTakers: written.slotTakers,
-    nodeMetadata: [...advanced.cordons, ...holds.actions],
+    nodeMetadata: [
+      ...advanced.cordons,
+      ...holds.actions,
+      ...gateAnnotationWrites(pass.name, pass.targeted, decided.gates),
+    ],
     deletes: [...untargetedOpDeletes(pass), ...cycles.deletes, ...advanced.deletes, ...expired.deletes],
     suspends: suspendOps(pass),
     creates: advanced.creates,

@@ -4,6 +4,7 @@
  * only, so the planner stays a pure function and the reconciler can be written against these types.
  */
 import type { DeploymentPolicy } from '../../../api/deployment-policy.js';
+import type { HealthGateResults } from '../../../api/health-gates.js';
 import { DEFAULT_RUNTIME_REQUIRED_TAINT } from '../../../api/names.js';
 import type { DrainOptions, NodeOpPhase } from '../../../api/nodeop.js';
 import type { Interrupt, Skyhook, SkyhookStatus } from '../../../api/skyhook.js';
@@ -18,16 +19,12 @@ export interface PlannerInput {
   /** The stage NodeOps of every SCR (NodeOps without a skyhookStage are not passed). */
   stageOps: StageOpSummary[];
   settings?: Partial<PlannerSettings>;
-  /**
-   * Return the actions of this SCR only. Every SCR before it (by priority) is still planned, since
-   * it holds back this one per node; those after it are not planned at all.
-   */
+  /** Only this SCR's actions (earlier SCRs by priority are still planned: they hold it back; later ones are not). */
   only?: string;
-  /**
-   * Every DeploymentPolicy of the cluster. An SCR naming a policy that is not here is blocked
-   * (DeploymentPolicyNotFound), so the reconciler must pass them whenever any SCR uses one.
-   */
+  /** Every DeploymentPolicy; an SCR naming one not here is blocked (DeploymentPolicyNotFound): pass them. */
   deploymentPolicies?: DeploymentPolicy[];
+  /** The DeploymentPolicies' health gates as evaluated now (views/health-gates/); absent = none checked. */
+  healthGates?: HealthGateResults;
 }
 
 export interface SkyhookInput {

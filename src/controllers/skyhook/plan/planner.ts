@@ -33,6 +33,7 @@ export function planNextActions(input: PlannerInput): PlanResult {
       gates,
       skyhooks: scrs,
       ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}),
+      ...(input.healthGates ? { healthGates: input.healthGates } : {}),
     });
     const name = nameOf(skyhook.skyhook);
     planned.set(name, plan.nodeStatus);

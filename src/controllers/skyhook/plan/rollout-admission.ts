@@ -23,8 +23,10 @@ export interface RolloutNode {
   /** Started earlier and not finished (nodePriority entry, or persisted in_progress/erroring status). */
   sticky: boolean;
   complete: boolean;
-  /** A package is erroring there. */
+  /** A package is erroring there, or a health gate timed out. */
   failed: boolean;
+  /** Packages done, waiting on a health gate: it keeps its slot (health-gate-plan.ts). */
+  gating?: boolean;
 }
 
 export interface CompartmentAdmission {
@@ -43,7 +45,7 @@ export function admitCompartment(
   if (compartment.strategy === undefined) {
     const candidates = nodes.map((n) => ({
       node: n.node,
-      busy: n.busy || n.holdsCordon,
+      busy: n.busy || n.holdsCordon || n.gating === true,
       ready: n.ready,
       sticky: n.sticky,
     }));
@@ -51,7 +53,7 @@ export function admitCompartment(
   }
   const strategy = compartment.strategy;
   let state = compact(previous ?? INITIAL_BATCH_STATE);
-  const inBatch = nodes.filter((n) => !n.complete && (n.busy || (n.sticky && !n.failed)));
+  const inBatch = nodes.filter((n) => !n.complete && (n.busy || ((n.sticky || n.gating === true) && !n.failed)));
   if (inBatch.length > 0)
     return {
       admitted: inBatch.filter((n) => n.ready).map((n) => n.node),

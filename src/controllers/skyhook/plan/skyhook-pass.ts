@@ -3,6 +3,7 @@
  * nodes it targets and its ops. Every phase of `planSkyhook` reads it; none changes it.
  */
 import type { DeploymentPolicy } from '../../../api/deployment-policy.js';
+import type { HealthGateResults } from '../../../api/health-gates.js';
 import type { Skyhook, SkyhookSpec } from '../../../api/skyhook.js';
 import { SKYHOOK_ANNOTATIONS } from '../../../api/names.js';
 import { skyhookSpecProblems } from '../../../api/spec-checks.js';
@@ -26,6 +27,8 @@ export interface SkyhookPlanInput {
   policies?: DeploymentPolicy[];
   /** Every SCR of the cluster, for the conflicts between them (input-warnings.ts). */
   skyhooks?: Skyhook[];
+  /** The health gates' results and problems (health-gate-plan.ts); absent = none evaluated. */
+  healthGates?: HealthGateResults;
 }
 
 export interface SkyhookPass extends SkyhookPlanInput {
@@ -60,7 +63,10 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
   const spec = scr.spec;
   const paused = scr.metadata.annotations?.[SKYHOOK_ANNOTATIONS.pause] === 'true';
   const disabled = scr.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
-  const problems = skyhookSpecProblems(spec);
+  const problems = [
+    ...skyhookSpecProblems(spec),
+    ...(spec.deploymentPolicy ? (input.healthGates?.problems[spec.deploymentPolicy] ?? []) : []),
+  ];
   const targeted = input.nodes
     .filter((node) => selectorMatches(spec.nodeSelectors, node.labels))
     .sort((a, b) => a.createdAt - b.createdAt || (a.name < b.name ? -1 : 1));

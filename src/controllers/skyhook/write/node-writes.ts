@@ -100,6 +100,7 @@ function perSkyhookAnnotations(skyhook: string): string[] {
     nodeAnnotations.drainBlocked,
     nodeAnnotations.drainStart,
     nodeAnnotations.recordedOps,
+    nodeAnnotations.healthGate,
   ].map((key) => key(skyhook));
 }
 
