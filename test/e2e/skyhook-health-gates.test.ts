@@ -148,3 +148,29 @@ describe('a beforeUncordon gate that never passes', () => {
     expect(annotation(released, nodeAnnotations.cordon('uncordongate'))).toBeUndefined();
   }, 240_000);
 });
+
+describe('gate problems', () => {
+  it('the API server refuses a gate with two checks, naming the field; a CEL expression that does not compile is InvalidSpec naming it', async () => {
+    const refused = createDeploymentPolicy(h, 'two-checks', {
+      default: { budget: { count: 1 }, strategy: { fixed: {} } },
+      healthGates: {
+        beforeBatch: [{ name: 'both', cel: 'true', nodeConditions: [{ type: 'Ready', status: 'True' }] }],
+      },
+    });
+    await expect(refused).rejects.toThrow(
+      /spec\.healthGates\.beforeBatch\[0\]: Invalid value: "object": healthGates: a gate sets exactly one of nodeConditions, cel, pods or prometheus/,
+    );
+    await createDeploymentPolicy(h, 'bad-cel', {
+      default: { budget: { count: 1 }, strategy: { fixed: {} } },
+      healthGates: { beforeBatch: [{ name: 'typo', cel: 'nod.metadata.name == "x"' }] },
+    });
+    await createGroupSkyhook(h, 'badcel', 'batch', { deploymentPolicy: 'bad-cel', packages: { pkg: PACKAGE } });
+    const scr = await waitForSkyhook(h, 'badcel', (s) =>
+      (s.status?.conditions ?? []).some((c) => c.type === 'InvalidSpec' && c.status === 'True'),
+    );
+    const condition = scr.status?.conditions?.find((c) => c.type === 'InvalidSpec');
+    expect(condition?.message).toContain(
+      'DeploymentPolicy bad-cel spec.healthGates.beforeBatch[0].cel: Unknown variable: nod',
+    );
+  }, 60_000);
+});
