@@ -158,7 +158,7 @@ describe('gate problems', () => {
       },
     });
     await expect(refused).rejects.toThrow(
-      /spec\.healthGates\.beforeBatch\[0\]: Invalid value: "object": healthGates: a gate sets exactly one of nodeConditions, cel, pods or prometheus/,
+      /spec\.healthGates\.beforeBatch\[0\]: Invalid value: .*healthGates: a gate sets exactly one of nodeConditions, cel, pods or prometheus/,
     );
     await createDeploymentPolicy(h, 'bad-cel', {
       default: { budget: { count: 1 }, strategy: { fixed: {} } },
