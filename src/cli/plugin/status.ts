@@ -15,6 +15,8 @@ export interface SkyhookSummary {
   paused: boolean;
   disabled: boolean;
   deploymentPolicy?: string;
+  /** When the next maintenance window opens, while nodes wait for one to start an interrupt. */
+  nextMaintenanceWindow?: string;
 }
 
 export function summarizeSkyhook(skyhook: Skyhook): SkyhookSummary {
@@ -30,6 +32,7 @@ export function summarizeSkyhook(skyhook: Skyhook): SkyhookSummary {
     disabled: annotations[SKYHOOK_ANNOTATIONS.disable] === 'true',
   };
   if (skyhook.spec.deploymentPolicy) summary.deploymentPolicy = skyhook.spec.deploymentPolicy;
+  if (skyhook.status?.nextMaintenanceWindow) summary.nextMaintenanceWindow = skyhook.status.nextMaintenanceWindow;
   return summary;
 }
 
@@ -48,6 +51,7 @@ export const SKYHOOK_COLUMNS: Column<SkyhookSummary>[] = [
   { header: 'DISABLED', value: (s) => yesNo(s.disabled) },
   { header: 'PACKAGES', value: (s) => s.packages || '-' },
   { header: 'POLICY', value: (s) => s.deploymentPolicy ?? '-', wide: true },
+  { header: 'NEXT-WINDOW', value: (s) => s.nextMaintenanceWindow ?? '-', wide: true },
 ];
 
 export async function runStatus(ctx: PluginContext, positionals: string[]): Promise<number> {

@@ -12,6 +12,7 @@ import { packageRows, rerunChanges } from '../../../src/cli/plugin/package.js';
 import { formatLogs, stagePods } from '../../../src/cli/plugin/package-logs.js';
 import { batchResetChange, skyhookResetChanges } from '../../../src/cli/plugin/reset.js';
 import { summarizeNode } from '../../../src/cli/plugin/node-summary.js';
+import { SKYHOOK_COLUMNS, skyhookName, summarizeSkyhook } from '../../../src/cli/plugin/status.js';
 
 const entry = (stage: string, state: string): string =>
   `{"motd|1.1.0":{"name":"motd","version":"1.1.0","image":"img","stage":"${stage}","state":"${state}"}}`;
@@ -284,5 +285,22 @@ describe('package logs', () => {
     ).toBe(
       '==> node a · stage apply · job j · pod p · container c1 <==\none\n\n==> node a · stage apply · pod r · container c2 <==\ntwo\n',
     );
+  });
+});
+
+describe('status of a Skyhook waiting for a maintenance window', () => {
+  it('shows when the next window opens with -o wide', () => {
+    const summary = summarizeSkyhook({
+      apiVersion: 'skyhook.nvidia.com/v1alpha1',
+      kind: 'Skyhook',
+      metadata: { name: 'kernel' },
+      spec: { deploymentPolicy: 'nights', packages: {} },
+      status: { status: 'in_progress', nextMaintenanceWindow: '2026-11-24T21:00:00Z' },
+    });
+    expect(summary.nextMaintenanceWindow).toBe('2026-11-24T21:00:00Z');
+    const wide = render([summary], SKYHOOK_COLUMNS, 'wide', skyhookName);
+    expect(wide.split('\n')[0]).toMatch(/POLICY +NEXT-WINDOW$/);
+    expect(wide.split('\n')[1]).toMatch(/nights +2026-11-24T21:00:00Z$/);
+    expect(render([summary], SKYHOOK_COLUMNS, 'table', skyhookName)).not.toContain('NEXT-WINDOW');
   });
 });

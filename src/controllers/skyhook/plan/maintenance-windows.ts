@@ -7,6 +7,7 @@
 import type { MaintenanceWindow } from '../../../api/maintenance-window.js';
 import { describeWindow, nextWindowOpen, windowError, windowsOpen } from '../../../util/time-window.js';
 import type { NodeHold } from './node-holds.js';
+import type { NodeView } from './planner-types.js';
 
 export const OUTSIDE_WINDOW_REASON = 'OutsideMaintenanceWindow';
 
@@ -71,6 +72,29 @@ const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 
 /** The wake-up delay for a next opening: at it, but never further than MAX_WINDOW_REQUEUE_MS. */
 export function windowRequeueMs(nextOpen: number | undefined, now: number): number {
   return nextOpen === undefined ? MAX_WINDOW_REQUEUE_MS : Math.min(Math.max(0, nextOpen - now), MAX_WINDOW_REQUEUE_MS);
+}
+
+/**
+ * The verdict of each node in one pass: the sources every node is under (the policy's) plus those
+ * covering that node (its DisruptionBudgets'), computed once per distinct set of sources.
+ */
+export function nodeWindowVerdicts(
+  shared: readonly WindowSource[],
+  covering: (node: NodeView) => readonly WindowSource[],
+  now: number,
+): (node: NodeView) => WindowVerdict {
+  const memo = new Map<string, WindowVerdict>();
+  return (node) => {
+    const own = covering(node).filter((source) => source.windows.length > 0);
+    if (shared.length === 0 && own.length === 0) return OPEN;
+    const key = own.map((source) => source.name).join('\u0000');
+    let verdict = memo.get(key);
+    if (verdict === undefined) {
+      verdict = windowVerdict([...shared, ...own], now);
+      memo.set(key, verdict);
+    }
+    return verdict;
+  };
 }
 
 /** The policy's windows as a source list (empty without a policy or windows). */

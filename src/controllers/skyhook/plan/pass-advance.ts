@@ -10,7 +10,7 @@ import { OUTSIDE_WINDOW_REASON, windowRequeueMs } from './maintenance-windows.js
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
 import { malformedHold, type NodeHold } from './node-holds.js';
 import { advanceAdmittedNode, deleteOps, expiredOps, type NodeWork } from './node-work.js';
-import type { CordonNode, CreateStageOp, DeleteStageOp, DrainBlocker } from './planner-types.js';
+import type { CordonNode, CreateStageOp, DeleteStageOp, DrainBlocker, NodeView } from './planner-types.js';
 import type { RolloutNode } from './rollout-admission.js';
 import { planRollout, type RolloutPlan } from './rollout-plan.js';
 import type { DecidedNodes } from './pass-nodes.js';
@@ -115,7 +115,7 @@ export function advanceAdmittedNodes(
       const gate = decided.gates.get(node);
       const hold = gate?.hold ?? holdOutside(pass, admission, work, out.nodeStatus[node]!);
       if (hold) out.holds.set(node, hold);
-      if (hold?.reason === OUTSIDE_WINDOW_REASON) waitForWindow(pass, out);
+      if (hold?.reason === OUTSIDE_WINDOW_REASON) waitForWindow(pass, work.node, out);
       out.requeueAfterMs = earliest(out.requeueAfterMs, gate?.requeueAfterMs);
       // A strategy counts erroring nodes as failed; they show erroring until a batch picks them again.
       const strategic = rollout.compartments.some((c) => c.strategy !== undefined && c.nodes.includes(node));
@@ -126,7 +126,7 @@ export function advanceAdmittedNodes(
     const flow = planInterruptFlow(flowInput(pass, work, plan, configUpdates));
     if (flow.cordon) out.cordons.push(flow.cordon);
     if (flow.hold) out.holds.set(node, flow.hold);
-    if (flow.windowHeld) waitForWindow(pass, out);
+    if (flow.windowHeld) waitForWindow(pass, work.node, out);
     if (flow.drainBlockers.length > 0) out.drainBlockers.set(node, flow.drainBlockers);
     const advanced = advanceAdmittedNode(
       { ...work, state: flow.state },
@@ -155,7 +155,8 @@ function flowInput(
   plan: NodePackagesPlan,
   configUpdates: Record<string, string[]>,
 ): InterruptFlowInput {
-  const { name, windows } = pass;
+  const { name } = pass;
+  const windows = pass.windowsOf(work.node);
   return {
     skyhook: name,
     spec: pass.spec,
@@ -176,16 +177,17 @@ function onlyWindowHeldWork(
   plan: NodePackagesPlan,
   configUpdates: Record<string, string[]>,
 ): boolean {
-  if (pass.windows.open || work.record.malformed) return false;
+  if (pass.windowsOf(work.node).open || work.record.malformed) return false;
   const flow = planInterruptFlow(flowInput(pass, work, plan, configUpdates));
   return flow.windowHeld === true && !flow.plan.steps.some((step) => step.kind !== 'done' && step.kind !== 'wait');
 }
 
-/** Woken by a timer at the opening (not by polling); the status shows when that is. */
-function waitForWindow(pass: SkyhookPass, out: AdvancedNodes): void {
-  if (pass.windows.open) return;
-  out.requeueAfterMs = earliest(out.requeueAfterMs, windowRequeueMs(pass.windows.nextOpen, pass.now));
-  if (pass.windows.nextOpen !== undefined) out.windowOpensAt = pass.windows.nextOpen;
+/** Woken by a timer at the opening (not by polling); the status shows the earliest opening. */
+function waitForWindow(pass: SkyhookPass, node: NodeView, out: AdvancedNodes): void {
+  const windows = pass.windowsOf(node);
+  if (windows.open) return;
+  out.requeueAfterMs = earliest(out.requeueAfterMs, windowRequeueMs(windows.nextOpen, pass.now));
+  out.windowOpensAt = earliest(out.windowOpensAt, windows.nextOpen);
 }
 
 /** Why a node the rollout did not admit waits, naming what holds it. */
@@ -209,8 +211,8 @@ function holdOutside(
   if (pass.problems.length > 0) return { reason: 'InvalidSpec', detail: pass.problems.join('; ') };
   const blockers = pass.gates.blockersOn(work.node.name);
   if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };
-  if (!pass.windows.open && status === 'waiting' && !admission.nodes.get(work.node.name)?.ready)
-    return pass.windows.hold;
+  const windows = pass.windowsOf(work.node);
+  if (!windows.open && status === 'waiting' && !admission.nodes.get(work.node.name)?.ready) return windows.hold;
   return admission.rollout.holdOf(work.node.name);
 }
 

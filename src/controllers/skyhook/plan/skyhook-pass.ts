@@ -10,7 +10,7 @@ import { skyhookSpecProblems } from '../../../api/spec-checks.js';
 import { selectorMatches } from '../../../api/label-selector.js';
 import { cordonClaim } from '../../../jobs/cordon/claims.js';
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
-import { policyWindowSources, type WindowSource, type WindowVerdict, windowVerdict } from './maintenance-windows.js';
+import { nodeWindowVerdicts, policyWindowSources, type WindowVerdict } from './maintenance-windows.js';
 import type { NodeWork } from './node-work.js';
 import type { PriorityGates } from './priority-gates.js';
 import type { NodeView, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
@@ -51,10 +51,8 @@ export interface SkyhookPass extends SkyhookPlanInput {
   missingPolicy?: string;
   /** This SCR's cordon claim annotation. */
   claim: string;
-  /** The maintenance windows every targeted node is under (the policy's). */
-  windowSources: WindowSource[];
-  /** What those windows say at `now`. */
-  windows: WindowVerdict;
+  /** What the maintenance windows over a node (its SCR's policy's) say at `now`. */
+  windowsOf: (node: NodeView) => WindowVerdict;
 }
 
 export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
@@ -73,7 +71,6 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
   const policy = spec.deploymentPolicy
     ? input.policies?.find((candidate) => candidate.metadata.name === spec.deploymentPolicy)
     : undefined;
-  const windowSources = policyWindowSources(policy);
   const pass: SkyhookPass = {
     ...input,
     scr,
@@ -87,8 +84,7 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
     targeted,
     targetedNames: new Set(targeted.map((node) => node.name)),
     claim: cordonClaim(name),
-    windowSources,
-    windows: windowVerdict(windowSources, input.now),
+    windowsOf: nodeWindowVerdicts(policyWindowSources(policy), () => [], input.now),
   };
   if (policy) pass.policy = policy;
   if (spec.deploymentPolicy && policy === undefined) pass.missingPolicy = spec.deploymentPolicy;
