@@ -12,6 +12,7 @@
  * way (views/health-gates/evaluate.ts `GATE_RECHECK_MS`); `skyhook plan` so jumps to the timeout.
  */
 import {
+  DEFAULT_GATE_TIMEOUT,
   gateKey,
   gateTimeoutMs,
   type GatePoint,
@@ -106,7 +107,7 @@ export function decideGates(input: GateNodeInput): GateDecision {
 
 function waitOn(point: GatePoint, gate: HealthGate, detail: string, since: number, now: number): GateDecision {
   const timeoutMs = gateTimeoutMs(gate);
-  const timeout = gate.timeout ?? `${timeoutMs / 1000}s`;
+  const timeout = gate.timeout ?? DEFAULT_GATE_TIMEOUT;
   const release = point === 'beforeBatch';
   if (now - since >= timeoutMs) {
     const failure = `${point} gate ${gate.name} did not pass within ${timeout}: ${detail}`;

@@ -234,6 +234,32 @@ describe('beforeBatch gates in a rollout', () => {
   });
 });
 
+describe('beforeBatch gates without a strategy (a compartment that is a sliding window)', () => {
+  it('a node waiting on its gate keeps its slot: no other node starts in it until the gate passes', () => {
+    const w = gatedWorld({
+      compartments: [
+        { name: 'all', selector: { matchLabels: { 'skyhook.nvidia.com/test-node': 'yes' } }, budget: { count: 1 } },
+      ],
+      healthGates: { beforeBatch: GATES.beforeBatch! },
+    });
+    let settled = false;
+    const results = () => ({
+      p: {
+        n0: { [gateKey('beforeBatch', 'settled')]: settled ? { passed: true } : { passed: false, detail: 'not yet' } },
+      },
+    });
+    runUntil(w, results, () => waitingOf(w, 'n0')?.startsWith('HealthGate:') === true);
+    for (let i = 0; i < 5; i++) {
+      step(w, results());
+      w.now += 5_000;
+    }
+    expect(statusOf(w, 'n1')).not.toBe('in_progress');
+    settled = true;
+    runUntil(w, results, () => statusOf(w, 'n1') === 'in_progress');
+    expect(statusOf(w, 'n0')).toBe('complete');
+  });
+});
+
 describe('beforeUncordon gates after an interrupt', () => {
   const uncordon = {
     beforeUncordon: [
