@@ -8,7 +8,8 @@ import type { SkyhookStatusValue } from '../../../api/node-state.js';
 import { type InterruptFlowInput, planInterruptFlow } from './interrupt-flow.js';
 import { OUTSIDE_WINDOW_REASON, windowRequeueMs } from './maintenance-windows.js';
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
-import { malformedHold, type NodeHold } from './node-holds.js';
+import { malformedHold, POD_WAIT, type NodeHold } from './node-holds.js';
+import { podsHoldingInterrupt } from './non-interrupt-wait.js';
 import { advanceAdmittedNode, deleteOps, expiredOps, type NodeWork } from './node-work.js';
 import type { CordonNode, CreateStageOp, DeleteStageOp, DrainBlocker, NodeView } from './planner-types.js';
 import type { RolloutNode } from './rollout-admission.js';
@@ -22,12 +23,14 @@ export interface Admission {
   rollout: RolloutPlan;
   /** What the rollout knew of each node. */
   nodes: Map<string, RolloutNode>;
+  /** The non-interruptible pods holding each node that `waitsForPods`. */
+  podHolds: Map<string, string[]>;
 }
 
 /**
  * Nodes still `waiting` are ready unless an earlier SCR holds them or all they could do is start an
  * interrupt outside the maintenance windows (so they take no batch slot from nodes that can work);
- * the rollout admits within its budget.
+ * the rollout admits within its budget, nodes held by non-interruptible pods last (non-interrupt-wait.ts).
  */
 export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: Record<string, string[]>): Admission {
   const { nodeStatus } = decided;
@@ -36,17 +39,24 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: R
     nodeStatus[work.node.name] === 'waiting' &&
     pass.gates.blockersOn(work.node.name).length === 0 &&
     !onlyWindowHeldWork(pass, work, decided.plans[index]!, configUpdates);
+  const podHolds = new Map<string, string[]>();
   const nodes = new Map<string, RolloutNode>(
     decided.works.map((work, index) => {
       const complete = nodeStatus[work.node.name] === 'complete';
       const gate = decided.gates.get(work.node.name);
+      const busy = work.ops.some(isLive);
+      const isReady = !pass.frozen && ready(work, index);
+      const pods =
+        busy || !isReady ? [] : podsHoldingInterrupt(pass.spec, work.node, decided.plans[index]!, configUpdates);
+      if (pods.length > 0) podHolds.set(work.node.name, pods);
       return [
         work.node.name,
         {
           node: work.node.name,
-          busy: work.ops.some(isLive),
+          busy,
+          waitsForPods: pods.length > 0,
           holdsCordon: !complete && Object.hasOwn(work.node.annotations, pass.claim),
-          ready: !pass.frozen && ready(work, index),
+          ready: isReady,
           sticky:
             priority[work.node.name] !== undefined ||
             work.record.status === 'in_progress' ||
@@ -66,7 +76,7 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: R
     previous: pass.scr.status?.compartmentStatuses,
     complete: decided.works.every((work) => nodeStatus[work.node.name] === 'complete'),
   });
-  return { rollout, nodes };
+  return { rollout, nodes, podHolds };
 }
 
 export interface AdvancedNodes {
@@ -145,6 +155,9 @@ export function advanceAdmittedNodes(
       : 'in_progress';
     out.priority[node] ??= new Date(now).toISOString();
   });
+  // A node held by its pods cordons after the nodes that can proceed: a cluster budget's last slot goes to them.
+  const heldByPods = (cordon: CordonNode): boolean => admission.podHolds.has(cordon.node);
+  out.cordons = [...out.cordons.filter((c) => !heldByPods(c)), ...out.cordons.filter(heldByPods)];
   return out;
 }
 
@@ -213,6 +226,9 @@ function holdOutside(
   if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };
   const windows = pass.windowsOf(work.node);
   if (!windows.open && status === 'waiting' && !admission.nodes.get(work.node.name)?.ready) return windows.hold;
+  // Its own pods hold it first: even with a free slot it would wait for them.
+  const pods = admission.podHolds.get(work.node.name);
+  if (pods !== undefined) return { reason: POD_WAIT, detail: pods.join(', ') };
   return admission.rollout.holdOf(work.node.name);
 }
 
