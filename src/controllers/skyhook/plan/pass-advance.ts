@@ -114,14 +114,20 @@ export function advanceAdmittedNodes(
     creates: [],
     deletes: [],
   };
-  decided.works.forEach((decidedWork, index) => {
+  // Nodes held by their pods go last, so whatever they take (a cordon, a cluster budget's slot) goes
+  // to the nodes that can proceed first; their works keep their place.
+  const works: NodeWork[] = [];
+  const last = (index: number): number => (admission.podHolds.has(decided.works[index]!.node.name) ? 1 : 0);
+  const order = decided.works.map((_, index) => index).sort((a, b) => last(a) - last(b) || a - b);
+  for (const index of order) {
+    const decidedWork = decided.works[index]!;
     const plan = decided.plans[index]!;
     const node = decidedWork.node.name;
     const strays = deleteOps(decidedWork, pass.frozen ? [] : plan.strayOps, 'no package needs this stage now');
     const work = strays.work;
     out.deletes.push(...strays.deletes);
     if (!rollout.admitted.has(node)) {
-      out.works.push(work);
+      works[index] = work;
       const gate = decided.gates.get(node);
       const hold = gate?.hold ?? holdOutside(pass, admission, work, out.nodeStatus[node]!);
       if (hold) out.holds.set(node, hold);
@@ -131,7 +137,7 @@ export function advanceAdmittedNodes(
       const strategic = rollout.compartments.some((c) => c.strategy !== undefined && c.nodes.includes(node));
       if (strategic && out.nodeStatus[node] === 'waiting' && admission.nodes.get(node)!.failed)
         out.nodeStatus[node] = 'erroring';
-      return;
+      continue;
     }
     const flow = planInterruptFlow(flowInput(pass, work, plan, configUpdates));
     if (flow.cordon) out.cordons.push(flow.cordon);
@@ -146,7 +152,7 @@ export function advanceAdmittedNodes(
       settings,
       now,
     );
-    out.works.push({ ...work, state: advanced.state, ops: advanced.ops });
+    works[index] = { ...work, state: advanced.state, ops: advanced.ops };
     out.creates.push(...advanced.creates.map(flow.decorate));
     out.deletes.push(...advanced.deletes);
     out.requeueAfterMs = earliest(out.requeueAfterMs, advanced.requeueAfterMs);
@@ -154,10 +160,8 @@ export function advanceAdmittedNodes(
       ? 'erroring'
       : 'in_progress';
     out.priority[node] ??= new Date(now).toISOString();
-  });
-  // A node held by its pods cordons after the nodes that can proceed: a cluster budget's last slot goes to them.
-  const heldByPods = (cordon: CordonNode): boolean => admission.podHolds.has(cordon.node);
-  out.cordons = [...out.cordons.filter((c) => !heldByPods(c)), ...out.cordons.filter(heldByPods)];
+  }
+  out.works = works;
   return out;
 }
 
