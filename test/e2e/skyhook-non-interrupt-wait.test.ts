@@ -94,6 +94,14 @@ describe('a node held by a non-interruptible pod', () => {
     for (const n of others) expect(stages[n]).toEqual(['apply', 'config', 'interrupt', 'post-interrupt']);
     expect(stages[HELD]).toBeUndefined();
     expect(timeline.maxCordoned()).toBeLessThanOrEqual(2);
+    // The held node kept no slot: two of the others were cordoned at once, and it was cordoned (if at
+    // all yet) only after two of them were done, when its slot would otherwise have stayed idle.
+    const spans = others.flatMap((n) => timeline.spansOf(n));
+    expect(
+      spans.some((a) => spans.some((b) => a !== b && a.from < (b.to ?? Infinity) && b.from < (a.to ?? Infinity))),
+    ).toBe(true);
+    const ends = spans.map((span) => span.to ?? Infinity).sort((a, b) => a - b);
+    for (const span of timeline.spansOf(HELD)) expect(span.from).toBeGreaterThanOrEqual(ends[1]!);
 
     const held = await readNode(HELD);
     const since = annotation(held, nodeAnnotations.nonInterruptWaitSince('waits'));
