@@ -31,6 +31,15 @@ export const SKYHOOK_ANNOTATIONS = {
   version: `${PREFIX}/version`,
 } as const;
 
+/**
+ * Annotations a workload puts on its own pods. `non-interruptible: "true"` (only that exact value)
+ * protects the pod from every Skyhook's interrupts as podNonInterruptLabels does, without the
+ * cluster administrator's selector having to know the workload's labels.
+ */
+export const POD_ANNOTATIONS = {
+  nonInterruptible: `${PREFIX}/non-interruptible`,
+} as const;
+
 export const SKYHOOK_FINALIZER = `${PREFIX}/skyhook`;
 
 /** Per-SCR node annotations; `<skyhook>` is the SCR's name. */
@@ -56,6 +65,12 @@ export const nodeAnnotations = {
   /** Ours: why this SCR's work on the node is held (`<Reason>: <what holds it>`); absent when nothing holds it. */
   waiting: (skyhook: string): string => `${PREFIX}/waiting_${skyhook}`,
   /**
+   * Ours: RFC3339 time since which non-interruptible pods have held this SCR's interrupt on the node
+   * (podNonInterruptLabels or the pod opt-in annotation); absent when they do not. Kept on the node so
+   * an operator restart neither resets the wait's duration nor its warning threshold.
+   */
+  nonInterruptWaitSince: (skyhook: string): string => `${PREFIX}/nonInterruptWaitSince_${skyhook}`,
+  /**
    * Ours: comma-separated uids of this SCR's finished stage NodeOps on the node whose outcome is in
    * `nodeState_`. Written in the same patch as the state, so an outcome is never applied twice and
    * marking it costs no write of its own.
@@ -76,6 +91,7 @@ export const NODE_ANNOTATION_PREFIXES = {
   drainStart: `${PREFIX}/drainStart_`,
   drainBlocked: `${PREFIX}/drainBlocked_`,
   waiting: `${PREFIX}/waiting_`,
+  nonInterruptWaitSince: `${PREFIX}/nonInterruptWaitSince_`,
   autoTaint: `${PREFIX}/autoTaint_`,
   healthGate: `${PREFIX}/healthGate_`,
   /** Ours: `maintenance_<policy>: "true"`: a MaintenancePolicy's slot holder cordoned the node (a shared cordon claim). */

@@ -96,6 +96,12 @@ export const SkyhookSpec = Type.Object(
     podNonInterruptLabels: Type.Optional(
       LabelSelector('Pods matching this selector on a node hold back its interrupts.'),
     ),
+    podNonInterruptWarnAfter: Type.Optional(
+      Duration({
+        description:
+          'Report-only: a node whose interrupt non-interruptible pods have held this long gets a Warning Event and the Blocked reason NonInterruptWaitLong; the pods are never interrupted. Unset or 0 = no warning.',
+      }),
+    ),
     nodeSelectors: Type.Optional(LabelSelector('Nodes this Skyhook targets; empty selects all nodes.')),
     deploymentPolicy: Type.Optional(
       Type.String({ maxLength: 253, description: 'Name of a DeploymentPolicy; excludes interruptionBudget.' }),

@@ -10,6 +10,7 @@
  * managedFields always goes (no reader, and often the largest part of an object).
  */
 import type { V1Job, V1Node, V1NodeSystemInfo, V1ObjectMeta, V1Pod } from '@kubernetes/client-node';
+import { POD_ANNOTATIONS } from '../api/names.js';
 import type { NodeOp } from '../api/nodeop.js';
 import { upgradeLegacyStageFields } from '../templates/legacy-stage-fields.js';
 
@@ -78,7 +79,8 @@ export function cachedNodeOpPod(pod: V1Pod): V1Pod {
 /**
  * Every live pod bound to a node, for the Skyhook controller's podNonInterruptLabels barrier: in a
  * real cluster the largest cache by far (all pods of all nodes), so it keeps only what
- * node-pods.ts reads: name, namespace, labels, the controller owner's kind, deletionTimestamp,
+ * node-pods.ts reads: name, namespace, labels, the opt-in annotation `skyhook.nvidia.com/non-interruptible`
+ * (no other annotation: they can be large), the controller owner's kind, deletionTimestamp,
  * spec.nodeName and status.phase (plus resourceVersion for the informer), and the Ready condition
  * for health gates (views/health-gates/gate-checks.ts).
  */
@@ -98,6 +100,7 @@ export function cachedBarrierPod(pod: V1Pod): V1Pod {
             creationTimestamp: metadata.creationTimestamp,
             deletionTimestamp: metadata.deletionTimestamp,
             labels: metadata.labels,
+            annotations: optInAnnotations(metadata.annotations),
             ownerReferences: metadata.ownerReferences,
           }),
     spec: pod.spec === undefined ? undefined : defined({ nodeName: pod.spec.nodeName, containers: [] }),
@@ -110,6 +113,12 @@ export function cachedBarrierPod(pod: V1Pod): V1Pod {
             conditions: pod.status.conditions?.filter((c) => c.type === 'Ready'),
           }),
   });
+}
+
+/** Of a pod's annotations only the non-interruptible opt-in, when set. */
+function optInAnnotations(annotations: Record<string, string> | undefined): Record<string, string> | undefined {
+  const value = annotations?.[POD_ANNOTATIONS.nonInterruptible];
+  return value === undefined ? undefined : { [POD_ANNOTATIONS.nonInterruptible]: value };
 }
 
 /**

@@ -112,12 +112,16 @@ describe('valid documents', () => {
     expect(at(demo, 'spec', 'nodeSelectors')).toEqual({ matchLabels: { 'skyhook.nvidia.com/test-node': 'demo' } });
   });
 
-  it.each(['interrupts.yaml', 'budget.yaml', 'deployment-policy.yaml', 'maintenance-window.yaml', 'nodeop.yaml'])(
-    'accepts config/samples/%s',
-    async (file) => {
-      await kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'config/samples', file)]);
-    },
-  );
+  it.each([
+    'interrupts.yaml',
+    'budget.yaml',
+    'deployment-policy.yaml',
+    'maintenance-window.yaml',
+    'nodeop.yaml',
+    'non-interruptible.yaml',
+  ])('accepts config/samples/%s', async (file) => {
+    await kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'config/samples', file)]);
+  });
 
   it("fills in DeploymentPolicy strategy defaults as upstream's webhook does", async () => {
     const policy = await getJson('deploymentpolicy', 'staged');

@@ -132,6 +132,7 @@ export class SkyhookReconciler {
       ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy)
       : undefined;
     this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy, this.waitReasons(key), now);
+    this.metrics.podWaits.report(key, this.podWaitStarts(key), now);
     return statusWrite.requeueAfterMs === undefined ? undefined : { requeueAfterMs: statusWrite.requeueAfterMs };
   }
 
@@ -180,13 +181,31 @@ export class SkyhookReconciler {
     return reasons;
   }
 
-  /** Nodes with their pods when some SCR has a podNonInterruptLabels barrier (nobody else reads them). */
+  /** When non-interruptible pods started holding each node of the SCR, from `nonInterruptWaitSince_<scr>`. */
+  private podWaitStarts(name: string): Map<string, number> {
+    const key = nodeAnnotations.nonInterruptWaitSince(name);
+    const starts = new Map<string, number>();
+    for (const node of this.io.caches.nodes.list()) {
+      const since = Date.parse(node.metadata?.annotations?.[key] ?? '');
+      if (Number.isFinite(since)) starts.set(nameOf(node), since);
+    }
+    return starts;
+  }
+
+  /**
+   * Nodes with their pods when some SCR has a podNonInterruptLabels barrier (nobody else reads them);
+   * without one, only the nodes with opted-in pods get theirs (a node without `pods` has none).
+   */
   private nodeViews(skyhooks: Skyhook[]): NodeView[] {
     const { caches } = this.io;
     const views = caches.nodes.list().map(nodeViewOf);
-    if (!anyPodBarrier(skyhooks)) return views;
-    const pods = podViewsByNode(caches.pods.list());
-    return views.map((view) => ({ ...view, pods: pods.get(view.name) ?? [] }));
+    const barrier = anyPodBarrier(skyhooks);
+    const pods = podViewsByNode(caches.pods.list(), !barrier);
+    if (!barrier && pods.size === 0) return views;
+    return views.map((view) => {
+      const on = pods.get(view.name);
+      return barrier || on !== undefined ? { ...view, pods: on ?? [] } : view;
+    });
   }
 
   private async deleteStaleConfigMaps(skyhook: Skyhook): Promise<void> {

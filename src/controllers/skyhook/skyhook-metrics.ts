@@ -3,7 +3,8 @@
  * dashboards and alerts work unchanged. Each report resets one SCR's series and sets them again;
  * a deleted SCR's series are removed. Ours besides: the nodes held per wait reason (the
  * `waiting_<scr>` annotations) and since when the longest of them has waited, as a timestamp so
- * that an alert on `time() - …` keeps counting while nothing happens and nothing is reconciled.
+ * that an alert on `time() - …` keeps counting while nothing happens and nothing is reconciled;
+ * and each node's wait for non-interruptible pods (non-interrupt-wait-metrics.ts).
  */
 import { Gauge, type Registry } from 'prom-client';
 import { SKYHOOK_STATUSES, type Skyhook, type SkyhookStatus } from '../../api/skyhook.js';
@@ -11,6 +12,7 @@ import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { DEFAULT_COMPARTMENT } from '../../api/names.js';
 import { strategyParams } from './plan/compartments.js';
 import { nameOf } from '../../api/object-meta.js';
+import { NonInterruptWaitMetrics } from './non-interrupt-wait-metrics.js';
 
 /** Upstream's policy_name label of an SCR rolled out by its interruptionBudget. */
 const LEGACY_POLICY = 'legacy';
@@ -40,11 +42,14 @@ export class SkyhookMetrics {
   private readonly waitingSince: Gauge<'skyhook_name' | 'reason'>;
   /** When this process first saw each node of an SCR held for its current reason (SCR → node → wait). */
   private readonly waitStarts = new Map<string, Map<string, { reason: string; sinceMs: number }>>();
+  /** Each node's wait for non-interruptible pods, from its persisted start. */
+  readonly podWaits: NonInterruptWaitMetrics;
   /** The series set per SCR, so they can be removed (prom-client removes exact label sets only). */
   private readonly series = new Map<string, { gauge: Gauge<string>; labels: Record<string, string> }[]>();
 
   constructor(registry: Registry) {
     const registers = [registry];
+    this.podWaits = new NonInterruptWaitMetrics(registry);
     this.status = new Gauge({
       name: 'skyhook_status',
       help: "1 for the Skyhook's current status, 0 for the others",
@@ -178,6 +183,7 @@ export class SkyhookMetrics {
   forget(name: string): void {
     this.remove(name);
     this.waitStarts.delete(name);
+    this.podWaits.forget(name);
   }
 
   /** Held nodes per reason and the earliest start among them; a node keeps its start while its reason stays. */

@@ -12,6 +12,7 @@ import {
   nodeAnnotations,
   nodeConditionTypes,
   nodeLabels,
+  POD_ANNOTATIONS,
 } from '../../../src/api/names.js';
 import { cachedBarrierPod, cachedJob, cachedNode, cachedNodeOpPod } from '../../../src/controllers/cached-objects.js';
 import { bootIdOf, isNodeReady, rebootObserved } from '../../../src/controllers/nodeop/node-status.js';
@@ -187,6 +188,7 @@ function fullPod(
     deleting?: boolean;
     owner?: { kind: string; name: string; apiVersion?: string };
     status?: V1Pod['status'];
+    annotations?: Record<string, string>;
   } = {},
 ): V1Pod {
   return JSON.parse(
@@ -201,7 +203,7 @@ function fullPod(
         creationTimestamp: '2030-01-01T00:00:00Z',
         ...(extra.deleting ? { deletionTimestamp: '2030-01-01T00:10:00Z' } : {}),
         labels: { app: 'web', ...extra.labels },
-        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(500) },
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(500), ...extra.annotations },
         ownerReferences: [
           {
             apiVersion: extra.owner?.apiVersion ?? 'apps/v1',
@@ -256,6 +258,19 @@ describe('cachedBarrierPod', () => {
       },
     });
     expect(podChangeMatters(cachedBarrierPod(restarted), trimmed[0]!)).toBe(false);
+  });
+
+  it('keeps the non-interruptible opt-in annotation (and no other), which wakes every SCR on the node', () => {
+    const optedIn = fullPod('train', { annotations: { [POD_ANNOTATIONS.nonInterruptible]: 'true' } });
+    const kept = cachedBarrierPod(optedIn);
+    expect(kept.metadata?.annotations).toEqual({ [POD_ANNOTATIONS.nonInterruptible]: 'true' });
+    expect(podView(kept)).toEqual({ ...podView(optedIn), nonInterruptible: true });
+    expect(podView(trimmed[0]!).nonInterruptible).toBeUndefined();
+    expect(podViewsByNode([kept, ...trimmed], true)).toEqual(new Map([['node-a', [podView(kept)]]]));
+    const scrs = [skyhook('any', { nodeSelectors: { matchLabels: { type: 'kwok' } } })];
+    expect(skyhooksHeldByPod([kept], scrs, (name) => fullNode(name))).toEqual(['any']);
+    expect(skyhooksHeldByPod([trimmed[0]!], scrs, (name) => fullNode(name))).toEqual([]);
+    expect(podChangeMatters(kept, cachedBarrierPod(fullPod('train')))).toBe(true);
   });
 
   it('keeps only what the barrier reads (plus resourceVersion for the informer)', () => {

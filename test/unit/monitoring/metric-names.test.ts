@@ -24,6 +24,8 @@ const HISTOGRAM_SUFFIXES = ['_bucket', '_sum', '_count'];
 /** The modules that create metrics; a new one must be added to operatorRegistry() below. */
 const METRIC_MODULES = [
   'src/controllers/nodeop/stage-metrics.ts',
+  // Created by SkyhookMetrics, so already in operatorRegistry().
+  'src/controllers/skyhook/non-interrupt-wait-metrics.ts',
   'src/controllers/skyhook/skyhook-metrics.ts',
   'src/kube/metrics.ts',
 ];

@@ -95,8 +95,13 @@ export function drainBlockedCondition(
 }
 
 /** `1 node blocked by non-interrupt pods (node-a). Waiting.` as newer upstream words the Blocked condition. */
-export function nonInterruptBlockedMessage(nodes: string[]): string {
-  const sorted = [...nodes].sort();
-  const names = sorted.length > NODE_LIST_LIMIT ? '(list truncated; see controller logs)' : `(${sorted.join(', ')})`;
-  return `${sorted.length} ${sorted.length === 1 ? 'node' : 'nodes'} blocked by non-interrupt pods ${names}. Waiting.`;
+export function nonInterruptBlockedMessage(nodes: string[], long: string[] = []): string {
+  const list = (of: string[]): string => {
+    const sorted = [...of].sort();
+    return sorted.length > NODE_LIST_LIMIT ? '(list truncated; see controller logs)' : `(${sorted.join(', ')})`;
+  };
+  const count = (n: number): string => `${n} ${n === 1 ? 'node' : 'nodes'}`;
+  const over =
+    long.length === 0 ? '' : ` ${count(long.length)} waited longer than podNonInterruptWarnAfter ${list(long)}.`;
+  return `${count(nodes.length)} blocked by non-interrupt pods ${list(nodes)}. Waiting.${over}`;
 }

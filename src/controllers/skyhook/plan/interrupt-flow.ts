@@ -217,14 +217,20 @@ const atInterrupt = (entry: PackageStatus | undefined): boolean =>
   ((entry.stage === 'config' && entry.state === 'complete') ||
     (entry.stage === 'interrupt' && entry.state !== 'complete'));
 
-/** Running or pending pods matching the selector; an empty selector protects nothing. Unknown pods hold. */
+/**
+ * Running or pending pods matching the selector or opted in by their annotation (every SCR protects
+ * those); an empty selector protects only opted-in pods. Unknown pods hold an SCR with a selector.
+ */
 export function protectedPods(selector: LabelSelector | undefined, node: NodeView): string[] {
   const empty =
     Object.keys(selector?.matchLabels ?? {}).length === 0 && (selector?.matchExpressions ?? []).length === 0;
-  if (empty) return [];
-  if (node.pods === undefined) return ['(pods on the node not known yet)'];
-  return node.pods
-    .filter((pod) => (pod.phase === 'Running' || pod.phase === 'Pending') && selectorMatches(selector, pod.labels))
+  if (!empty && node.pods === undefined) return ['(pods on the node not known yet)'];
+  return (node.pods ?? [])
+    .filter(
+      (pod) =>
+        (pod.phase === 'Running' || pod.phase === 'Pending') &&
+        (pod.nonInterruptible === true || (!empty && selectorMatches(selector, pod.labels))),
+    )
     .map((pod) => `${pod.namespace}/${pod.name}`)
     .sort();
 }

@@ -1,8 +1,10 @@
 /**
  * Every wait made visible. Each node whose work for an SCR is held gets `waiting_<scr>` =
  * `<Reason>: <what holds it>` (the pods, taints, SCRs or budget), an Event when the reason starts,
- * and the SCR gets newer upstream's conditions: `Blocked` (NonInterruptPodsRunning) and
- * `DrainBlocked` naming the pods. Drain blockers are also kept per node in `drainBlocked_<scr>`.
+ * and the SCR gets newer upstream's conditions: `Blocked` (NonInterruptPodsRunning, or
+ * NonInterruptWaitLong once a node's wait passes `podNonInterruptWarnAfter`) and `DrainBlocked`
+ * naming the pods. Drain blockers are also kept per node in `drainBlocked_<scr>`, and the start of a
+ * wait for non-interruptible pods in `nonInterruptWaitSince_<scr>` (non-interrupt-wait.ts).
  */
 import { nodeAnnotations, SKYHOOK_CONDITIONS } from '../../../api/names.js';
 import type { NodeStateMalformedError } from '../../../api/node-state.js';
@@ -15,15 +17,25 @@ export interface NodeHold {
   detail: string;
 }
 
+/** The hold of a node whose interrupt non-interruptible pods hold. */
+export const POD_WAIT = 'NonInterruptPodsRunning';
+/** The same hold once it has lasted longer than `podNonInterruptWarnAfter` (report-only). */
+export const POD_WAIT_LONG = 'NonInterruptWaitLong';
+
+export const isPodWait = (reason: string | undefined): boolean => reason === POD_WAIT || reason === POD_WAIT_LONG;
+
 export interface NodeHoldReport {
   node: NodeView;
   hold?: NodeHold;
   drainBlockers: DrainBlocker[];
+  /** Since when non-interruptible pods hold the node (RFC3339), while they do. */
+  podWaitSince?: string;
 }
 
 /** Reasons worth an Event when they start (the others are routine: budget, cordoning, merging). */
 const NOTIFIED: Readonly<Record<string, 'Normal' | 'Warning'>> = {
   NonInterruptPodsRunning: 'Warning',
+  NonInterruptWaitLong: 'Warning',
   DrainBlocked: 'Warning',
   TaintNotTolerable: 'Warning',
   RolloutStopped: 'Warning',
@@ -57,16 +69,19 @@ export function holdAnnotations(
   const events: PlannerEvent[] = [];
   const waitingKey = nodeAnnotations.waiting(skyhook);
   const blockedKey = nodeAnnotations.drainBlocked(skyhook);
-  for (const { node, hold, drainBlockers } of reports) {
+  const sinceKey = nodeAnnotations.nonInterruptWaitSince(skyhook);
+  for (const { node, hold, drainBlockers, podWaitSince } of reports) {
     const waiting = hold ? `${hold.reason}: ${hold.detail}` : undefined;
     const blocked = drainBlockers.length > 0 ? JSON.stringify(drainBlockers) : undefined;
     const waitingChanged = node.annotations[waitingKey] !== waiting;
     const blockedChanged = node.annotations[blockedKey] !== blocked;
+    const sinceChanged = node.annotations[sinceKey] !== podWaitSince;
     // A patch object only for nodes that need one: this runs for every node on every pass.
-    if (waitingChanged || blockedChanged) {
+    if (waitingChanged || blockedChanged || sinceChanged) {
       const patch: Record<string, string | null> = {};
       if (waitingChanged) patch[waitingKey] = waiting ?? null;
       if (blockedChanged) patch[blockedKey] = blocked ?? null;
+      if (sinceChanged) patch[sinceKey] = podWaitSince ?? null;
       actions.push({ kind: 'setNodeAnnotations', node: node.name, annotations: patch });
     }
     const before = node.annotations[waitingKey];
@@ -78,12 +93,21 @@ export function holdAnnotations(
         reason: hold.reason,
         message: `Skyhook [${skyhook}] waits: ${hold.detail}`,
       });
-      if (hold.reason === 'NonInterruptPodsRunning') {
+      if (hold.reason === POD_WAIT) {
         events.push({
           kind: 'event',
           involved: { kind: 'Skyhook', name: skyhook },
           type: 'Warning',
           reason: 'Drain',
+          message: `node [${node.name}] interrupt held by non-interrupt pods: ${hold.detail}`,
+        });
+      }
+      if (hold.reason === POD_WAIT_LONG) {
+        events.push({
+          kind: 'event',
+          involved: { kind: 'Skyhook', name: skyhook },
+          type: 'Warning',
+          reason: POD_WAIT_LONG,
           message: `node [${node.name}] interrupt held by non-interrupt pods: ${hold.detail}`,
         });
       }
@@ -99,13 +123,15 @@ export function holdConditions(
 ): { wanted: ConditionValue[]; remove: string[] } {
   const wanted: ConditionValue[] = [];
   const remove: string[] = [];
-  const byPods = reports.filter((r) => r.hold?.reason === 'NonInterruptPodsRunning').map((r) => r.node.name);
+  const byPods = reports.filter((r) => isPodWait(r.hold?.reason)).map((r) => r.node.name);
+  const long = reports.filter((r) => r.hold?.reason === POD_WAIT_LONG).map((r) => r.node.name);
   if (byPods.length > 0) {
     wanted.push({
       type: SKYHOOK_CONDITIONS.blocked,
       status: 'True',
-      reason: 'NonInterruptPodsRunning',
-      message: nonInterruptBlockedMessage(byPods),
+      // A wait past podNonInterruptWarnAfter is what an alert on the condition should see.
+      reason: long.length > 0 ? POD_WAIT_LONG : POD_WAIT,
+      message: nonInterruptBlockedMessage(byPods, long),
     });
   } else remove.push(SKYHOOK_CONDITIONS.blocked);
   const byWindow = reports.filter((r) => r.hold?.reason === 'OutsideMaintenanceWindow');

@@ -8,7 +8,8 @@ import type { SkyhookStatusValue } from '../../../api/node-state.js';
 import { type InterruptFlowInput, planInterruptFlow } from './interrupt-flow.js';
 import { OUTSIDE_WINDOW_REASON, windowRequeueMs } from './maintenance-windows.js';
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
-import { malformedHold, type NodeHold } from './node-holds.js';
+import { malformedHold, POD_WAIT, type NodeHold } from './node-holds.js';
+import { podsHoldingInterrupt } from './non-interrupt-wait.js';
 import { advanceAdmittedNode, deleteOps, expiredOps, type NodeWork } from './node-work.js';
 import type { CordonNode, CreateStageOp, DeleteStageOp, DrainBlocker, NodeView } from './planner-types.js';
 import type { RolloutNode } from './rollout-admission.js';
@@ -22,12 +23,14 @@ export interface Admission {
   rollout: RolloutPlan;
   /** What the rollout knew of each node. */
   nodes: Map<string, RolloutNode>;
+  /** The non-interruptible pods holding each node that `waitsForPods`. */
+  podHolds: Map<string, string[]>;
 }
 
 /**
  * Nodes still `waiting` are ready unless an earlier SCR holds them or all they could do is start an
  * interrupt outside the maintenance windows (so they take no batch slot from nodes that can work);
- * the rollout admits within its budget.
+ * the rollout admits within its budget, nodes held by non-interruptible pods last (non-interrupt-wait.ts).
  */
 export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: Record<string, string[]>): Admission {
   const { nodeStatus } = decided;
@@ -36,17 +39,24 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: R
     nodeStatus[work.node.name] === 'waiting' &&
     pass.gates.blockersOn(work.node.name).length === 0 &&
     !onlyWindowHeldWork(pass, work, decided.plans[index]!, configUpdates);
+  const podHolds = new Map<string, string[]>();
   const nodes = new Map<string, RolloutNode>(
     decided.works.map((work, index) => {
       const complete = nodeStatus[work.node.name] === 'complete';
       const gate = decided.gates.get(work.node.name);
+      const busy = work.ops.some(isLive);
+      const isReady = !pass.frozen && ready(work, index);
+      const pods =
+        busy || !isReady ? [] : podsHoldingInterrupt(pass.spec, work.node, decided.plans[index]!, configUpdates);
+      if (pods.length > 0) podHolds.set(work.node.name, pods);
       return [
         work.node.name,
         {
           node: work.node.name,
-          busy: work.ops.some(isLive),
+          busy,
+          waitsForPods: pods.length > 0,
           holdsCordon: !complete && Object.hasOwn(work.node.annotations, pass.claim),
-          ready: !pass.frozen && ready(work, index),
+          ready: isReady,
           sticky:
             priority[work.node.name] !== undefined ||
             work.record.status === 'in_progress' ||
@@ -66,7 +76,7 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: R
     previous: pass.scr.status?.compartmentStatuses,
     complete: decided.works.every((work) => nodeStatus[work.node.name] === 'complete'),
   });
-  return { rollout, nodes };
+  return { rollout, nodes, podHolds };
 }
 
 export interface AdvancedNodes {
@@ -104,14 +114,20 @@ export function advanceAdmittedNodes(
     creates: [],
     deletes: [],
   };
-  decided.works.forEach((decidedWork, index) => {
+  // Nodes held by their pods go last, so whatever they take (a cordon, a cluster budget's slot) goes
+  // to the nodes that can proceed first; their works keep their place.
+  const works: NodeWork[] = [];
+  const last = (index: number): number => (admission.podHolds.has(decided.works[index]!.node.name) ? 1 : 0);
+  const order = decided.works.map((_, index) => index).sort((a, b) => last(a) - last(b) || a - b);
+  for (const index of order) {
+    const decidedWork = decided.works[index]!;
     const plan = decided.plans[index]!;
     const node = decidedWork.node.name;
     const strays = deleteOps(decidedWork, pass.frozen ? [] : plan.strayOps, 'no package needs this stage now');
     const work = strays.work;
     out.deletes.push(...strays.deletes);
     if (!rollout.admitted.has(node)) {
-      out.works.push(work);
+      works[index] = work;
       const gate = decided.gates.get(node);
       const hold = gate?.hold ?? holdOutside(pass, admission, work, out.nodeStatus[node]!);
       if (hold) out.holds.set(node, hold);
@@ -121,7 +137,7 @@ export function advanceAdmittedNodes(
       const strategic = rollout.compartments.some((c) => c.strategy !== undefined && c.nodes.includes(node));
       if (strategic && out.nodeStatus[node] === 'waiting' && admission.nodes.get(node)!.failed)
         out.nodeStatus[node] = 'erroring';
-      return;
+      continue;
     }
     const flow = planInterruptFlow(flowInput(pass, work, plan, configUpdates));
     if (flow.cordon) out.cordons.push(flow.cordon);
@@ -136,7 +152,7 @@ export function advanceAdmittedNodes(
       settings,
       now,
     );
-    out.works.push({ ...work, state: advanced.state, ops: advanced.ops });
+    works[index] = { ...work, state: advanced.state, ops: advanced.ops };
     out.creates.push(...advanced.creates.map(flow.decorate));
     out.deletes.push(...advanced.deletes);
     out.requeueAfterMs = earliest(out.requeueAfterMs, advanced.requeueAfterMs);
@@ -144,7 +160,8 @@ export function advanceAdmittedNodes(
       ? 'erroring'
       : 'in_progress';
     out.priority[node] ??= new Date(now).toISOString();
-  });
+  }
+  out.works = works;
   return out;
 }
 
@@ -213,6 +230,9 @@ function holdOutside(
   if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };
   const windows = pass.windowsOf(work.node);
   if (!windows.open && status === 'waiting' && !admission.nodes.get(work.node.name)?.ready) return windows.hold;
+  // Its own pods hold it first: even with a free slot it would wait for them.
+  const pods = admission.podHolds.get(work.node.name);
+  if (pods !== undefined) return { reason: POD_WAIT, detail: pods.join(', ') };
   return admission.rollout.holdOf(work.node.name);
 }
 

@@ -17,6 +17,7 @@ import type {
   SuspendStageOp,
 } from './planner-types.js';
 import type { NodeWrite } from './action-order.js';
+import { podWait } from './non-interrupt-wait.js';
 import type { SkyhookPass } from './skyhook-pass.js';
 import type { GateDecision } from './health-gate-plan.js';
 
@@ -61,23 +62,35 @@ export interface HoldWrites {
   reports: NodeHoldReport[];
   actions: SetNodeAnnotations[];
   events: PlannerEvent[];
+  /** When a wait for non-interruptible pods passes its warning threshold. */
+  requeueAfterMs?: number;
 }
 
-/** Each node's hold (none once complete) and drain blockers, as annotations and Events. */
+/**
+ * Each node's hold (none once complete) and drain blockers, as annotations and Events; a wait for
+ * non-interruptible pods with its start, and its warning once past the threshold.
+ */
 export function reportHolds(
   pass: SkyhookPass,
   works: NodeWork[],
   nodeStatus: Record<string, SkyhookStatusValue>,
   holds: Map<string, NodeHold>,
   drainBlockers: Map<string, DrainBlocker[]>,
+  podHolds: ReadonlyMap<string, string[]>,
 ): HoldWrites {
+  let requeueAfterMs: number | undefined;
   const reports = works.map((work): NodeHoldReport => {
     const report: NodeHoldReport = { node: work.node, drainBlockers: drainBlockers.get(work.node.name) ?? [] };
-    const hold = nodeStatus[work.node.name] === 'complete' ? undefined : holds.get(work.node.name);
-    if (hold) report.hold = hold;
+    const held = nodeStatus[work.node.name] === 'complete' ? undefined : holds.get(work.node.name);
+    const wait = podWait(pass.name, pass.spec, work.node, held, podHolds.get(work.node.name), pass.now);
+    if (wait.hold) report.hold = wait.hold;
+    if (wait.since !== undefined) report.podWaitSince = wait.since;
+    if (wait.requeueAfterMs !== undefined)
+      requeueAfterMs = Math.min(requeueAfterMs ?? wait.requeueAfterMs, wait.requeueAfterMs);
     return report;
   });
-  return { reports, ...holdAnnotations(pass.name, reports) };
+  const written = { reports, ...holdAnnotations(pass.name, reports) };
+  return requeueAfterMs === undefined ? written : { ...written, requeueAfterMs };
 }
 
 export interface NodeWriteBack {

@@ -33,7 +33,7 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
   const expired = expireFinishedOps(pass, advanced.works);
   const { works } = expired;
   const { nodeStatus } = advanced;
-  const holds = reportHolds(pass, works, nodeStatus, advanced.holds, advanced.drainBlockers);
+  const holds = reportHolds(pass, works, nodeStatus, advanced.holds, advanced.drainBlockers, admission.podHolds);
   const written = writeBack(pass, works, nodeStatus, [...refreshed.events, ...holds.events], decided.gates);
   const status = scrStatus(pass, {
     works,
@@ -63,6 +63,6 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
     ...(status.action ? { status: status.action } : {}),
     events: [...written.events, ...status.events],
   });
-  const requeueAfterMs = earliest(advanced.requeueAfterMs, expired.requeueAfterMs);
+  const requeueAfterMs = earliest(earliest(advanced.requeueAfterMs, expired.requeueAfterMs), holds.requeueAfterMs);
   return requeueAfterMs === undefined ? { actions, nodeStatus } : { actions, nodeStatus, requeueAfterMs };
 }

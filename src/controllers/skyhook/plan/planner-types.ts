@@ -45,10 +45,7 @@ export interface NodeView {
   taints: TaintView[];
   /** `spec.unschedulable`: the node is cordoned (by us, another SCR, a NodeOp or a person). */
   unschedulable?: boolean;
-  /**
-   * The pods bound to the node (any namespace), for the podNonInterruptLabels barrier. Absent means
-   * unknown: the planner then holds interrupts of SCRs that set podNonInterruptLabels.
-   */
+  /** Pods bound to the node, for the non-interruptible barrier. Absent: unknown, or no opted-in pod. */
   pods?: PodView[];
 }
 
@@ -63,6 +60,8 @@ export interface PodView {
   ownerKind?: string;
   /** Being deleted (`deletionTimestamp` set). */
   terminating?: boolean;
+  /** The workload opted the pod in with `skyhook.nvidia.com/non-interruptible: "true"`. */
+  nonInterruptible?: boolean;
 }
 
 /** A pod that keeps a drain from finishing, as the stage op's drain reports it. */

@@ -27,6 +27,12 @@ export interface RolloutNode {
   failed: boolean;
   /** Packages done, waiting on a health gate: it keeps its slot (health-gate-plan.ts). */
   gating?: boolean;
+  /**
+   * Non-interruptible pods hold its next step and nothing of this SCR runs there
+   * (non-interrupt-wait.ts): it takes a slot only when no node that can proceed wants it, and does
+   * not keep a batch open. Holding this SCR's cordon it still counts against the ceiling.
+   */
+  waitsForPods: boolean;
 }
 
 export interface CompartmentAdmission {
@@ -48,15 +54,21 @@ export function admitCompartment(
       busy: n.busy || n.holdsCordon || n.gating === true,
       ready: n.ready,
       sticky: n.sticky,
+      waitsForPods: n.waitsForPods,
     }));
     return { admitted: [...admitNodes(candidates, compartment.ceiling)], stopped: false };
   }
   const strategy = compartment.strategy;
   let state = compact(previous ?? INITIAL_BATCH_STATE);
-  const inBatch = nodes.filter((n) => !n.complete && (n.busy || ((n.sticky || n.gating === true) && !n.failed)));
+  // Cordoned for this SCR and waiting for its pods: still admitted (and counted in `held` below),
+  // but out of the batch, so the batch ends when its other nodes do.
+  const parked = nodes.filter((n) => n.waitsForPods && n.holdsCordon && n.ready && !n.complete).map((n) => n.node);
+  const inBatch = nodes.filter(
+    (n) => !n.complete && !n.waitsForPods && (n.busy || ((n.sticky || n.gating === true) && !n.failed)),
+  );
   if (inBatch.length > 0)
     return {
-      admitted: inBatch.filter((n) => n.ready).map((n) => n.node),
+      admitted: [...inBatch.filter((n) => n.ready).map((n) => n.node), ...parked],
       batchState: state,
       stopped: state.shouldStop === true,
     };
@@ -70,15 +82,20 @@ export function admitCompartment(
     (state.lastBatchSize ?? 0) > 0
       ? evaluateBatch(strategy, state, counts)
       : compact({ ...state, completedNodes: counts.completed, failedNodes: counts.failed });
-  if (state.shouldStop === true) return { admitted: [], batchState: state, stopped: true };
+  if (state.shouldStop === true) return { admitted: parked, batchState: state, stopped: true };
   const held = nodes.filter((n) => n.holdsCordon).length;
   const size = Math.min(nextBatchSize(strategy, state, counts.total), Math.max(0, compartment.ceiling - held));
-  const candidates = nodes.filter((n) => n.ready && !n.complete);
-  const picked = [...candidates.filter((n) => !n.failed), ...candidates.filter((n) => n.failed)]
+  const candidates = nodes.filter((n) => n.ready && !n.complete && !parked.includes(n.node));
+  // Nodes that can proceed first; those held by non-interruptible pods only fill what is left.
+  const picked = [false, true]
+    .flatMap((waits) => {
+      const group = candidates.filter((n) => n.waitsForPods === waits);
+      return [...group.filter((n) => !n.failed), ...group.filter((n) => n.failed)];
+    })
     .slice(0, size)
     .map((n) => n.node);
   if (picked.length > 0) state = compact({ ...state, lastBatchSize: picked.length });
-  return { admitted: picked, batchState: state, stopped: false };
+  return { admitted: [...picked, ...parked], batchState: state, stopped: false };
 }
 
 /** The compartment's entry in `status.compartmentStatuses`, from the node statuses of this pass. */

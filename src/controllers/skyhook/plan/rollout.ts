@@ -27,18 +27,24 @@ export interface AdmissionCandidate {
   ready: boolean;
   /** Started earlier and not finished (nodePriority entry, or persisted in_progress/erroring status). */
   sticky: boolean;
+  /** Non-interruptible pods hold its next step (non-interrupt-wait.ts): it takes a slot only if no other node wants it. */
+  waitsForPods?: boolean;
 }
 
 /**
  * The nodes allowed to work now: every ready busy node, then sticky ones, then fresh ones in the
- * given order, while the nodes at work (busy ones count even when not ready) stay within the ceiling.
+ * given order (nodes held by non-interruptible pods after all the others), while the nodes at work
+ * (busy ones count even when not ready) stay within the ceiling.
  */
 export function admitNodes(candidates: AdmissionCandidate[], ceiling: number): Set<string> {
   const admitted = new Set<string>();
   let atWork = candidates.filter((candidate) => candidate.busy).length;
   for (const candidate of candidates) if (candidate.busy && candidate.ready) admitted.add(candidate.node);
   const waiting = candidates.filter((candidate) => candidate.ready && !candidate.busy);
-  for (const candidate of [...waiting.filter((c) => c.sticky), ...waiting.filter((c) => !c.sticky)]) {
+  const free = waiting.filter((c) => c.waitsForPods !== true);
+  const held = waiting.filter((c) => c.waitsForPods === true);
+  const order = [free, held].flatMap((group) => [...group.filter((c) => c.sticky), ...group.filter((c) => !c.sticky)]);
+  for (const candidate of order) {
     if (atWork >= ceiling) break;
     admitted.add(candidate.node);
     atWork += 1;

@@ -97,6 +97,7 @@ function perSkyhookAnnotations(skyhook: string): string[] {
     nodeAnnotations.status,
     nodeAnnotations.version,
     nodeAnnotations.waiting,
+    nodeAnnotations.nonInterruptWaitSince,
     nodeAnnotations.drainBlocked,
     nodeAnnotations.drainStart,
     nodeAnnotations.recordedOps,
