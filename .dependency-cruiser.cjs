@@ -39,7 +39,7 @@ module.exports = {
     {
       name: 'planner-is-pure',
       comment:
-        'controllers/skyhook/plan/ decides, it never reads or writes the cluster: it may import api/, util/, itself, semver, and jobs/cordon/claims.ts (the cordon claim rules the planner decides with and the writers apply at write time; one module for the NodeOp, the planner and maintenance, kept pure by cordon-claims-are-pure)',
+        "controllers/skyhook/plan/ decides, it never reads or writes the cluster: it may import api/, util/, itself, semver, jobs/cordon/claims.ts (the cordon claim rules the planner decides with and the writers apply at write time; one module for the NodeOp, the planner and maintenance, kept pure by cordon-claims-are-pure) and controllers/disruption/budget-rules.ts (the cluster budgets' counting rules, the same the arbiter applies at write time; kept pure by budget-rules-are-pure)",
       severity: 'error',
       from: { path: '^src/controllers/skyhook/plan/' },
       to: {
@@ -47,6 +47,7 @@ module.exports = {
           '^src/controllers/skyhook/plan/',
           '^src/(api|util)/',
           '^src/jobs/cordon/claims\\.ts$',
+          '^src/controllers/disruption/budget-rules\\.ts$',
           '(^|/)node_modules/semver/',
         ],
       },
@@ -57,6 +58,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/jobs/cordon/claims\\.ts$' },
       to: { pathNot: ['^src/(api|util)/'] },
+    },
+    {
+      name: 'budget-rules-are-pure',
+      comment:
+        'controllers/disruption/budget-rules.ts is imported by the pure planner: it may import api/, util/, jobs/cordon/claims.ts and the type module controllers/disruption/arbiter.ts only',
+      severity: 'error',
+      from: { path: '^src/controllers/disruption/(budget-rules|arbiter)\\.ts$' },
+      to: {
+        pathNot: [
+          '^src/(api|util)/',
+          '^src/jobs/cordon/claims\\.ts$',
+          '^src/controllers/disruption/(budget-rules|arbiter)\\.ts$',
+        ],
+      },
     },
     {
       name: 'planner-no-node-builtins',

@@ -21,6 +21,12 @@ export const KINDS = {
     singular: 'deploymentpolicy',
   },
   nodeOp: { kind: 'NodeOp', listKind: 'NodeOpList', plural: 'nodeops', singular: 'nodeop' },
+  disruptionBudget: {
+    kind: 'DisruptionBudget',
+    listKind: 'DisruptionBudgetList',
+    plural: 'disruptionbudgets',
+    singular: 'disruptionbudget',
+  },
 } as const;
 
 /** Annotations a user (or the kubectl plugin) puts on a Skyhook. Only the exact value `"true"` counts. */

@@ -26,6 +26,9 @@ export const OPERATOR_CLUSTER_PERMISSIONS: readonly Permission[] = [
   { apiGroup: 'skyhook.nvidia.com', resource: 'skyhooks/finalizers', verbs: ['update'] },
   { apiGroup: 'skyhook.nvidia.com', resource: 'deploymentpolicies', verbs: READ },
   { apiGroup: 'skyhook.nvidia.com', resource: 'deploymentpolicies/status', verbs: ['get', 'patch', 'update'] },
+  // DisruptionBudgets: read by every actor before it disrupts a node; status written by the operator.
+  { apiGroup: 'skyhook.nvidia.com', resource: 'disruptionbudgets', verbs: READ },
+  { apiGroup: 'skyhook.nvidia.com', resource: 'disruptionbudgets/status', verbs: ['get', 'patch', 'update'] },
   // NodeOps: the Skyhook controller creates and deletes its children; the NodeOp controller runs them.
   { apiGroup: 'skyhook.nvidia.com', resource: 'nodeops', verbs: [...READ, 'create', 'delete', 'patch', 'update'] },
   { apiGroup: 'skyhook.nvidia.com', resource: 'nodeops/status', verbs: ['get', 'patch', 'update'] },

@@ -6,6 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { DEPLOYMENT_POLICY_DEFINITION, type DeploymentPolicy } from './deployment-policy.js';
+import { DISRUPTION_BUDGET_DEFINITION, type DisruptionBudget } from './disruption-budget.js';
 import { NODEOP_DEFINITION, type NodeOp } from './nodeop.js';
 import { documentSchema, type ResourceDefinition } from './resource-definition.js';
 import { SKYHOOK_DEFINITION, type Skyhook } from './skyhook.js';
@@ -59,3 +60,4 @@ function validatorFor<T>(def: ResourceDefinition): (document: unknown) => Valida
 export const validateSkyhook = validatorFor<Skyhook>(SKYHOOK_DEFINITION);
 export const validateDeploymentPolicy = validatorFor<DeploymentPolicy>(DEPLOYMENT_POLICY_DEFINITION);
 export const validateNodeOp = validatorFor<NodeOp>(NODEOP_DEFINITION);
+export const validateDisruptionBudget = validatorFor<DisruptionBudget>(DISRUPTION_BUDGET_DEFINITION);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
   validateDeploymentPolicy,
+  validateDisruptionBudget,
   validateNodeOp,
   validateSkyhook,
   type ValidationResult,
@@ -20,6 +21,7 @@ const validatorByKind: Record<string, (doc: unknown) => ValidationResult<unknown
   Skyhook: validateSkyhook,
   DeploymentPolicy: validateDeploymentPolicy,
   NodeOp: validateNodeOp,
+  DisruptionBudget: validateDisruptionBudget,
 };
 
 const sampleDir = join(CONFIG_DIR, 'samples');

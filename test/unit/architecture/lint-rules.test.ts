@@ -132,6 +132,15 @@ describe('the architecture rules (dependency-cruiser, .dependency-cruiser.cjs)',
       },
       ['planner-no-node-builtins', 'planner-is-pure'],
     ],
+    [
+      'an I/O import from the cluster budget rules the planner imports',
+      {
+        'src/kube/client.ts': 'export const readNode = (name: string): string => name;\n',
+        'src/controllers/disruption/budget-rules.ts':
+          "import { readNode } from '../../kube/client.js';\n\nexport const rules = (): string => readNode('n');\n",
+      },
+      ['budget-rules-are-pure'],
+    ],
   ])('fail %s', (_what, files, rules) => {
     const result = depcruise(tree({ ...CLEAN, ...files }));
     expect(result.code).not.toBe(0);

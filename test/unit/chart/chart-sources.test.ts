@@ -50,7 +50,7 @@ describe('the chart has one source, config/', () => {
     for (const [path, bytes] of expected) {
       expect({ path, same: readFileSync(join(REPO_ROOT, path)).equals(bytes) }).toEqual({ path, same: true });
     }
-    expect([...expected.keys()].filter((p) => p.startsWith('chart/crds/'))).toHaveLength(3);
+    expect([...expected.keys()].filter((p) => p.startsWith('chart/crds/'))).toHaveLength(4);
   });
 
   it('holds no copy whose source is gone', () => {

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { DisruptionMetrics } from '../../../src/controllers/disruption/disruption-metrics.js';
 import { StageMetrics } from '../../../src/controllers/nodeop/stage-metrics.js';
 import { SkyhookMetrics } from '../../../src/controllers/skyhook/skyhook-metrics.js';
 import { RuntimeMetrics } from '../../../src/kube/metrics.js';
@@ -23,6 +24,7 @@ const TARGET_LABELS = ['job', 'instance', 'namespace', 'pod', 'service', 'contai
 const HISTOGRAM_SUFFIXES = ['_bucket', '_sum', '_count'];
 /** The modules that create metrics; a new one must be added to operatorRegistry() below. */
 const METRIC_MODULES = [
+  'src/controllers/disruption/disruption-metrics.ts',
   'src/controllers/nodeop/stage-metrics.ts',
   // Created by SkyhookMetrics, so already in operatorRegistry().
   'src/controllers/skyhook/non-interrupt-wait-metrics.ts',
@@ -34,6 +36,7 @@ function operatorRegistry(): Map<string, { type: string; labels: string[] }> {
   const runtime = new RuntimeMetrics(undefined, { defaults: true });
   new SkyhookMetrics(runtime.registry);
   new StageMetrics(runtime.registry);
+  new DisruptionMetrics(runtime.registry);
   return new Map(
     runtime.registry.getMetricsAsArray().map((metric) => {
       const {

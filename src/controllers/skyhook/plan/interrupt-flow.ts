@@ -18,6 +18,8 @@ import { hasInterrupt, namedPackages, type NamedPackage } from './package-rules.
 import type { CordonNode, CreateStageOp, DrainBlocker, NodeView, StageOpSummary } from './planner-types.js';
 import { isLive, type NodePackagesPlan, type PackageStep } from './stage-machine.js';
 import { CORDONED_STAGES, DRAINED_STAGES, gateSteps } from './interrupt-gate.js';
+import type { DisruptionLedger } from '../../disruption/budget-rules.js';
+import { takeClusterSlot } from './cluster-budget.js';
 
 export interface InterruptFlowInput {
   skyhook: string;
@@ -32,6 +34,8 @@ export interface InterruptFlowInput {
   otherLiveOps: StageOpSummary[];
   /** Set while the maintenance windows are closed: a node not interrupted yet waits with this hold. */
   windowHold?: NodeHold;
+  /** The cluster-wide DisruptionBudgets of this planning run; a cordon planned takes a slot (absent: none). */
+  ledger?: DisruptionLedger;
 }
 
 export interface InterruptFlow {
@@ -50,23 +54,37 @@ export interface InterruptFlow {
   windowHeld?: true;
 }
 
-export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
-  const { spec, node, configUpdates } = input;
+/**
+ * The packages whose cycle ends in an interrupt, and those of them with work to do or under way
+ * now (not done, not waiting for their parents): while any is active the node runs cordoned.
+ */
+export function activeInterrupts(
+  spec: SkyhookSpec,
+  plan: NodePackagesPlan,
+  configUpdates: Record<string, string[]>,
+): { withInterrupt: Map<string, NamedPackage>; active: NamedPackage[] } {
   const withInterrupt = new Map(
     namedPackages(spec.packages)
       .filter((pkg) => hasInterrupt(pkg, configUpdates[pkg.name]))
       .map((pkg) => [pkg.name, pkg]),
   );
   const stepOf = (pkg: NamedPackage): PackageStep | undefined =>
-    input.plan.steps.find((step) => stepPackage(step) === packageKey(pkg.name, pkg.version));
-  const active = [...withInterrupt.values()].filter((pkg) => isActive(stepOf(pkg)));
+    plan.steps.find((step) => stepPackage(step) === packageKey(pkg.name, pkg.version));
+  return { withInterrupt, active: [...withInterrupt.values()].filter((pkg) => isActive(stepOf(pkg))) };
+}
+
+export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
+  const { spec, node, configUpdates } = input;
+  const { withInterrupt, active } = activeInterrupts(spec, input.plan, configUpdates);
   const state = input.state;
   const members = active.filter((pkg) => !isPastInterrupt(state[packageKey(pkg.name, pkg.version)]));
   const merged = mergedFor(members, state, configUpdates);
   // Outside the windows no node newly starts an interrupt; one already under way finishes.
   const windowHold =
     input.windowHold && active.length > 0 && !flowStarted(input, active) ? input.windowHold : undefined;
-  const { cordon, cordonReady } = windowHold ? { cordon: undefined, cordonReady: false } : flowCordon(input, active);
+  const { cordon, cordonReady, budgetHold } = windowHold
+    ? { cordon: undefined, cordonReady: false, budgetHold: undefined }
+    : flowCordon(input, active);
   const nonInterruptPods = protectedPods(spec.podNonInterruptLabels, node);
   const waitingMembers = members.filter((pkg) => !atInterrupt(state[packageKey(pkg.name, pkg.version)]));
   const othersBusy = busyOthers(input, new Set(members.map((pkg) => packageKey(pkg.name, pkg.version))));
@@ -91,7 +109,7 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   const drainBlockers = input.ops
     .filter((op) => !op.deleting && (isLive(op) || op.phase === 'Failed'))
     .flatMap((op) => op.drainBlockers ?? drainBlockersFromMessage(op.message));
-  const hold = flowHold(gated.holds, drainBlockers);
+  const hold = flowHold(budgetHold ? [budgetHold, ...gated.holds] : gated.holds, drainBlockers);
   const drain = stageDrainOptions(spec.drainConfig);
   const decorate = (op: CreateStageOp): CreateStageOp => {
     if (!withInterrupt.has(op.package.name) || !CORDONED_STAGES.has(op.stage)) return op;
@@ -110,11 +128,20 @@ export function planInterruptFlow(input: InterruptFlowInput): InterruptFlow {
   return flow;
 }
 
-/** Cordon the node for the active interrupt packages (or share another SCR's cordon); ready once cordoned. */
-function flowCordon(input: InterruptFlowInput, active: NamedPackage[]): { cordon?: CordonNode; cordonReady: boolean } {
+/**
+ * Cordon the node for the active interrupt packages (or share another SCR's cordon); ready once
+ * cordoned. A cordon that newly disrupts the node takes a slot of the cluster budgets first; without
+ * one the node waits (ClusterBudget) and nothing that needs the cordon starts.
+ */
+function flowCordon(
+  input: InterruptFlowInput,
+  active: NamedPackage[],
+): { cordon?: CordonNode; cordonReady: boolean; budgetHold?: NodeHold } {
   const { node } = input;
   if (active.length === 0) return { cordonReady: true };
   const claim = cordonClaim(input.skyhook);
+  const refused = takeClusterSlot(input.ledger, node);
+  if (refused) return { cordonReady: false, budgetHold: refused };
   if (node.unschedulable !== true) {
     const reason = `packages with interrupts: ${active.map((p) => p.name).join(', ')}`;
     return { cordon: { kind: 'cordonNode', node: node.name, claim, reason }, cordonReady: false };

@@ -5,7 +5,8 @@
  */
 import { IGNORE_NODE_LABEL } from '../../../api/names.js';
 import type { SkyhookStatusValue } from '../../../api/node-state.js';
-import { type InterruptFlowInput, planInterruptFlow } from './interrupt-flow.js';
+import { activeInterrupts, type InterruptFlowInput, planInterruptFlow } from './interrupt-flow.js';
+import { clusterBudgetRefusal, rolloutOrClusterHold } from './cluster-budget.js';
 import { OUTSIDE_WINDOW_REASON, windowRequeueMs } from './maintenance-windows.js';
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
 import { malformedHold, POD_WAIT, type NodeHold } from './node-holds.js';
@@ -28,9 +29,11 @@ export interface Admission {
 }
 
 /**
- * Nodes still `waiting` are ready unless an earlier SCR holds them or all they could do is start an
- * interrupt outside the maintenance windows (so they take no batch slot from nodes that can work);
- * the rollout admits within its budget, nodes held by non-interruptible pods last (non-interrupt-wait.ts).
+/**
+ * Nodes still `waiting` are ready unless an earlier SCR holds them, all they could do is start an
+ * interrupt outside the maintenance windows (so they take no batch slot from nodes that can work), or
+ * an idle node's interrupt would newly disrupt it while a cluster budget has no room; the rollout
+ * admits within its budget, nodes held by non-interruptible pods last (non-interrupt-wait.ts).
  */
 export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: Record<string, string[]>): Admission {
   const { nodeStatus } = decided;
@@ -45,7 +48,10 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: R
       const complete = nodeStatus[work.node.name] === 'complete';
       const gate = decided.gates.get(work.node.name);
       const busy = work.ops.some(isLive);
-      const isReady = !pass.frozen && ready(work, index);
+      const isReady =
+        !pass.frozen &&
+        ready(work, index) &&
+        (busy || budgetRefusal(pass, work, decided.plans[index]!, configUpdates) === undefined);
       const pods =
         busy || !isReady ? [] : podsHoldingInterrupt(pass.spec, work.node, decided.plans[index]!, configUpdates);
       if (pods.length > 0) podHolds.set(work.node.name, pods);
@@ -129,7 +135,8 @@ export function advanceAdmittedNodes(
     if (!rollout.admitted.has(node)) {
       works[index] = work;
       const gate = decided.gates.get(node);
-      const hold = gate?.hold ?? holdOutside(pass, admission, work, out.nodeStatus[node]!);
+      const clusterHold = budgetRefusal(pass, work, plan, configUpdates);
+      const hold = gate?.hold ?? holdOutside(pass, admission, work, out.nodeStatus[node]!, clusterHold);
       if (hold) out.holds.set(node, hold);
       if (hold?.reason === OUTSIDE_WINDOW_REASON) waitForWindow(pass, work.node, out);
       out.requeueAfterMs = earliest(out.requeueAfterMs, gate?.requeueAfterMs);
@@ -139,7 +146,11 @@ export function advanceAdmittedNodes(
         out.nodeStatus[node] = 'erroring';
       continue;
     }
-    const flow = planInterruptFlow(flowInput(pass, work, plan, configUpdates));
+    // Only here, where the cordon is planned, does the flow take cluster-budget slots.
+    const flow = planInterruptFlow({
+      ...flowInput(pass, work, plan, configUpdates),
+      ...(pass.ledger ? { ledger: pass.ledger } : {}),
+    });
     if (flow.cordon) out.cordons.push(flow.cordon);
     if (flow.hold) out.holds.set(node, flow.hold);
     if (flow.windowHeld) waitForWindow(pass, work.node, out);
@@ -213,6 +224,7 @@ function holdOutside(
   admission: Admission,
   work: NodeWork,
   status: SkyhookStatusValue,
+  clusterHold: NodeHold | undefined,
 ): NodeHold | undefined {
   if (status === 'complete' || status === 'paused' || status === 'disabled') return undefined;
   if (work.record.malformed) return malformedHold(pass.name, work.record.malformed);
@@ -233,7 +245,19 @@ function holdOutside(
   // Its own pods hold it first: even with a free slot it would wait for them.
   const pods = admission.podHolds.get(work.node.name);
   if (pods !== undefined) return { reason: POD_WAIT, detail: pods.join(', ') };
-  return admission.rollout.holdOf(work.node.name);
+  return rolloutOrClusterHold(admission.rollout, admission.nodes, work.node.name, clusterHold);
+}
+
+/** The ClusterBudget hold of a node whose interrupt would newly disrupt it while a cluster budget has no room. */
+function budgetRefusal(
+  pass: SkyhookPass,
+  work: NodeWork,
+  plan: NodePackagesPlan,
+  configUpdates: Record<string, string[]>,
+): NodeHold | undefined {
+  if (pass.ledger === undefined || pass.ledger.empty) return undefined;
+  if (activeInterrupts(pass.spec, plan, configUpdates).active.length === 0) return undefined;
+  return clusterBudgetRefusal(pass.ledger, work.node);
 }
 
 export interface ExpiredOps {

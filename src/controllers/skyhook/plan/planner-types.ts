@@ -5,6 +5,7 @@
  */
 import type { DeploymentPolicy } from '../../../api/deployment-policy.js';
 import type { HealthGateResults } from '../../../api/health-gates.js';
+import type { DisruptionBudget } from '../../../api/disruption-budget.js';
 import { DEFAULT_RUNTIME_REQUIRED_TAINT } from '../../../api/names.js';
 import type { DrainOptions, NodeOpPhase } from '../../../api/nodeop.js';
 import type { Interrupt, Skyhook, SkyhookStatus } from '../../../api/skyhook.js';
@@ -25,6 +26,8 @@ export interface PlannerInput {
   deploymentPolicies?: DeploymentPolicy[];
   /** The DeploymentPolicies' health gates as evaluated now (views/health-gates/); absent = none checked. */
   healthGates?: HealthGateResults;
+  /** Every DisruptionBudget: a node an interrupt would newly disrupt waits while one covering it is full. */
+  disruptionBudgets?: DisruptionBudget[];
 }
 
 export interface SkyhookInput {

@@ -12,6 +12,7 @@ import { PriorityGates } from './priority-gates.js';
 import { planSkyhook } from './plan-skyhook.js';
 import { DEFAULT_PLANNER_SETTINGS, type PlannerAction, type PlannerInput, type PlanResult } from './planner-types.js';
 import { nameOf } from '../../../api/object-meta.js';
+import { DisruptionLedger } from '../../disruption/budget-rules.js';
 
 export function planNextActions(input: PlannerInput): PlanResult {
   const settings = { ...DEFAULT_PLANNER_SETTINGS, ...input.settings };
@@ -23,6 +24,8 @@ export function planNextActions(input: PlannerInput): PlanResult {
   // Tainted now, worked on from the next pass (the taint must be in place before workloads land).
   actions.push(...planAutoTaints(wantedScrs, input.nodes, settings.runtimeRequiredTaint));
   const planned = new Map<string, Record<string, SkyhookStatusValue>>();
+  // One ledger for the whole run: SCRs draw cluster-budget slots from it in priority order.
+  const ledger = new DisruptionLedger(input.disruptionBudgets ?? [], input.nodes);
   for (const skyhook of [...input.skyhooks].sort((a, b) => comparePriority(a.skyhook, b.skyhook))) {
     const plan = planSkyhook({
       skyhook,
@@ -32,6 +35,7 @@ export function planNextActions(input: PlannerInput): PlanResult {
       settings,
       gates,
       skyhooks: scrs,
+      ledger,
       ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}),
       ...(input.healthGates ? { healthGates: input.healthGates } : {}),
     });

@@ -4,6 +4,7 @@
  */
 import type { DeploymentPolicy } from '../../../api/deployment-policy.js';
 import type { HealthGateResults } from '../../../api/health-gates.js';
+import type { DisruptionLedger } from '../../disruption/budget-rules.js';
 import type { Skyhook, SkyhookSpec } from '../../../api/skyhook.js';
 import { SKYHOOK_ANNOTATIONS } from '../../../api/names.js';
 import { skyhookSpecProblems } from '../../../api/spec-checks.js';
@@ -29,6 +30,8 @@ export interface SkyhookPlanInput {
   skyhooks?: Skyhook[];
   /** The health gates' results and problems (health-gate-plan.ts); absent = none evaluated. */
   healthGates?: HealthGateResults;
+  /** The cluster-wide DisruptionBudgets, shared by every SCR of the planning run (cluster-budget.ts). */
+  ledger?: DisruptionLedger;
 }
 
 export interface SkyhookPass extends SkyhookPlanInput {

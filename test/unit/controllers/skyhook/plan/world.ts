@@ -6,6 +6,7 @@
 import { nodeAnnotations, SKYHOOK_ANNOTATIONS } from '../../../../../src/api/names.js';
 import type { Package, Skyhook, SkyhookSpec } from '../../../../../src/api/skyhook.js';
 import type { DeploymentPolicy, DeploymentPolicySpec } from '../../../../../src/api/deployment-policy.js';
+import type { DisruptionBudget } from '../../../../../src/api/disruption-budget.js';
 import { planNextActions } from '../../../../../src/controllers/skyhook/plan/planner.js';
 import { replayActions, type ReplaySnapshot } from '../../../../../src/controllers/skyhook/plan/replay-actions.js';
 import type {
@@ -51,6 +52,7 @@ export interface World {
   /** Every createStageOp action applied (with interrupt, cordon and drain). */
   creates: CreateStageOp[];
   policies?: DeploymentPolicy[];
+  budgets?: DisruptionBudget[];
 }
 
 export function world(skyhooks: Skyhook[], nodes: NodeView[]): World {
@@ -64,6 +66,7 @@ export function plannerInput(w: World): PlannerInput {
     nodes: w.nodes,
     stageOps: w.ops,
     ...(w.policies ? { deploymentPolicies: w.policies } : {}),
+    ...(w.budgets ? { disruptionBudgets: w.budgets } : {}),
   };
 }
 

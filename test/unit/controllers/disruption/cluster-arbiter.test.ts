@@ -1,0 +1,89 @@
+import { describe, expect, it } from '@jest/globals';
+import type { V1Node } from '@kubernetes/client-node';
+import type { DisruptionBudget } from '../../../../src/api/disruption-budget.js';
+import { nodeAnnotations } from '../../../../src/api/names.js';
+import { ClusterDisruptionArbiter, type RefusedWait } from '../../../../src/controllers/disruption/cluster-arbiter.js';
+import { budget } from './budgets.js';
+
+function v1Node(name: string, cordonedBy?: string): V1Node {
+  return {
+    metadata: { name, labels: {}, annotations: cordonedBy ? { [nodeAnnotations.cordon(cordonedBy)]: 'true' } : {} },
+    spec: cordonedBy ? { unschedulable: true } : {},
+  };
+}
+
+function setUp(budgets: DisruptionBudget[], names = ['a', 'b', 'c']) {
+  const state = { now: 1_000_000, nodes: names.map((n) => v1Node(n)), budgets };
+  const refused: Array<{ wait: RefusedWait; first: boolean }> = [];
+  const arbiter = new ClusterDisruptionArbiter(
+    { nodes: () => state.nodes, budgets: () => state.budgets, now: () => state.now },
+    { reservationTtlMs: 10_000, waitMemoryMs: 30_000, onRefused: (wait, first) => refused.push({ wait, first }) },
+  );
+  const cordon = (name: string, scr = 's') => {
+    state.nodes = state.nodes.map((n) => (n.metadata?.name === name ? v1Node(name, scr) : n));
+  };
+  const uncordon = (name: string) => {
+    state.nodes = state.nodes.map((n) => (n.metadata?.name === name ? v1Node(name) : n));
+  };
+  return { state, arbiter, refused, cordon, uncordon };
+}
+
+describe('ClusterDisruptionArbiter', () => {
+  it('grants everything when no budget exists', () => {
+    const { arbiter } = setUp([]);
+    for (const n of ['a', 'b', 'c']) expect(arbiter.tryAcquire(n, 'skyhook/s').granted).toBe(true);
+  });
+
+  it('reserves a granted node until its claim shows in the cache, so a second actor is refused meanwhile', () => {
+    const { arbiter, cordon, uncordon } = setUp([budget('one', { maxDisrupted: { count: 1 } })]);
+    expect(arbiter.tryAcquire('a', 'skyhook/s').granted).toBe(true);
+    // The cache does not show a's cordon yet: the reservation counts.
+    expect(arbiter.tryAcquire('b', 'nodeop/ns/op')).toMatchObject({ granted: false, budget: 'one' });
+    cordon('a');
+    expect(arbiter.tryAcquire('b', 'nodeop/ns/op').granted).toBe(false);
+    // The same node again (joining): granted.
+    expect(arbiter.tryAcquire('a', 'maintenance/p').granted).toBe(true);
+    uncordon('a');
+    expect(arbiter.tryAcquire('b', 'nodeop/ns/op').granted).toBe(true);
+  });
+
+  it('lets a reservation whose write never happened expire after its TTL', () => {
+    const { arbiter, state } = setUp([budget('one', { maxDisrupted: { count: 1 } })]);
+    expect(arbiter.tryAcquire('a', 'skyhook/s').granted).toBe(true);
+    state.now += 9_000;
+    expect(arbiter.tryAcquire('b', 'skyhook/t').granted).toBe(false);
+    state.now += 1_000;
+    expect(arbiter.tryAcquire('b', 'skyhook/t').granted).toBe(true);
+  });
+
+  it('loses nothing on a restart: a new arbiter over the same cache counts the claims on the nodes', () => {
+    const first = setUp([budget('one', { maxDisrupted: { count: 1 } })]);
+    first.arbiter.tryAcquire('a', 'skyhook/s');
+    first.cordon('a');
+    const restarted = new ClusterDisruptionArbiter({
+      nodes: () => first.state.nodes,
+      budgets: () => first.state.budgets,
+      now: () => first.state.now,
+    });
+    expect(restarted.tryAcquire('b', 'skyhook/t').granted).toBe(false);
+  });
+
+  it('remembers refusals (first one flagged) for the budget status, and forgets them once granted or stale', () => {
+    const { arbiter, refused, state, cordon, uncordon } = setUp([budget('one', { maxDisrupted: { count: 1 } })]);
+    cordon('a');
+    arbiter.tryAcquire('b', 'nodeop/ns/op');
+    state.now += 5_000;
+    arbiter.tryAcquire('b', 'nodeop/ns/op');
+    arbiter.tryAcquire('c', 'skyhook/t');
+    expect(refused.map((r) => r.first)).toEqual([true, false, true]);
+    expect(arbiter.waits().map((w) => [w.node, w.holder, w.sinceMs])).toEqual([
+      ['b', 'nodeop/ns/op', 1_000_000],
+      ['c', 'skyhook/t', 1_005_000],
+    ]);
+    uncordon('a');
+    expect(arbiter.tryAcquire('b', 'nodeop/ns/op').granted).toBe(true);
+    expect(arbiter.waits().map((w) => w.node)).toEqual(['c']);
+    state.now += 31_000;
+    expect(arbiter.waits()).toEqual([]);
+  });
+});
