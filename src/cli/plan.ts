@@ -12,6 +12,7 @@ import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { API_GROUP, API_VERSION, KINDS } from '../api/names.js';
 import type { DeploymentPolicy } from '../api/deployment-policy.js';
+import type { DisruptionBudget } from '../api/disruption-budget.js';
 import type { NodeOp } from '../api/nodeop.js';
 import { OPERATOR_NAMESPACE } from '../api/operator-rbac.js';
 import type { Skyhook } from '../api/skyhook.js';
@@ -94,9 +95,10 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
     const objects = new CustomObjects<T>(custom, { group: API_GROUP, version: API_VERSION, plural }, ns);
     return (await ignoreNotFound(retryWhileBusy(() => objects.list()))) ?? [];
   };
-  const [skyhookList, policies, nodeList, nodeOps, configMapList, podList] = await Promise.all([
+  const [skyhookList, policies, budgets, nodeList, nodeOps, configMapList, podList] = await Promise.all([
     list<Skyhook>(KINDS.skyhook.plural),
     list<DeploymentPolicy>(KINDS.deploymentPolicy.plural),
+    list<DisruptionBudget>(KINDS.disruptionBudget.plural),
     retryWhileBusy(() => core.listNode()),
     list<NodeOp>(KINDS.nodeOp.plural, namespace),
     retryWhileBusy(() => core.listNamespacedConfigMap({ namespace })),
@@ -142,6 +144,7 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
       stageOps: stageOpSummaries(nodeOps, skyhooks, namespace),
       deploymentPolicies: policies,
       ...(healthGates ? { healthGates } : {}),
+      disruptionBudgets: budgets,
     },
   };
 }

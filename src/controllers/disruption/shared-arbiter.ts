@@ -8,6 +8,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { DisruptionBudget } from '../../api/disruption-budget.js';
 import { API_GROUP, API_VERSION, GROUP_VERSION, KINDS } from '../../api/names.js';
+import { isNotFound } from '../../kube/client.js';
 import type { Informer } from '../../kube/informer.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { InformerFactory, OperatorRuntime } from '../../kube/runtime.js';
@@ -20,7 +21,8 @@ export const CLUSTER_BUDGET_REASON = 'ClusterBudget';
 
 export interface SharedDisruption {
   arbiter: ClusterDisruptionArbiter;
-  budgets: Informer<DisruptionBudget>;
+  /** Absent when the DisruptionBudget CRD is not installed: no cluster budget applies (today's behaviour). */
+  budgets?: Informer<DisruptionBudget>;
   nodes: Informer<V1Node>;
   metrics: DisruptionMetrics;
 }
@@ -36,19 +38,41 @@ export function sharedDisruption(runtime: OperatorRuntime, syncTimeoutMs = 120_0
   return entry;
 }
 
+/**
+ * Is the DisruptionBudget kind served? An operator upgraded without its new CRD (Helm never upgrades
+ * the CRDs of `crds/`), or a NodeOp-only install, runs without cluster budgets rather than never
+ * becoming ready; it says so in its log.
+ */
+async function budgetsServed(runtime: OperatorRuntime): Promise<boolean> {
+  const resource = { group: API_GROUP, version: API_VERSION, plural: KINDS.disruptionBudget.plural };
+  try {
+    await runtime.clients.custom.listClusterCustomObject({ ...resource, limit: 1 });
+    return true;
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    runtime.logger.warn(
+      { crd: `${resource.plural}.${API_GROUP}` },
+      'the DisruptionBudget CRD is not installed: no cluster-wide disruption budget applies until it is and the operator restarts',
+    );
+    return false;
+  }
+}
+
 async function startShared(runtime: OperatorRuntime, syncTimeoutMs: number): Promise<SharedDisruption> {
-  const budgets = runtime.informers.informer<DisruptionBudget>(
-    customResourcePath(API_GROUP, API_VERSION, KINDS.disruptionBudget.plural),
-  );
+  const budgets = (await budgetsServed(runtime))
+    ? runtime.informers.informer<DisruptionBudget>(
+        customResourcePath(API_GROUP, API_VERSION, KINDS.disruptionBudget.plural),
+      )
+    : undefined;
   const nodes = runtime.informers.informer<V1Node>('/api/v1/nodes', { transform: cachedNode });
-  await Promise.all([budgets.waitForSync(syncTimeoutMs), nodes.waitForSync(syncTimeoutMs)]);
+  await Promise.all([budgets?.waitForSync(syncTimeoutMs), nodes.waitForSync(syncTimeoutMs)]);
   const metrics = new DisruptionMetrics(runtime.metrics.registry);
   const log = runtime.logger.child({ component: 'disruption-arbiter' });
   const onRefused = (wait: RefusedWait, first: boolean): void => {
     metrics.refusals.inc({ budget_name: wait.budget, holder_kind: wait.holder.split('/', 1)[0] ?? wait.holder });
     if (!first) return;
     log.info({ node: wait.node, holder: wait.holder, budget: wait.budget }, 'node waits for a DisruptionBudget');
-    const budget = budgets.get(wait.budget);
+    const budget = budgets?.get(wait.budget);
     if (budget)
       runtime.events.record(
         { ...budget, apiVersion: GROUP_VERSION, kind: KINDS.disruptionBudget.kind },
@@ -58,8 +82,8 @@ async function startShared(runtime: OperatorRuntime, syncTimeoutMs: number): Pro
       );
   };
   const arbiter = new ClusterDisruptionArbiter(
-    { nodes: () => nodes.list(), budgets: () => budgets.list(), now: Date.now },
+    { nodes: () => nodes.list(), budgets: () => budgets?.list() ?? [], now: Date.now },
     { onRefused },
   );
-  return { arbiter, budgets, nodes, metrics };
+  return { arbiter, ...(budgets ? { budgets } : {}), nodes, metrics };
 }

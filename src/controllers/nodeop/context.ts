@@ -16,6 +16,7 @@ import { interruptPlanFor, type InterruptPlan } from '../../templates/interrupt-
 import { rebootPodName } from '../../templates/object-names.js';
 import { buildRebootPod } from '../../templates/reboot-pod.js';
 import type { NodeOpSettings } from '../../templates/nodeop-settings.js';
+import type { DisruptionArbiter } from '../disruption/arbiter.js';
 import type { DrainTasks } from './drain-tasks.js';
 import type { StageMetrics } from './stage-metrics.js';
 import { ignoreNotFound } from '../../kube/writes.js';
@@ -41,6 +42,8 @@ export interface NodeOpContext {
   ownPod?: string;
   /** Stage durations of Skyhook NodeOps; absent in tests that do not look at them. */
   stageMetrics?: StageMetrics;
+  /** Asked before a cordon newly disrupts a node (the cluster-wide DisruptionBudgets). */
+  arbiter: DisruptionArbiter;
 }
 
 /** One NodeOp as a reconcile sees it. */

@@ -16,6 +16,8 @@ import { readNodeOpSettings, type NodeOpSettings } from '../../templates/nodeop-
 import type { ControllerFactory, Stoppable } from '../../kube/runtime.js';
 import { cachedJob, cachedNode, cachedNodeOp, cachedNodeOpPod } from '../cached-objects.js';
 import { selectorMatches } from '../../api/label-selector.js';
+import type { DisruptionArbiter } from '../disruption/arbiter.js';
+import { sharedDisruption } from '../disruption/shared-arbiter.js';
 import { DrainTasks } from './drain-tasks.js';
 import { StageMetrics } from './stage-metrics.js';
 import { bootIdOf, isNodeReady } from './node-status.js';
@@ -25,6 +27,8 @@ import { nameOf } from '../../api/object-meta.js';
 export interface NodeOpControllerOptions {
   /** Overrides of the settings read from the environment (tests shorten timeouts). */
   settings?: Partial<NodeOpSettings>;
+  /** The cluster-wide budgets' arbiter; default: the process's shared one (shared-arbiter.ts). */
+  arbiter?: DisruptionArbiter;
   workers?: number;
   clock?: Clock;
   syncTimeoutMs?: number;
@@ -74,6 +78,7 @@ export async function startNodeOpController(
   const nodes = informers.informer<V1Node>('/api/v1/nodes', { transform: cachedNode });
   const syncTimeoutMs = options.syncTimeoutMs ?? 120_000;
   await Promise.all([nodeOps, jobs, pods, nodes].map((i) => i.waitForSync(syncTimeoutMs)));
+  const arbiter = options.arbiter ?? (await sharedDisruption(runtime, syncTimeoutMs)).arbiter;
 
   const log = logger.child({ controller: 'nodeop' });
   const drains = new DrainTasks();
@@ -90,6 +95,7 @@ export async function startNodeOpController(
     drains,
     stageMetrics: new StageMetrics(runtime.metrics.registry),
     enqueue: (key) => controller?.queue.add(key),
+    arbiter,
     ...(podNamespace && podName ? { ownPod: `${podNamespace}/${podName}` } : {}),
   });
   controller = new Controller({

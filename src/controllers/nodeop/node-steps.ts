@@ -36,6 +36,12 @@ import { bootIdOf, isNodeReady, type NodeStep, rebootObserved, runningStatus, up
 import { nameOf } from '../../api/object-meta.js';
 import { ignoreNotFound } from '../../kube/writes.js';
 
+/** How soon a node waiting for a cluster budget asks again (a node event may wake it sooner). */
+const BUDGET_RECHECK_MS = 5_000;
+
+/** The NodeOp as a holder of the cluster budgets: `nodeop/<namespace>/<name>`. */
+export const nodeOpHolder = (op: NodeOpView): string => `nodeop/${op.namespace}/${nameOf(op.nodeOp)}`;
+
 export async function advanceNode(
   ctx: NodeOpContext,
   op: NodeOpView,
@@ -86,6 +92,12 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
   if (op.suspended && spec.cordon)
     return { status: updated(status, { message: 'suspended: not cordoning or draining until resumed' }, now) };
   if (spec.cordon) {
+    // A node the cluster budgets have no room for waits here, Pending, and is looked at again.
+    const decision = ctx.arbiter.tryAcquire(node, nodeOpHolder(op));
+    if (!decision.granted) {
+      const message = `waiting for the cluster disruption budget: ${decision.reason}`;
+      return { status: updated(status, { message }, now), recheckAt: now + BUDGET_RECHECK_MS };
+    }
     const { outcome } = await claimCordon(ctx.clients.core, node, nodeOpClaim(op.owner));
     if (outcome === 'cordoned') notify(ctx, op, node, 'Normal', REASONS.cordoned, 'cordoned');
   }

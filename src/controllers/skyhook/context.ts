@@ -5,6 +5,7 @@
 import type { V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
+import type { DisruptionBudget } from '../../api/disruption-budget.js';
 import { API_GROUP, API_VERSION, KINDS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import type { Skyhook } from '../../api/skyhook.js';
@@ -12,6 +13,7 @@ import type { KubeClients } from '../../kube/client.js';
 import { CustomObjects, type CustomResource } from '../../kube/custom-objects.js';
 import type { EventRecorder } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
+import type { DisruptionArbiter } from '../disruption/arbiter.js';
 import type { SkyhookSettings } from './skyhook-settings.js';
 import type { WriteExpectations } from './write/write-expectations.js';
 
@@ -25,6 +27,8 @@ export interface SkyhookCaches {
   /** Every pod of the cluster, for the pods bound to each node (podNonInterruptLabels). */
   pods: Informer<V1Pod>;
   deploymentPolicies: Informer<DeploymentPolicy>;
+  /** Absent when the DisruptionBudget CRD is not installed (shared-arbiter.ts). */
+  disruptionBudgets?: Informer<DisruptionBudget>;
 }
 
 export interface SkyhookIo {
@@ -33,6 +37,8 @@ export interface SkyhookIo {
   settings: SkyhookSettings;
   events: EventRecorder;
   expectations: WriteExpectations;
+  /** Asked right before a cordon claim that newly disrupts a node is written (cluster-wide budgets). */
+  arbiter: DisruptionArbiter;
   logger: Logger;
   now(): number;
 }

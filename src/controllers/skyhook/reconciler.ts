@@ -166,6 +166,7 @@ export class SkyhookReconciler {
       },
       deploymentPolicies,
       ...(healthGates ? { healthGates } : {}),
+      disruptionBudgets: caches.disruptionBudgets?.list() ?? [],
       only,
     };
   }

@@ -9,15 +9,19 @@
  */
 import type { V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
+import type { DisruptionBudget } from '../../api/disruption-budget.js';
 import { API_GROUP, API_VERSION, CHILD_ANNOTATIONS, CHILD_LABELS, KINDS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import { nameOf } from '../../api/object-meta.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import { Controller } from '../../kube/controller.js';
+import type { Informer } from '../../kube/informer.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { ControllerFactory, InformerFactory, OperatorRuntime, Stoppable } from '../../kube/runtime.js';
 import { sameJson } from '../../util/json-equal.js';
 import { cachedBarrierPod, cachedNode, cachedNodeOp } from '../cached-objects.js';
+import type { DisruptionArbiter } from '../disruption/arbiter.js';
+import { sharedDisruption } from '../disruption/shared-arbiter.js';
 import { compactNodeMetadata } from './build/node-metadata.js';
 import { NODE_METADATA_KIND } from './write/node-metadata-writes.js';
 import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './views/node-pods.js';
@@ -32,6 +36,8 @@ export interface SkyhookControllerOptions {
   settings?: Partial<SkyhookSettings>;
   workers?: number;
   syncTimeoutMs?: number;
+  /** The cluster-wide budgets' arbiter; default: the process's shared one (shared-arbiter.ts). */
+  arbiter?: DisruptionArbiter;
 }
 
 /**
@@ -57,7 +63,11 @@ function skyhookChangeMatters(scr: Skyhook, old: Skyhook): boolean {
   );
 }
 
-function skyhookCaches(informers: InformerFactory, namespace: string): SkyhookCaches {
+function skyhookCaches(
+  informers: InformerFactory,
+  namespace: string,
+  disruptionBudgets: Informer<DisruptionBudget> | undefined,
+): SkyhookCaches {
   return {
     skyhooks: informers.informer<Skyhook>(customResourcePath(API_GROUP, API_VERSION, KINDS.skyhook.plural)),
     nodes: informers.informer<V1Node>('/api/v1/nodes', { transform: cachedNode }),
@@ -79,6 +89,7 @@ function skyhookCaches(informers: InformerFactory, namespace: string): SkyhookCa
     deploymentPolicies: informers.informer<DeploymentPolicy>(
       customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural),
     ),
+    ...(disruptionBudgets ? { disruptionBudgets } : {}),
   };
 }
 
@@ -121,6 +132,13 @@ function watchSkyhookEvents(
       .filter((scr) => scr.spec.deploymentPolicy === policy.metadata.name)
       .map((scr) => nameOf(scr)),
   );
+  // A budget's change can free or hold a node for any SCR.
+  if (caches.disruptionBudgets)
+    controller.watch(caches.disruptionBudgets, {
+      add: everySkyhook,
+      update: (budget, old) => (budget.metadata.generation !== old.metadata.generation ? everySkyhook() : []),
+      delete: everySkyhook,
+    });
   const podWakes = (versions: V1Pod[]): string[] =>
     skyhooksHeldByPod(versions, caches.skyhooks.list(), (name) => caches.nodes.get(name));
   controller.watch(caches.pods, {
@@ -143,13 +161,24 @@ export async function startSkyhookController(
 ): Promise<Stoppable> {
   const { informers, clients, events, logger } = runtime;
   const settings: SkyhookSettings = { ...readSkyhookSettings(process.env, runtime.namespace), ...options.settings };
-  const caches = skyhookCaches(informers, settings.namespace);
-  await Promise.all(Object.values(caches).map((informer) => informer.waitForSync(options.syncTimeoutMs ?? 120_000)));
+  const syncTimeoutMs = options.syncTimeoutMs ?? 120_000;
+  const disruption = await sharedDisruption(runtime, syncTimeoutMs);
+  const caches = skyhookCaches(informers, settings.namespace, disruption.budgets);
+  await Promise.all(Object.values(caches).map((informer) => informer?.waitForSync(syncTimeoutMs)));
 
   const log = logger.child({ controller: 'skyhook' });
   const expectations = new WriteExpectations();
   const reconciler = new SkyhookReconciler(
-    { clients, caches, settings, events, expectations, logger: log, now: Date.now },
+    {
+      clients,
+      caches,
+      settings,
+      events,
+      expectations,
+      arbiter: options.arbiter ?? disruption.arbiter,
+      logger: log,
+      now: Date.now,
+    },
     new SkyhookMetrics(runtime.metrics.registry),
   );
   const controller = new Controller({

@@ -171,3 +171,36 @@ describe('plan with maintenance windows', () => {
     );
   });
 });
+
+describe('plan and the cluster-wide DisruptionBudget', () => {
+  it("shows a node waiting for the cluster budget, in the planner's words, while another actor holds its slot", () => {
+    const spec = {
+      interruptionBudget: { count: 2 },
+      packages: { kernel: pkg('2.0.0', { interrupt: { type: 'reboot' as const } }) },
+    };
+    const target = scr('k', spec);
+    const w = world([target], [node('n1', 1), node('n2', 2), node('n3', 3)]);
+    // A NodeOp holds n3: the budget of 1 is used up until it is done.
+    w.nodes[2]!.unschedulable = true;
+    w.nodes[2]!.annotations['skyhook.nvidia.com/cordoned-by'] = 'default/op@uid';
+    w.budgets = [
+      {
+        apiVersion: 'skyhook.nvidia.com/v1alpha1',
+        kind: 'DisruptionBudget',
+        metadata: { name: 'one' },
+        spec: { maxDisrupted: { count: 1 } },
+      },
+    ];
+    const report = buildPlanReport(
+      target,
+      w.nodes.map((n) => n.name),
+      simulateRollout(plannerInput(w), 'k'),
+    );
+    const byNode = Object.fromEntries(report.nodes.map((n) => [n.node, n]));
+    expect(byNode['n1']!.blockers).toEqual([
+      'ClusterBudget: DisruptionBudget one allows 1 of 3 node(s) disrupted at once; disrupted: n3',
+    ]);
+    expect(byNode['n1']!.statusOnApply).toBe('waiting');
+    expect(byNode['n3']!.statusAtEnd).toBe('complete');
+  });
+});

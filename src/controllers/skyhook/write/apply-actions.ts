@@ -6,7 +6,14 @@
  * as one patch.
  */
 import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
-import { GROUP_VERSION, KINDS, nodeAnnotations, nodeLabels, STAGE_OP_ANNOTATIONS } from '../../../api/names.js';
+import {
+  GROUP_VERSION,
+  KINDS,
+  NODE_ANNOTATION_PREFIXES,
+  nodeAnnotations,
+  nodeLabels,
+  STAGE_OP_ANNOTATIONS,
+} from '../../../api/names.js';
 import { nodeStateAnnotations } from '../../../api/node-state.js';
 import { nameOf } from '../../../api/object-meta.js';
 import type { Skyhook } from '../../../api/skyhook.js';
@@ -17,7 +24,7 @@ import { addTaint, cordonWithClaim, releaseCordonClaim, removeTaint } from './no
 import { ensureNodeMetadata } from './node-metadata-writes.js';
 import { applyNodeWrite, type NodeWrite } from './node-writes.js';
 import { buildPackageConfigMap } from '../build/package-configmaps.js';
-import type { PlannerAction, SetSkyhookStatus } from '../plan/planner-types.js';
+import type { CordonNode, PlannerAction, SetSkyhookStatus } from '../plan/planner-types.js';
 import { buildStageNodeOp } from '../build/stage-nodeop.js';
 import { skyhookObjects, stageNodeOps, type SkyhookIo } from '../context.js';
 
@@ -35,7 +42,14 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
       noted(await applyNodeWrite(io.clients.core, io.caches.nodes.get(write.node), write, new Date(io.now())));
     nodeWrites.clear();
   };
+  /** Nodes whose cordon the cluster budgets refused in this pass: nothing of theirs may assume it. */
+  const refused = new Set<string>();
   for (const action of actions) {
+    if (action.kind === 'cordonNode' && !mayCordon(io, skyhook, action)) {
+      refused.add(action.node);
+      continue;
+    }
+    if (action.kind === 'createStageOp' && action.cordon === true && refused.has(action.node)) continue;
     if (action.kind === 'writeNodeState' || action.kind === 'setNodeStatus' || action.kind === 'setNodeAnnotations') {
       const write = nodeWrites.get(action.node) ?? { node: action.node, annotations: {}, labels: {} };
       if (action.kind === 'writeNodeState')
@@ -55,6 +69,22 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
     await applyAction(io, skyhook, action, writtenNodes, noted);
   }
   await flushNodeWrites();
+}
+
+/**
+ * An SCR's interrupt cordon that newly disrupts the node asks the cluster budgets' arbiter first (the
+ * planner saw the budgets in its snapshot; another controller may have taken the last slot since).
+ * A refused node stays as it is; the next pass shows it waiting (ClusterBudget).
+ */
+function mayCordon(io: SkyhookIo, skyhook: Skyhook, action: CordonNode): boolean {
+  if (!action.claim.startsWith(NODE_ANNOTATION_PREFIXES.cordon)) return true;
+  const decision = io.arbiter.tryAcquire(action.node, `skyhook/${nameOf(skyhook)}`);
+  if (decision.granted) return true;
+  io.logger.info(
+    { node: action.node, budget: decision.budget, reason: decision.reason },
+    'not cordoning: the cluster disruption budget has no room',
+  );
+  return false;
 }
 
 type NodeWriteKinds = 'writeNodeState' | 'setNodeStatus' | 'setNodeAnnotations';
