@@ -35,6 +35,7 @@ export async function installOperatorPrerequisites(cp: ControlPlane): Promise<vo
     'crd/nodeops.skyhook.nvidia.com',
     'crd/skyhooks.skyhook.nvidia.com',
     'crd/deploymentpolicies.skyhook.nvidia.com',
+    'crd/disruptionbudgets.skyhook.nvidia.com',
   ]);
   if (established.code !== 0) throw new Error(established.stderr);
   await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });

@@ -14,6 +14,7 @@ import {
   type SkyhookControllerOptions,
 } from '../../src/controllers/skyhook/skyhook-controller.js';
 import { silentLogger, type Logger } from '../../src/kube/logger.js';
+import type { ControllerFactory } from '../../src/kube/runtime.js';
 import type { NodeOpSettings } from '../../src/templates/nodeop-settings.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
 import { startSimulatedHost, type SimulatedHostOptions, type SimulatedHost } from '../../src/sandbox/simulated-host.js';
@@ -95,6 +96,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** NodeOp settings beyond the harness's short stuck-pod timeout (real nodes: the sentinel image). */
   nodeOpSettings?: Partial<NodeOpSettings>;
+  /** Controllers the operator runs besides the NodeOp and Skyhook ones (e.g. the DisruptionBudget status). */
+  extraControllers?: ControllerFactory[];
 }
 
 /** CRDs, namespace and operator on an already running control plane (startSkyhookHarness's second half). */
@@ -117,6 +120,7 @@ export async function prepareSkyhookHarness(cp: ControlPlane, options: HarnessOp
       controllers: [
         nodeOpControllerFactory({ settings: { stuckPodTimeoutMs: 15_000, ...options.nodeOpSettings } }),
         skyhookControllerFactory(options.skyhook),
+        ...(options.extraControllers ?? []),
       ],
       drainDeadlineMs: 5_000,
     });
