@@ -9,6 +9,7 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
 import { ConditionList, LabelSelector } from './k8s-schemas.js';
+import { MaintenanceWindows } from './maintenance-window.js';
 import { type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { celRules } from './schema-helpers.js';
@@ -39,6 +40,11 @@ export type MaxDisrupted = Static<typeof MaxDisrupted>;
 export const DisruptionBudgetSpec = Type.Object({
   nodeSelector: Type.Optional(LabelSelector('The nodes this budget covers; empty or absent: every node.')),
   maxDisrupted: MaxDisrupted,
+  maintenanceWindows: Type.Optional(
+    MaintenanceWindows(
+      'When interrupts may start on the nodes this budget covers (any window open = open; absent = always), for every Skyhook. Outside them no covered node newly starts an interrupt; nodes already interrupted finish.',
+    ),
+  ),
 });
 export type DisruptionBudgetSpec = Static<typeof DisruptionBudgetSpec>;
 

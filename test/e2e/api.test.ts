@@ -119,6 +119,7 @@ describe('valid documents', () => {
     'maintenance-window.yaml',
     'nodeop.yaml',
     'non-interruptible.yaml',
+    'disruption-budget.yaml',
   ])('accepts config/samples/%s', async (file) => {
     await kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'config/samples', file)]);
   });
@@ -207,6 +208,10 @@ function policy(spec: Record<string, unknown>): Record<string, unknown> {
     metadata: { name: 'invalid' },
     spec: { default: { budget: { percent: 10 }, strategy: { fixed: {} } }, ...spec },
   };
+}
+
+function disruptionBudget(spec: Record<string, unknown>): Record<string, unknown> {
+  return { apiVersion: GROUP_VERSION, kind: 'DisruptionBudget', metadata: { name: 'invalid' }, spec };
 }
 
 function compartment(name: string, labels: Record<string, string> = { pool: name }): Record<string, unknown> {
@@ -437,6 +442,39 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
     policy({ maintenanceWindows: [{ schedule: '0 0 2 * * *', duration: '4h' }] }),
     ['spec.maintenanceWindows[0].schedule', 'should match'],
   ],
+  // DisruptionBudget
+  [
+    'a DisruptionBudget with count and percent',
+    disruptionBudget({ maxDisrupted: { count: 1, percent: 10 } }),
+    ['spec.maxDisrupted', 'set exactly one of count or percent'],
+  ],
+  [
+    'a DisruptionBudget with neither count nor percent',
+    disruptionBudget({ maxDisrupted: {} }),
+    ['spec.maxDisrupted', 'set exactly one of count or percent'],
+  ],
+  ['a DisruptionBudget without maxDisrupted', disruptionBudget({}), ['spec.maxDisrupted', 'Required value']],
+  [
+    'a DisruptionBudget count of 0',
+    disruptionBudget({ maxDisrupted: { count: 0 } }),
+    ['spec.maxDisrupted.count'],
+  ],
+  [
+    'a DisruptionBudget selector In without values',
+    disruptionBudget({
+      nodeSelector: { matchExpressions: [{ key: 'gpu', operator: 'In' }] },
+      maxDisrupted: { count: 1 },
+    }),
+    ['spec.nodeSelector.matchExpressions[0].values', 'values must be non-empty'],
+  ],
+  [
+    'a DisruptionBudget maintenance window of both forms',
+    disruptionBudget({
+      maxDisrupted: { count: 1 },
+      maintenanceWindows: [{ start: '22:00', end: '04:00', schedule: '0 2 * * *', duration: '4h' }],
+    }),
+    ['spec.maintenanceWindows[0]', 'exactly one form'],
+  ],
   // NodeOp
   ['a NodeOp without command', nodeOp({ command: undefined }), ['spec.command', 'Required value']],
   [
@@ -515,6 +553,22 @@ describe('printer columns', () => {
     expect(at(stored, 'spec', 'skyhookStage', 'interrupt')).toEqual({ type: 'reboot' });
     expect(at(stored, 'spec', 'skyhookStage', 'configMap')).toBe('demo-tuning-1.0.0');
     await kubectl(['delete', 'nodeop', 'legacy-stage', '-n', 'default', '--wait=false']);
+  });
+
+  it('kubectl get disruptionbudgets shows Max, Disrupted and Waiting, filled from the status', async () => {
+    await kubectl(['apply', '--server-side', '-f', join(REPO_ROOT, 'config/samples/disruption-budget.yaml')]);
+    await kubectl([
+      'patch',
+      'disruptionbudget',
+      'gpu-nodes',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { maxDisrupted: 1, disruptedCount: 1, waitingCount: 2, matched: 8 } }),
+    ]);
+    const [header, row] = (await kubectl(['get', 'disruptionbudget', 'gpu-nodes'])).trim().split('\n');
+    expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'MAX', 'DISRUPTED', 'WAITING', 'AGE']);
+    expect(row).toMatch(/^gpu-nodes\s+1\s+1\s+2\s+\S+\s*$/);
   });
 
   it('kubectl get nodeops shows the NodeOp columns', async () => {
