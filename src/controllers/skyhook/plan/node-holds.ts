@@ -43,6 +43,7 @@ const NOTIFIED: Readonly<Record<string, 'Normal' | 'Warning'>> = {
   DeploymentPolicyNotFound: 'Warning',
   NodeStateMalformed: 'Warning',
   OutsideMaintenanceWindow: 'Normal',
+  ClusterBudget: 'Normal',
   HealthGate: 'Normal',
   HealthGateTimedOut: 'Warning',
 };

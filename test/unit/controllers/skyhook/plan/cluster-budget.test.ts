@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { nodeAnnotations, RUNTIME_REQUIRED_CORDON_ANNOTATION } from '../../../../../src/api/names.js';
+import type { PlannerAction, PlannerEvent } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import { budget } from '../../disruption/budgets.js';
 import { applyActions, node, nodeNamed, pkg, plan, runToQuiet, scr, world, type World } from './world.js';
 
@@ -74,6 +75,27 @@ describe('the cluster budget in the planner', () => {
     const claimed = w.nodes.filter((n) => n.annotations[nodeAnnotations.cordon('s')] === 'true').map((n) => n.name);
     expect(claimed).toEqual(['n0']);
     expect(nodeNamed(w, 'n1').annotations[nodeAnnotations.waiting('s')]).toMatch(/^ClusterBudget: /);
+  });
+
+  it('records an Event on the node when its wait for the cluster budget starts, once', () => {
+    const w = world([scr('s', { ...reboot, interruptionBudget: { count: 2 } })], [node('n0', 0), node('n1', 1)]);
+    w.budgets = [budget('one', { maxDisrupted: { count: 1 } })];
+    w.nodes[1]!.unschedulable = true;
+    w.nodes[1]!.annotations['skyhook.nvidia.com/cordoned-by'] = 'default/op@uid';
+    const events = (actions: PlannerAction[]) =>
+      actions.filter((a): a is PlannerEvent => a.kind === 'event' && a.reason === 'ClusterBudget');
+    const first = plan(w).actions;
+    expect(events(first)).toEqual([
+      {
+        kind: 'event',
+        involved: { kind: 'Node', name: 'n0' },
+        type: 'Normal',
+        reason: 'ClusterBudget',
+        message: 'Skyhook [s] waits: DisruptionBudget one allows 1 of 2 node(s) disrupted at once; disrupted: n1',
+      },
+    ]);
+    applyActions(w, first);
+    expect(events(plan(w).actions)).toEqual([]);
   });
 
   it('lets a node already disrupted by a NodeOp be interrupted without a slot', () => {
