@@ -454,11 +454,7 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
     ['spec.maxDisrupted', 'set exactly one of count or percent'],
   ],
   ['a DisruptionBudget without maxDisrupted', disruptionBudget({}), ['spec.maxDisrupted', 'Required value']],
-  [
-    'a DisruptionBudget count of 0',
-    disruptionBudget({ maxDisrupted: { count: 0 } }),
-    ['spec.maxDisrupted.count'],
-  ],
+  ['a DisruptionBudget count of 0', disruptionBudget({ maxDisrupted: { count: 0 } }), ['spec.maxDisrupted.count']],
   [
     'a DisruptionBudget selector In without values',
     disruptionBudget({
