@@ -1,7 +1,8 @@
 /**
  * Health gates through the real operator on simulated nodes (#16's acceptance): a beforeBatch gate
  * on a node condition that the test sets 10 s after the first node finished holds the next batch
- * for those 10 s, visibly (the node's `waiting_<scr>` says HealthGate, an Event says it started);
+ * for those 10 s, visibly (the node's `waiting_<scr>` says HealthGate, an Event says it started),
+ * and an operator restart meanwhile keeps the wait's start;
  * a beforeUncordon gate that never passes leaves the rebooted node cordoned and erroring with the
  * gate's reason, and lets it go once the condition appears.
  */
@@ -83,11 +84,16 @@ describe('a beforeBatch gate on a node condition', () => {
     expect(annotation(first, waitingKey)).toContain('condition Settled is absent, want True');
     expect(annotation(first, statusKey)).toBe('in_progress');
     expect(annotation(first, nodeAnnotations.healthGate('batchgate'))).toContain('"point":"beforeBatch"');
+    // The wait's start is on the node: an operator restart meanwhile does not restart the timeout.
+    const since = annotation(first, nodeAnnotations.healthGate('batchgate'));
+    await h.stopOperator();
+    await h.startOperator();
     // For 10 s the second node does not start: the first keeps the batch while its gate fails.
     while (Date.now() - gatedAt < 10_000) {
       expect(annotation(await readNode(secondName), statusKey)).not.toBe('in_progress');
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+    expect(annotation(await readNode(firstName), nodeAnnotations.healthGate('batchgate'))).toBe(since);
     const events = await h.core.listEventForAllNamespaces({
       fieldSelector: `involvedObject.name=${firstName},reason=HealthGate`,
     });
