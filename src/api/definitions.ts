@@ -1,6 +1,7 @@
 /** All kinds of the API, in the order their CRD files are written. */
 import { DEPLOYMENT_POLICY_DEFINITION } from './deployment-policy.js';
 import { DISRUPTION_BUDGET_DEFINITION } from './disruption-budget.js';
+import { MAINTENANCE_POLICY_DEFINITION } from './maintenance-policy.js';
 import { NODEOP_DEFINITION } from './nodeop.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { SKYHOOK_DEFINITION } from './skyhook.js';
@@ -10,4 +11,5 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
   DEPLOYMENT_POLICY_DEFINITION,
   NODEOP_DEFINITION,
   DISRUPTION_BUDGET_DEFINITION,
+  MAINTENANCE_POLICY_DEFINITION,
 ];

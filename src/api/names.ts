@@ -27,6 +27,12 @@ export const KINDS = {
     plural: 'disruptionbudgets',
     singular: 'disruptionbudget',
   },
+  maintenancePolicy: {
+    kind: 'MaintenancePolicy',
+    listKind: 'MaintenancePolicyList',
+    plural: 'maintenancepolicies',
+    singular: 'maintenancepolicy',
+  },
 } as const;
 
 /** Annotations a user (or the kubectl plugin) puts on a Skyhook. Only the exact value `"true"` counts. */

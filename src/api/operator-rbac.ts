@@ -44,11 +44,17 @@ export const OPERATOR_CLUSTER_PERMISSIONS: readonly Permission[] = [
   // Package configMaps and per-node metadata ConfigMaps.
   { apiGroup: '', resource: 'configmaps', verbs: [...READ, 'create', 'delete', 'patch', 'update'] },
   { apiGroup: '', resource: 'events', verbs: ['create', 'patch'] },
+  // MaintenancePolicies: read; status written by the maintenance controller.
+  { apiGroup: 'skyhook.nvidia.com', resource: 'maintenancepolicies', verbs: READ },
+  { apiGroup: 'skyhook.nvidia.com', resource: 'maintenancepolicies/status', verbs: ['get', 'patch', 'update'] },
   // Drain reports which PodDisruptionBudget blocks an eviction.
   { apiGroup: 'policy', resource: 'poddisruptionbudgets', verbs: READ },
 ];
 
-/** In the operator's namespace only (Role): the leader-election Lease. */
+/**
+ * In the operator's namespace only (Role): the leader-election Lease, and the per-node maintenance
+ * Leases (watched; the grant is patched in; a deleted node's is deleted).
+ */
 export const OPERATOR_NAMESPACE_PERMISSIONS: readonly Permission[] = [
-  { apiGroup: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'create', 'update'] },
+  { apiGroup: 'coordination.k8s.io', resource: 'leases', verbs: [...READ, 'create', 'update', 'patch', 'delete'] },
 ];

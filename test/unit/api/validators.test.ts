@@ -5,6 +5,7 @@ import { parseAllDocuments } from 'yaml';
 import {
   validateDeploymentPolicy,
   validateDisruptionBudget,
+  validateMaintenancePolicy,
   validateNodeOp,
   validateSkyhook,
   type ValidationResult,
@@ -22,6 +23,7 @@ const validatorByKind: Record<string, (doc: unknown) => ValidationResult<unknown
   DeploymentPolicy: validateDeploymentPolicy,
   NodeOp: validateNodeOp,
   DisruptionBudget: validateDisruptionBudget,
+  MaintenancePolicy: validateMaintenancePolicy,
 };
 
 const sampleDir = join(CONFIG_DIR, 'samples');

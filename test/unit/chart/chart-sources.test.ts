@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { expectedChartFiles } from '../../../scripts/chart-sources.js';
 import { AGENT_ENV_DOC } from '../../../src/agent/settings.js';
+import { RESOURCE_DEFINITIONS } from '../../../src/api/definitions.js';
 import { NODEOP_ENV_DOC } from '../../../src/templates/nodeop-settings.js';
 import { REPO_ROOT } from '../../helm-binary.js';
 
@@ -50,7 +51,7 @@ describe('the chart has one source, config/', () => {
     for (const [path, bytes] of expected) {
       expect({ path, same: readFileSync(join(REPO_ROOT, path)).equals(bytes) }).toEqual({ path, same: true });
     }
-    expect([...expected.keys()].filter((p) => p.startsWith('chart/crds/'))).toHaveLength(4);
+    expect([...expected.keys()].filter((p) => p.startsWith('chart/crds/'))).toHaveLength(RESOURCE_DEFINITIONS.length);
   });
 
   it('holds no copy whose source is gone', () => {
