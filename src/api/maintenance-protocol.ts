@@ -9,7 +9,7 @@
  *   daemon    request   {protocol, requestedAt, bootId}   "this node asks for a slot"
  *   daemon    progress  free text                         what the daemon waits for (status message)
  *   daemon    done      {requestedAt, completedAt}        "the request of requestedAt is finished"
- *   operator  grant     {policy, requestedAt, grantedAt, phase, drainStartedAt?}
+ *   operator  grant     {policy, requestedAt, grantedAt, phase}
  *             phase `granted`: slot given, cordon and drain under way; `drained`: the daemon may act.
  *
  * A request ends when the operator, seeing `done`, uncordons and removes `grant`; the daemon, seeing
@@ -49,9 +49,8 @@ export interface MaintenanceGrant {
   /** The request this grant answers; a grant for an older request is stale. */
   requestedAt: string;
   grantedAt: string;
+  /** `granted`: cordon and drain under way (drainOptions.timeoutSeconds counts from grantedAt); `drained`: the daemon may act. */
   phase: GrantPhase;
-  /** When the drain started; drainOptions.timeoutSeconds counts from here across restarts. */
-  drainStartedAt?: string;
 }
 
 const LEASE_NAME_PREFIX = 'maintenance-';
@@ -112,14 +111,7 @@ export function parseGrant(text: string | undefined): MaintenanceGrant | undefin
   if (!o || typeof o['policy'] !== 'string' || !isTime(o['requestedAt']) || !isTime(o['grantedAt'])) return undefined;
   const phase = o['phase'];
   if (!GRANT_PHASES.includes(phase as GrantPhase)) return undefined;
-  const drainStartedAt = o['drainStartedAt'];
-  return {
-    policy: o['policy'],
-    requestedAt: o['requestedAt'],
-    grantedAt: o['grantedAt'],
-    phase: phase as GrantPhase,
-    ...(isTime(drainStartedAt) ? { drainStartedAt } : {}),
-  };
+  return { policy: o['policy'], requestedAt: o['requestedAt'], grantedAt: o['grantedAt'], phase: phase as GrantPhase };
 }
 
 /** The protocol state of one node's Lease, parsed (malformed values read as absent). */

@@ -7,6 +7,7 @@
  */
 import type { ControllerFactory } from '../kube/runtime.js';
 import { disruptionBudgetControllerFactory } from './disruption/budget-controller.js';
+import { maintenanceControllerFactory } from './maintenance/controller.js';
 import { nodeOpControllerFactory } from './nodeop/controller.js';
 import { skyhookControllerFactory } from './skyhook/skyhook-controller.js';
 
@@ -14,4 +15,5 @@ export const controllers: ControllerFactory[] = [
   nodeOpControllerFactory(),
   skyhookControllerFactory(),
   disruptionBudgetControllerFactory(),
+  maintenanceControllerFactory(),
 ];

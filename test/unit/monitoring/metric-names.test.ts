@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { DisruptionMetrics } from '../../../src/controllers/disruption/disruption-metrics.js';
+import { MaintenanceMetrics } from '../../../src/controllers/maintenance/maintenance-metrics.js';
 import { StageMetrics } from '../../../src/controllers/nodeop/stage-metrics.js';
 import { SkyhookMetrics } from '../../../src/controllers/skyhook/skyhook-metrics.js';
 import { RuntimeMetrics } from '../../../src/kube/metrics.js';
@@ -25,6 +26,7 @@ const HISTOGRAM_SUFFIXES = ['_bucket', '_sum', '_count'];
 /** The modules that create metrics; a new one must be added to operatorRegistry() below. */
 const METRIC_MODULES = [
   'src/controllers/disruption/disruption-metrics.ts',
+  'src/controllers/maintenance/maintenance-metrics.ts',
   'src/controllers/nodeop/stage-metrics.ts',
   // Created by SkyhookMetrics, so already in operatorRegistry().
   'src/controllers/skyhook/non-interrupt-wait-metrics.ts',
@@ -37,6 +39,7 @@ function operatorRegistry(): Map<string, { type: string; labels: string[] }> {
   new SkyhookMetrics(runtime.registry);
   new StageMetrics(runtime.registry);
   new DisruptionMetrics(runtime.registry);
+  new MaintenanceMetrics(runtime.registry);
   return new Map(
     runtime.registry.getMetricsAsArray().map((metric) => {
       const {
