@@ -2,7 +2,7 @@
  * The architecture as rules `npm run lint` (part of `npm test`) enforces on src/: no import cycle, no
  * import from a higher layer, and a Skyhook planner (controllers/skyhook/plan/) that imports nothing
  * doing I/O. Layers, lowest first (docs/architecture.md draws them):
- *   util/ → api/, agent/ → kube/ → jobs/, templates/ → controllers/ → sandbox/ → cli/
+ *   util/ → api/, agent/ → kube/ → jobs/, templates/, maintenance-daemon/ → controllers/ → sandbox/ → cli/
  */
 const layer = (name, from, mayImport) => ({
   name,
@@ -26,6 +26,8 @@ module.exports = {
     layer('layer-agent', 'agent', ['agent', 'api', 'util']),
     layer('layer-kube', 'kube', ['kube', 'api', 'util']),
     layer('layer-jobs', 'jobs', ['jobs', 'kube', 'api', 'util']),
+    // The node daemon of `skyhook maintenance`: the cluster client and the API, never the operator's controllers.
+    layer('layer-maintenance-daemon', 'maintenance-daemon', ['maintenance-daemon', 'kube', 'api', 'util']),
     layer('layer-templates', 'templates', ['templates', 'agent', 'api', 'util']),
     layer('layer-controllers', 'controllers', ['controllers', 'jobs', 'templates', 'kube', 'agent', 'api', 'util']),
     layer('layer-sandbox', 'sandbox', ['sandbox', 'controllers', 'jobs', 'templates', 'kube', 'agent', 'api', 'util']),

@@ -26,6 +26,10 @@ const commands: Record<string, Command> = {
     summary: 'run the operator (controllers, leader election, health and metrics)',
     run: async (argv) => (await import('./operator.js')).runOperatorCli(argv),
   },
+  maintenance: {
+    summary: 'run the node daemon of MaintenancePolicies (Kustodian and Kured protocols) on one node',
+    run: async (argv) => (await import('./maintenance.js')).runMaintenanceCli(argv),
+  },
   plan: {
     summary:
       'show what applying a Skyhook would do on this cluster (nodes, stages, batches, blockers); changes nothing',
