@@ -33,7 +33,7 @@ export const DEFAULT_MAINTENANCE_SETTINGS: MaintenanceSettings = {
   drainFailureBackoffMs: 60_000,
   blockerRecheckMs: 30_000,
   resyncMs: 30_000,
-  recentCompletions: 20,
+  recentCompletions: 50,
 };
 
 export interface MaintenanceCaches {

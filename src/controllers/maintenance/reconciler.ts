@@ -6,7 +6,12 @@
  * operator continues where the last one stopped.
  */
 import { GROUP_VERSION, KINDS } from '../../api/names.js';
-import type { MaintenanceCompletion, MaintenanceHolder, MaintenancePolicy } from '../../api/maintenance-policy.js';
+import type {
+  MaintenanceCompletion,
+  MaintenanceHolder,
+  MaintenancePolicy,
+  MaintenancePolicyStatus,
+} from '../../api/maintenance-policy.js';
 import { effectiveProtocols, lockTtlMs, maxConcurrentOf, policyForNode } from '../../api/maintenance-settings.js';
 import { cordonViewOf, maintenanceClaim, type NodeCordonView } from '../../jobs/cordon/claims.js';
 import { nameOf } from '../../api/object-meta.js';
@@ -17,11 +22,24 @@ import { advanceHolder, releaseSlot } from './holder-steps.js';
 import { PolicyStatusPacing, policyStatus } from './policy-status.js';
 import { planSlots, type SlotPlan, type SlotPolicy } from './slots.js';
 
+const rvOf = (rv: string | undefined): bigint => {
+  try {
+    return BigInt(rv ?? '0');
+  } catch {
+    return 0n;
+  }
+};
+
 export class MaintenanceReconciler {
   private readonly ctx: MaintenanceContext;
   private readonly pacing = new PolicyStatusPacing();
   /** Requests whose drain failed, held back until a time (lost on restart: then simply tried again). */
   private readonly backoff = new Map<string, { untilMs: number; message: string }>();
+  /**
+   * The status this process last wrote per policy: a completion is added to recentCompletions once,
+   * so the next pass must build on that write even before the cache shows it.
+   */
+  private readonly written = new Map<string, { rv: bigint; status: MaintenancePolicyStatus }>();
   /** The wait reason last reported per node, so an Event marks only the start of a new wait. */
   private readonly waitReasons = new Map<string, string>();
 
@@ -147,13 +165,14 @@ export class MaintenanceReconciler {
       holders,
       queue: grants.waiting,
       completed,
-      previous: policy.status,
+      previous: this.statusOf(policy),
       keepCompletions: ctx.settings.recentCompletions,
       now,
     });
-    const decision = this.pacing.decide(name, policy.status, status, now);
+    const decision = this.pacing.decide(name, this.statusOf(policy), status, now);
     if (decision.write) {
-      await policyObjects(ctx).patchStatus(name, status);
+      const written = await policyObjects(ctx).patchStatus(name, status);
+      this.written.set(name, { rv: rvOf(written.metadata.resourceVersion), status });
       this.pacing.written(name, now);
     }
     ctx.metrics.report(
@@ -169,6 +188,17 @@ export class MaintenanceReconciler {
       grants.recheckBlockers ? ctx.settings.blockerRecheckMs : Number.POSITIVE_INFINITY,
     ];
     return { requeueAfterMs: Math.min(...times) };
+  }
+
+  /** The policy's status: the cached one, or this process's newer write. */
+  private statusOf(policy: MaintenancePolicy): MaintenancePolicyStatus | undefined {
+    const mine = this.written.get(nameOf(policy));
+    if (!mine) return policy.status;
+    if (rvOf(policy.metadata.resourceVersion) >= mine.rv) {
+      this.written.delete(nameOf(policy));
+      return policy.status;
+    }
+    return mine.status;
   }
 
   /** An Event when a request starts waiting for a new reason; forget nodes no longer waiting. */
@@ -227,6 +257,7 @@ export class MaintenanceReconciler {
       });
     }
     this.pacing.forget(name);
+    this.written.delete(name);
     ctx.metrics.forget(name);
     return undefined;
   }

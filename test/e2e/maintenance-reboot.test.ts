@@ -1,0 +1,71 @@
+/**
+ * Kured's protocol through the real control plane on simulated nodes, each with its own daemon
+ * process and host root (the simulated reboot: a new boot ID, an emptied /var/run, a line in the
+ * reboot log): a node with /var/run/reboot-required is cordoned, drained and rebooted once, the new
+ * boot ID confirms it, and it is uncordoned; with maxConcurrent 1 two nodes reboot one after the other.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, readFileSync } from 'node:fs';
+import { BOOT_ID_PATH } from '../../src/maintenance-daemon/host.js';
+import { SIMULATED_REBOOT_LOG } from '../../src/maintenance-daemon/rebooter.js';
+import {
+  applyPolicy,
+  REBOOT_SENTINEL,
+  requestMaintenance,
+  startDaemons,
+  startMaintenanceHarness,
+  waitForPolicy,
+  watchMaintenanceCordons,
+  type MaintenanceHarness,
+} from './maintenance-harness.js';
+
+const NODES = ['reboot-0', 'reboot-1', 'reboot-2'];
+const LABELS = { 'maintenance-e2e': 'reboot' };
+let h: MaintenanceHarness;
+
+beforeAll(async () => {
+  h = await startMaintenanceHarness(NODES.map((name) => ({ name, labels: LABELS })));
+  await startDaemons(h, NODES);
+}, 180_000);
+
+afterAll(async () => {
+  await h?.stop();
+}, 60_000);
+
+const reboots = (node: string): string[] => {
+  const log = h.hostPath(node, SIMULATED_REBOOT_LOG);
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+};
+
+describe('reboot-required', () => {
+  it('reboots each asking node once, one at a time, and the new boot ID ends its slot', async () => {
+    await applyPolicy(h, 'reboots', {
+      nodeSelector: { matchLabels: LABELS },
+      maxConcurrent: 1,
+      protocols: { maintenance: { enabled: false }, reboot: { rebootDelay: '200ms' } },
+    });
+    const asking = NODES.slice(0, 2);
+    const bootIds = new Map(asking.map((n) => [n, readFileSync(h.hostPath(n, BOOT_ID_PATH), 'utf8').trim()]));
+    const watcher = await watchMaintenanceCordons(h, 'reboots');
+    for (const node of asking) requestMaintenance(h, node, REBOOT_SENTINEL);
+    const done = await waitForPolicy(
+      h,
+      'reboots',
+      (p) =>
+        asking.every((n) => (p.status?.recentCompletions ?? []).some((c) => c.node === n && c.protocol === 'reboot')) &&
+        (p.status?.holderCount ?? 1) === 0,
+      120_000,
+    );
+    await watcher.stop();
+    expect(watcher.max()).toBe(1);
+    expect([...watcher.everCordoned].sort()).toEqual(asking);
+    expect(watcher.cordoned()).toEqual([]);
+    for (const node of asking) {
+      expect(reboots(node)).toHaveLength(1);
+      expect(readFileSync(h.hostPath(node, BOOT_ID_PATH), 'utf8').trim()).not.toBe(bootIds.get(node));
+      expect(existsSync(h.hostPath(node, REBOOT_SENTINEL))).toBe(false);
+    }
+    expect(reboots(NODES[2]!)).toEqual([]);
+    expect(done.status?.matchedNodes).toBe(NODES.length);
+  }, 180_000);
+});
