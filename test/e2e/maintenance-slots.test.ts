@@ -109,14 +109,18 @@ describe('a failing script and a deleted node', () => {
     );
     requestMaintenance(h, next);
     const stuck = await waitForPolicy(h, 'fleet', (p) => p.status?.queue?.some((q) => q.node === next) ?? false);
-    // The failed script left the required file: the node stays cordoned and keeps the one slot.
-    await new Promise((r) => setTimeout(r, 3_000));
+    // The failed script left the required file: the node stays cordoned and keeps the one slot, and
+    // the status says what its daemon waits for.
+    const held = await waitForPolicy(
+      h,
+      'fleet',
+      (p) => p.status?.holders?.[0]?.message?.includes(`waiting for ${REQUIRED} to be removed`) ?? false,
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
     const node = await h.core.readNode({ name: failing });
     expect(node.spec?.unschedulable).toBe(true);
     expect(existsSync(h.hostPath(failing, IN_PROGRESS))).toBe(true);
-    const held = await waitForPolicy(h, 'fleet', () => true);
     expect(held.status?.holders?.map((x) => [x.node, x.phase])).toEqual([[failing, 'InProgress']]);
-    expect(held.status?.holders?.[0]?.message).toContain(`waiting for ${REQUIRED} to be removed`);
     expect(stuck.status?.queue?.find((q) => q.node === next)?.reason).toBe('MaxConcurrent');
     expect(held.status?.conditions?.find((c) => c.type === 'SlotsAvailable')?.status).toBe('False');
 
