@@ -8,6 +8,7 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
 import { ConditionList, LabelSelector, OBJECT_NAME_PATTERN } from './k8s-schemas.js';
+import { MaintenanceWindows } from './maintenance-window.js';
 import { type GROUP_VERSION, KINDS } from './names.js';
 import { DrainOptions } from './nodeop.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -106,6 +107,11 @@ export const MaintenancePolicySpec = Type.Object({
     ),
   ),
   drainOptions: Type.Optional(MaintenanceDrainOptions),
+  rebootWindows: Type.Optional(
+    MaintenanceWindows(
+      'When reboots may start (kured --reboot-days/--start-time/--end-time/--time-zone, or cron); absent or empty = any time. Kustodian maintenance is not held by them.',
+    ),
+  ),
   blockingPodSelectors: Type.Optional(
     Type.Array(
       LabelSelector('A pod on the node matching this selector holds its reboot (kured --blocking-pod-selector).'),

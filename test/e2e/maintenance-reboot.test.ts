@@ -3,6 +3,7 @@
  * process and host root (the simulated reboot: a new boot ID, an emptied /var/run, a line in the
  * reboot log): a node with /var/run/reboot-required is cordoned, drained and rebooted once, the new
  * boot ID confirms it, and it is uncordoned; with maxConcurrent 1 two nodes reboot one after the other.
+ * Outside rebootWindows a node waits, visibly (queue reason, Event), and starts when the window opens.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
@@ -68,4 +69,43 @@ describe('reboot-required', () => {
     expect(reboots(NODES[2]!)).toEqual([]);
     expect(done.status?.matchedNodes).toBe(NODES.length);
   }, 180_000);
+});
+
+/** `HH:MM:SS` in UTC, `ms` from now. */
+const utcTimeOfDay = (ms: number): string => new Date(Date.now() + ms).toISOString().slice(11, 19);
+
+describe('rebootWindows', () => {
+  it('holds a reboot outside the window, visibly, and starts it when the window opens', async () => {
+    const node = NODES[2]!;
+    const opensInMs = 12_000;
+    const opening = Math.floor((Date.now() + opensInMs) / 1000) * 1000;
+    await applyPolicy(h, 'reboots', {
+      nodeSelector: { matchLabels: LABELS },
+      maxConcurrent: 1,
+      protocols: { maintenance: { enabled: false }, reboot: {} },
+      rebootWindows: [{ start: utcTimeOfDay(opensInMs), end: utcTimeOfDay(opensInMs + 30 * 60_000) }],
+    });
+    const watcher = await watchMaintenanceCordons(h, 'reboots');
+    requestMaintenance(h, node, REBOOT_SENTINEL);
+    const waiting = await waitForPolicy(h, 'reboots', (p) => p.status?.queue?.some((q) => q.node === node) ?? false);
+    const entry = waiting.status?.queue?.find((q) => q.node === node);
+    expect(entry?.reason).toBe('OutsideMaintenanceWindow');
+    expect(entry?.message).toContain(new Date(opening).toISOString());
+    const events = await h.core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: `involvedObject.name=${node}`,
+    });
+    expect(events.items.map((e) => e.reason)).toContain('MaintenanceWaiting');
+    expect(watcher.everCordoned.has(node)).toBe(false);
+    await waitForPolicy(
+      h,
+      'reboots',
+      (p) => (p.status?.recentCompletions ?? []).some((c) => c.node === node) && (p.status?.holderCount ?? 1) === 0,
+      90_000,
+    );
+    await watcher.stop();
+    const [line] = reboots(node);
+    expect(Date.parse(line!.split(' ')[0]!)).toBeGreaterThanOrEqual(opening);
+    expect(watcher.cordoned()).toEqual([]);
+  }, 150_000);
 });

@@ -13,6 +13,7 @@ import type {
   MaintenancePolicyStatus,
 } from '../../api/maintenance-policy.js';
 import { effectiveProtocols, lockTtlMs, maxConcurrentOf, policyForNode } from '../../api/maintenance-settings.js';
+import { nextWindowOpen, windowsOpen } from '../../util/time-window.js';
 import { cordonViewOf, maintenanceClaim, type NodeCordonView } from '../../jobs/cordon/claims.js';
 import { nameOf } from '../../api/object-meta.js';
 import type { ReconcileResult } from '../../kube/queue.js';
@@ -21,6 +22,14 @@ import { grantSlots } from './grants.js';
 import { advanceHolder, releaseSlot } from './holder-steps.js';
 import { PolicyStatusPacing, policyStatus } from './policy-status.js';
 import { planSlots, type SlotPlan, type SlotPolicy } from './slots.js';
+
+/** Whether a reboot may start now under the policy's rebootWindows, and when one next may. */
+function rebootWindowAt(policy: MaintenancePolicy, now: number): SlotPolicy['rebootWindow'] {
+  const windows = policy.spec.rebootWindows;
+  if (windowsOpen(windows, new Date(now))) return { open: true };
+  const next = nextWindowOpen(windows, new Date(now));
+  return next ? { open: false, nextOpenMs: next.getTime() } : { open: false };
+}
 
 const rvOf = (rv: string | undefined): bigint => {
   try {
@@ -64,7 +73,7 @@ export class MaintenanceReconciler {
         ...(protocols.reboot ? ['reboot' as const] : []),
       ]),
       ...(ttlMs !== undefined ? { ttlMs } : {}),
-      rebootWindow: { open: true },
+      rebootWindow: rebootWindowAt(policy, this.ctx.clock.now()),
     };
   }
 
