@@ -152,6 +152,9 @@ export function planSlots(input: SlotInput): SlotPlan {
   const next = policy.rebootWindow.nextOpenMs;
   if (!policy.rebootWindow.open && next !== undefined && queue.some((q) => q.protocol === 'reboot')) times.push(next);
   queue.sort(byArrival);
+  holders.sort(
+    (a, b) => ms(a.lease.request.requestedAt) - ms(b.lease.request.requestedAt) || a.node.localeCompare(b.node),
+  );
   const nextChangeMs = times.length > 0 ? Math.min(...times) : undefined;
   return {
     holders,
