@@ -151,7 +151,7 @@ export const QueuedRequest = Type.Object({
   node: NodeName,
   protocol: StringEnum(MAINTENANCE_PROTOCOLS),
   requestedAt: Time,
-  /** `MaxConcurrent`, `ClusterBudget`, `OutsideMaintenanceWindow`, `RebootBlocked`, `ProtocolDisabled`, `DrainFailed`. */
+  /** `MaxConcurrent`, `ClusterBudget`, `OutsideMaintenanceWindow`, `ProtocolDisabled`, `DrainFailed`, or a reboot blocker's reason. */
   reason: Type.String({ maxLength: 128 }),
   message: Type.Optional(Type.String({ maxLength: 2048 })),
 });
