@@ -6,7 +6,7 @@
  * nodes cordoned under a policy's claim for a whole test.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -96,7 +96,10 @@ export async function startMaintenanceHarness(
     await manager?.shutdown();
     manager = undefined;
   };
+  const logOf = (node: string): string => join(roots, `${node}.log`);
   const startDaemon = (node: string): void => {
+    // Warnings and errors only (--log-level warn), kept per node and shown when the harness stops.
+    const log = openSync(logOf(node), 'a');
     const child = spawn(
       process.execPath,
       [
@@ -106,8 +109,9 @@ export async function startMaintenanceHarness(
         ...['--period', '250ms', '--heartbeat', '1s', '--reboot-method', 'simulated'],
         ...['--kubeconfig', cp.kubeconfigPath, '--log-level', 'warn'],
       ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
+      { stdio: ['ignore', log, log] },
     );
+    closeSync(log);
     daemons.set(node, child);
   };
   const killDaemon = async (node: string): Promise<void> => {
@@ -131,6 +135,10 @@ export async function startMaintenanceHarness(
     stopOperator,
     stop: async () => {
       await Promise.all([...daemons.keys()].map(killDaemon));
+      for (const { name } of nodes) {
+        const text = existsSync(logOf(name)) ? readFileSync(logOf(name), 'utf8').trim() : '';
+        if (text) console.error(`daemon of ${name}:\n${text.split('\n').slice(-20).join('\n')}`);
+      }
       await stopOperator();
       await cp.stop();
       rmSync(roots, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * of the arbiter, a lockTTL expiry and a failed drain, each visible in the status.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { MaintenancePolicy, MaintenancePolicySpec } from '../../../../src/api/maintenance-policy.js';
 import { leaseStateOf, MAINTENANCE_LEASE, maintenanceLeaseName } from '../../../../src/api/maintenance-protocol.js';
 import type { DisruptionArbiter } from '../../../../src/controllers/disruption/arbiter.js';
@@ -108,7 +108,7 @@ class World {
   }
 
   context(): MaintenanceContext {
-    const informer = <T>(store: () => T[], get: (name: string) => T | undefined) =>
+    const informer = <T extends KubernetesObject>(store: () => T[], get: (name: string) => T | undefined) =>
       ({ list: store, get }) as unknown as Informer<T>;
     const core = {
       readNode: async ({ name }: { name: string }) =>
