@@ -27,6 +27,7 @@ import type { ControllerFactory } from '../../src/kube/runtime.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { BOOT_ID_PATH } from '../../src/maintenance-daemon/host.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
+import { startSimulatedHost, type SimulatedHostOptions } from '../../src/sandbox/simulated-host.js';
 import { installOperatorPrerequisites, NAMESPACE, REPO_ROOT } from './skyhook-cluster.js';
 
 export const REQUIRED = '/var/maintenance-required';
@@ -53,6 +54,8 @@ export interface MaintenanceHarnessOptions {
   controller?: MaintenanceControllerOptions;
   /** Controllers started beside the maintenance controller (the Skyhook and NodeOp ones). */
   extraControllers?: ControllerFactory[];
+  /** Start the simulated host side of Skyhook interrupts (reboot pods) with these options. */
+  simulatedHost?: SimulatedHostOptions;
 }
 
 export async function startMaintenanceHarness(
@@ -123,6 +126,7 @@ export async function startMaintenanceHarness(
     await exited;
   };
   await startOperator();
+  const simulatedHost = options.simulatedHost ? await startSimulatedHost(kc, options.simulatedHost) : undefined;
   return {
     cp,
     core: kc.makeApiClient(CoreV1Api),
@@ -135,6 +139,7 @@ export async function startMaintenanceHarness(
     stopOperator,
     stop: async () => {
       await Promise.all([...daemons.keys()].map(killDaemon));
+      await simulatedHost?.stop();
       for (const { name } of nodes) {
         const text = existsSync(logOf(name)) ? readFileSync(logOf(name), 'utf8').trim() : '';
         if (text) console.error(`daemon of ${name}:\n${text.split('\n').slice(-20).join('\n')}`);
