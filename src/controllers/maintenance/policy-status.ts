@@ -18,6 +18,8 @@ import { STATUS_PROGRESS_INTERVAL_MS } from '../skyhook/status-write-pacing.js';
 export const MAINTENANCE_CONDITIONS = {
   /** True while a slot is free; False (MaxConcurrentReached) names the holders. */
   slotsAvailable: 'SlotsAvailable',
+  /** True when the spec has what the API server cannot refuse (a time zone or cron field out of range). */
+  invalidSpec: 'InvalidSpec',
 } as const;
 
 export interface StatusInput {
@@ -29,24 +31,43 @@ export interface StatusInput {
   completed: MaintenanceCompletion[];
   previous: MaintenancePolicyStatus | undefined;
   keepCompletions: number;
+  /** What is wrong with the spec beyond the API server's checks (rebootWindows), if anything. */
+  specErrors: string[];
   now: number;
 }
 
-function slotsCondition(input: StatusInput): Condition {
-  const full = input.holders.length >= input.maxConcurrent;
-  const previous = input.previous?.conditions?.find((c) => c.type === MAINTENANCE_CONDITIONS.slotsAvailable);
-  const status = full ? 'False' : 'True';
-  const message = full
-    ? `${input.holders.length} of ${input.maxConcurrent} slots held: ${input.holders.map((h) => h.node).join(', ')}`
-    : `${input.maxConcurrent - input.holders.length} of ${input.maxConcurrent} slots free`;
+function condition(
+  input: StatusInput,
+  type: string,
+  status: 'True' | 'False',
+  reason: string,
+  message: string,
+): Condition {
+  const previous = input.previous?.conditions?.find((c) => c.type === type);
   return {
-    type: MAINTENANCE_CONDITIONS.slotsAvailable,
+    type,
     status,
-    reason: full ? 'MaxConcurrentReached' : 'SlotsFree',
+    reason,
     message,
     lastTransitionTime: previous?.status === status ? previous.lastTransitionTime : new Date(input.now).toISOString(),
     ...(input.generation !== undefined ? { observedGeneration: input.generation } : {}),
   };
+}
+
+function slotsCondition(input: StatusInput): Condition {
+  const full = input.holders.length >= input.maxConcurrent;
+  const message = full
+    ? `${input.holders.length} of ${input.maxConcurrent} slots held: ${input.holders.map((h) => h.node).join(', ')}`
+    : `${input.maxConcurrent - input.holders.length} of ${input.maxConcurrent} slots free`;
+  return full
+    ? condition(input, MAINTENANCE_CONDITIONS.slotsAvailable, 'False', 'MaxConcurrentReached', message)
+    : condition(input, MAINTENANCE_CONDITIONS.slotsAvailable, 'True', 'SlotsFree', message);
+}
+
+function invalidSpecCondition(input: StatusInput): Condition {
+  return input.specErrors.length > 0
+    ? condition(input, MAINTENANCE_CONDITIONS.invalidSpec, 'True', 'InvalidRebootWindow', input.specErrors.join('; '))
+    : condition(input, MAINTENANCE_CONDITIONS.invalidSpec, 'False', 'Valid', 'the spec is valid');
 }
 
 export function policyStatus(input: StatusInput): MaintenancePolicyStatus {
@@ -62,7 +83,7 @@ export function policyStatus(input: StatusInput): MaintenancePolicyStatus {
     holders: input.holders,
     queue: input.queue,
     recentCompletions,
-    conditions: [slotsCondition(input)],
+    conditions: [slotsCondition(input), invalidSpecCondition(input)],
   };
 }
 

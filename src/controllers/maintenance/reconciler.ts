@@ -13,7 +13,7 @@ import type {
   MaintenancePolicyStatus,
 } from '../../api/maintenance-policy.js';
 import { effectiveProtocols, lockTtlMs, maxConcurrentOf, policyForNode } from '../../api/maintenance-settings.js';
-import { nextWindowOpen, windowsOpen } from '../../util/time-window.js';
+import { nextWindowOpen, windowError, windowsOpen } from '../../util/time-window.js';
 import { cordonViewOf, maintenanceClaim, type NodeCordonView } from '../../jobs/cordon/claims.js';
 import { nameOf } from '../../api/object-meta.js';
 import type { ReconcileResult } from '../../kube/queue.js';
@@ -176,6 +176,10 @@ export class MaintenanceReconciler {
       completed,
       previous: this.statusOf(policy),
       keepCompletions: ctx.settings.recentCompletions,
+      specErrors: (policy.spec.rebootWindows ?? []).flatMap((window, i) => {
+        const error = windowError(window);
+        return error ? [`rebootWindows[${i}]: ${error}`] : [];
+      }),
       now,
     });
     const decision = this.pacing.decide(name, this.statusOf(policy), status, now);

@@ -273,3 +273,11 @@ describe('MaintenanceReconciler', () => {
     expect(world.policy.status?.queue).toEqual([expect.objectContaining({ node: 'n0', reason: 'DrainFailed' })]);
   });
 });
+
+it('says in a condition which rebootWindow the API server could not refuse but no clock can use', async () => {
+  const world = new World({ rebootWindows: [{ start: '22:00', end: '04:00', timeZone: 'Mars/Olympus_Mons' }] }, 1);
+  await settle(new MaintenanceReconciler(world.context()), world);
+  const invalid = world.policy.status?.conditions?.find((c) => c.type === 'InvalidSpec');
+  expect(invalid).toMatchObject({ status: 'True', reason: 'InvalidRebootWindow' });
+  expect(invalid?.message).toContain('rebootWindows[0]');
+});
