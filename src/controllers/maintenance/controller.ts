@@ -15,7 +15,8 @@ import { Controller } from '../../kube/controller.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { ControllerFactory, OperatorRuntime, Stoppable } from '../../kube/runtime.js';
 import { cachedNode } from '../cached-objects.js';
-import { unlimitedArbiter, type DisruptionArbiter } from '../disruption/arbiter.js';
+import type { DisruptionArbiter } from '../disruption/arbiter.js';
+import { sharedDisruption } from '../disruption/shared-arbiter.js';
 import { DrainTasks } from '../nodeop/drain-tasks.js';
 import { checkRebootBlockers, type RebootBlockerCheck } from './blockers.js';
 import { DEFAULT_MAINTENANCE_SETTINGS, type MaintenanceSettings } from './context.js';
@@ -24,7 +25,7 @@ import { MaintenanceMetrics } from './maintenance-metrics.js';
 import { MaintenanceReconciler } from './reconciler.js';
 
 export interface MaintenanceControllerOptions {
-  /** The cluster-wide disruption budget shared with Skyhook interrupts and NodeOps. */
+  /** The cluster-wide disruption budgets' arbiter; default: the process's shared one (shared-arbiter.ts). */
   arbiter?: DisruptionArbiter;
   rebootBlockers?: RebootBlockerCheck;
   settings?: Partial<MaintenanceSettings>;
@@ -68,6 +69,7 @@ export async function startMaintenanceController(
   });
   const syncTimeoutMs = options.syncTimeoutMs ?? 120_000;
   await Promise.all([policies, nodes, leases].map((i) => i.waitForSync(syncTimeoutMs)));
+  const arbiter = options.arbiter ?? (await sharedDisruption(runtime, syncTimeoutMs)).arbiter;
 
   const clock = options.clock ?? systemClock;
   const drains = new DrainTasks();
@@ -82,7 +84,7 @@ export async function startMaintenanceController(
     events,
     logger: logger.child({ controller: 'maintenance' }),
     clock,
-    arbiter: options.arbiter ?? unlimitedArbiter,
+    arbiter,
     rebootBlockers: options.rebootBlockers ?? checkRebootBlockers,
     drains,
     metrics: new MaintenanceMetrics(runtime.metrics.registry),
