@@ -31,6 +31,20 @@ export function planForInterrupt(interrupt: Interrupt, commands: InterruptComman
   };
 }
 
+/**
+ * `command` run in the host's namespaces from a privileged container with hostPID: nsenter into
+ * PID 1's mount, UTS, IPC, network and PID namespaces. The one way every interrupt reaches the host:
+ * the reboot pod's script and the maintenance daemon's reboot both go through here.
+ */
+export function inHostNamespaces(command: readonly string[]): string[] {
+  return ['nsenter', '-t', '1', '-m', '-u', '-i', '-n', '-p', '--', ...command];
+}
+
+/** What a reboot runs on the host: a Skyhook `reboot` interrupt's commands (SKYHOOK_AGENT_REBOOT_COMMAND). */
+export function rebootPlan(commands: InterruptCommands): InterruptPlan {
+  return planForInterrupt({ type: 'reboot' }, commands);
+}
+
 /** The interrupt a NodeOp asks for after its Job, or undefined when it asks for none. */
 export function interruptPlanFor(spec: NodeOpSpec, commands: InterruptCommands): InterruptPlan | undefined {
   if (spec.interrupt) return planForInterrupt(spec.interrupt, commands);

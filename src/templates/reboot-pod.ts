@@ -11,7 +11,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { NODEOP_NAMES } from '../api/names.js';
 import type { NodeOp } from '../api/nodeop.js';
-import type { InterruptPlan } from './interrupt-plan.js';
+import { inHostNamespaces, type InterruptPlan } from './interrupt-plan.js';
 import {
   nodeOpChildLabels,
   nodeOpOwnerReference,
@@ -30,9 +30,10 @@ export function rebootScript(plan: InterruptPlan): string {
   const dir = SENTINEL_MOUNT_PATH;
   const run = plan.commands.map((command) => {
     const words = command.map(shellQuote).join(' ');
+    const onHost = inHostNamespaces(command).map(shellQuote).join(' ');
     return (
       `echo running on the host: ${words}\n` +
-      `nsenter -t 1 -m -u -i -n -p -- ${words} || { code=$?; rm -f "$marker"; echo "interrupt command failed with exit code $code" >&2; exit "$code"; }`
+      `${onHost} || { code=$?; rm -f "$marker"; echo "interrupt command failed with exit code $code" >&2; exit "$code"; }`
     );
   });
   return [
