@@ -25,6 +25,8 @@ export function chartCopies(repoRoot: string): Array<readonly [string, string]> 
     'config/monitoring/service-monitor.yaml',
     'config/monitoring/prometheus-rule.yaml',
     'config/monitoring/grafana-dashboard.json',
+    'config/maintenance/rbac.yaml',
+    'config/maintenance/daemonset.yaml',
   ].map((path) => [path, `chart/files/${path.slice('config/'.length)}`] as const);
   return [...crds, ...files];
 }
