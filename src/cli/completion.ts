@@ -16,6 +16,7 @@ const NO_FILE_COMPLETION = 4;
 const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
   node: ['list', 'status', 'ignore', 'unignore', 'reset'],
   package: ['status', 'rerun', 'logs'],
+  maintenance: ['status', 'release'],
   'deployment-policy': ['reset'],
   dp: ['reset'],
   completion: ['bash', 'zsh'],
@@ -35,6 +36,7 @@ const FLAGS = [
   '--client',
   '--watch',
   '--follow',
+  '--force',
   '--help',
 ];
 
@@ -109,6 +111,7 @@ async function positional(before: string[], list: Lister): Promise<readonly stri
   if (subcommands && args.length === 1) return subcommands;
   if (command && SKYHOOK_ARGUMENT.has(command) && args.length === 1) return list('skyhooks');
   if (command === 'node' && subcommand && subcommand !== 'list' && args.length === 2) return list('nodes');
+  if (command === 'maintenance' && subcommand && args.length === 2) return list('nodes');
   return [];
 }
 

@@ -46,6 +46,7 @@ const commands: Record<string, Command> = {
   ...pluginCommand('reset', "remove a Skyhook's state from its nodes and restart its rollout"),
   ...pluginCommand('deployment-policy', "restart a Skyhook's rollout batches (alias: dp)"),
   ...pluginCommand('dp', 'alias of deployment-policy'),
+  ...pluginCommand('maintenance', 'node-initiated maintenance: status, release NODE (MaintenancePolicy slots)'),
   ...pluginCommand('version', "the client's, the Kubernetes and the operator's versions"),
   completion: {
     summary: 'print a shell completion script: skyhook completion bash|zsh',

@@ -27,7 +27,10 @@ import { retryWhileBusy } from '../kube/busy-retry.js';
 import { errorMessage, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
 import { CustomObjects } from '../kube/custom-objects.js';
 import { ignoreNotFound } from '../kube/writes.js';
+import { plannedMaintenance } from './plan/maintenance.js';
 import { renderPlan } from './plan/render.js';
+import { readMaintenance } from './plugin/maintenance-read.js';
+import type { MaintenanceRow } from './plugin/maintenance-view.js';
 import { buildPlanReport, type PlanReport } from './plan/report.js';
 import { simulateRollout } from './plan/simulation.js';
 import {
@@ -42,7 +45,8 @@ const HELP = `Usage: skyhook plan -f SCR.yaml [options]
 
 Shows what applying the Skyhook would do on the current cluster, and changes nothing: the nodes it
 selects, the batch each starts in, the stages each runs, which are cordoned, drained and
-interrupted, and what blocks which node (ignore label, taints, an earlier Skyhook, protected pods).
+interrupted, what blocks which node (ignore label, taints, an earlier Skyhook, protected pods), and
+which of its nodes hold or wait for a node-initiated maintenance slot (MaintenancePolicy).
 
 Options:
   -f, --filename FILE   the Skyhook to plan (YAML or JSON; one Skyhook document)
@@ -86,6 +90,8 @@ export interface ClusterSnapshot {
   /** The SCR planned, as the cluster would hold it after an apply. */
   skyhook: Skyhook;
   input: PlannerInput;
+  /** Node-initiated maintenance on the cluster's nodes (MaintenancePolicies and the daemons' Leases). */
+  maintenance?: MaintenanceRow[];
 }
 
 async function readCluster(clients: KubeClients, namespace: string, candidate: Skyhook): Promise<ClusterSnapshot> {
@@ -129,8 +135,10 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
     const node = pod.spec?.nodeName;
     if (node) podsByNode.set(node, [...(podsByNode.get(node) ?? []), podView(pod)]);
   }
+  const { rows: maintenance } = await readMaintenance(clients, namespace, nodeList.items);
   return {
     skyhook: planned,
+    maintenance,
     input: {
       now: Date.now(),
       skyhooks: skyhooks.map((scr) => ({
@@ -171,7 +179,12 @@ export function planSkyhook(snapshot: ClusterSnapshot): PlanReport {
     simulation,
   );
   const windows = maintenanceWindowsOf(snapshot);
-  return windows ? { ...report, maintenanceWindows: windows } : report;
+  const maintenance = plannedMaintenance(snapshot.maintenance ?? [], new Set(report.nodes.map((n) => n.node)));
+  return {
+    ...report,
+    ...(windows ? { maintenanceWindows: windows } : {}),
+    ...(maintenance.length > 0 ? { maintenance } : {}),
+  };
 }
 
 /** The windows of the SCR's DeploymentPolicy as of the snapshot: open now, or when the next opens. */

@@ -1,5 +1,6 @@
 /** The plan as text: a headline, the nodes table (batch, stages, cordon, drain, interrupt), then blockers and the nodes left out. */
 import { renderTable, type Column } from '../plugin/output.js';
+import { renderMaintenance } from './maintenance.js';
 import type { PlannedNode, PlanReport } from './report.js';
 
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
@@ -42,6 +43,7 @@ export function renderPlan(report: PlanReport): string {
     for (const node of blocked)
       for (const blocker of node.blockers) lines.push(`  ${node.node.padEnd(width)}  ${blocker}`);
   }
+  lines.push(...renderMaintenance(report.maintenance));
   if (report.notSelected.length > 0) lines.push('', `Not selected: ${report.notSelected.join(', ')}`);
   if (report.truncated)
     lines.push(

@@ -8,6 +8,7 @@
 import { SKYHOOK_ANNOTATIONS } from '../../api/names.js';
 import type { Interrupt, Skyhook } from '../../api/skyhook.js';
 import { skyhookSpecProblems } from '../../api/spec-checks.js';
+import type { PlannedMaintenance } from './maintenance.js';
 import type { SimulatedStage, Simulation } from './simulation.js';
 import { nameOf } from '../../api/object-meta.js';
 
@@ -49,6 +50,8 @@ export interface PlanReport {
   truncated: boolean;
   /** The DeploymentPolicy's maintenance windows, when it has any: open now, or when the next opens. */
   maintenanceWindows?: { policy: string; windows: string[]; open: boolean; nextOpen?: string };
+  /** Selected nodes holding or waiting for a maintenance slot (maintenance.ts). */
+  maintenance?: PlannedMaintenance[];
 }
 
 export function buildPlanReport(skyhook: Skyhook, nodeNames: string[], simulation: Simulation): PlanReport {

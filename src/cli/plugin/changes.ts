@@ -6,12 +6,15 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { API_GROUP } from '../../api/names.js';
-import { mergePatchNode } from '../../kube/client.js';
+import { FIELD_MANAGER, MERGE_PATCH, mergePatchNode } from '../../kube/client.js';
 import type { PluginContext } from './context.js';
 import { CommandError } from './options.js';
 import { render, type Column } from './output.js';
 
-export type ChangeTarget = { kind: 'Node'; name: string } | { kind: 'Skyhook'; name: string; subresource?: 'status' };
+export type ChangeTarget =
+  | { kind: 'Node'; name: string }
+  | { kind: 'Skyhook'; name: string; subresource?: 'status' }
+  | { kind: 'Lease'; namespace: string; name: string };
 
 export interface Change {
   target: ChangeTarget;
@@ -60,9 +63,13 @@ export function terminalConfirm(): Confirm | undefined {
   };
 }
 
-/** `-o name`: the changed object as kubectl names it (`node/<name>`, `skyhook.skyhook.nvidia.com/<name>`). */
+/** `-o name`: the changed object as kubectl names it (`node/<name>`, `skyhook.skyhook.nvidia.com/<name>`, `lease.coordination.k8s.io/<name>`). */
 const changeName = (record: ChangeRecord): string =>
-  record.kind === 'Node' ? `node/${record.name}` : `skyhook.${API_GROUP}/${record.name}`;
+  record.kind === 'Node'
+    ? `node/${record.name}`
+    : record.kind === 'Lease'
+      ? `lease.coordination.k8s.io/${record.name}`
+      : `skyhook.${API_GROUP}/${record.name}`;
 
 export async function commitChanges(
   ctx: PluginContext,
@@ -111,6 +118,11 @@ export async function commitChanges(
 
 async function applyChange(ctx: PluginContext, { target, patch }: Change): Promise<void> {
   if (target.kind === 'Node') await mergePatchNode(ctx.clients.core, target.name, patch);
+  else if (target.kind === 'Lease')
+    await ctx.clients.coordination.patchNamespacedLease(
+      { name: target.name, namespace: target.namespace, body: patch, fieldManager: FIELD_MANAGER },
+      MERGE_PATCH,
+    );
   else if (target.subresource === 'status')
     await ctx.skyhooks.patchStatus(target.name, (patch as { status: object }).status);
   else await ctx.skyhooks.mergePatch(target.name, patch);

@@ -6,6 +6,7 @@ import { errorMessage } from '../../kube/client.js';
 import { commitChanges } from './changes.js';
 import { PluginContext } from './context.js';
 import { isLifecycleCommand, LIFECYCLE_COMMANDS, lifecycleChanges } from './lifecycle.js';
+import { MAINTENANCE_HELP, runMaintenance } from './maintenance.js';
 import { NODE_HELP, runNode } from './node.js';
 import { COMMON_FLAGS_HELP, CommandError, parsePluginArgs, requirePositionals, UsageError } from './options.js';
 import { PACKAGE_HELP, runPackage } from './package.js';
@@ -16,6 +17,7 @@ import { watchStatus } from './watch.js';
 
 function helpFor(command: string): string {
   if (command === 'node') return `${NODE_HELP}\n\n${COMMON_FLAGS_HELP}`;
+  if (command === 'maintenance') return `${MAINTENANCE_HELP}\n\n${COMMON_FLAGS_HELP}`;
   if (command === 'package') return `${PACKAGE_HELP}\n\n${COMMON_FLAGS_HELP}`;
   if (command === 'deployment-policy' || command === 'dp') return `${DEPLOYMENT_POLICY_HELP}\n\n${COMMON_FLAGS_HELP}`;
   if (command === 'version')
@@ -46,6 +48,8 @@ async function dispatch(ctx: PluginContext, command: string, positionals: string
       return runNode(ctx, positionals);
     case 'package':
       return runPackage(ctx, positionals);
+    case 'maintenance':
+      return runMaintenance(ctx, positionals);
     case 'reset':
       return runReset(ctx, positionals);
     case 'deployment-policy':

@@ -29,6 +29,8 @@ export interface PluginOptions {
   watch: boolean;
   /** `version --client`: the client's version only, no cluster. */
   client: boolean;
+  /** `maintenance release --force`: release a slot whose daemon is alive. */
+  force: boolean;
   help: boolean;
 }
 
@@ -76,6 +78,7 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
         tail: { type: 'string' },
         'skip-batch-reset': { type: 'boolean', default: false },
         client: { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
         watch: { type: 'boolean', short: 'w', default: false },
         follow: { type: 'boolean', short: 'f', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -93,6 +96,7 @@ export function parsePluginArgs(argv: string[]): { options: PluginOptions; posit
     yes: values.yes || values.confirm,
     skipBatchReset: values['skip-batch-reset'],
     client: values.client,
+    force: values.force,
     watch: values.watch,
     follow: values.follow,
     help: values.help,
