@@ -3,12 +3,15 @@
  * the alert filter's kured semantics, and the Prometheus query against a tiny local HTTP server.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { CoreV1Api } from '@kubernetes/client-node';
 import { createServer, type Server } from 'node:http';
+import { pino } from 'pino';
 import type { AddressInfo } from 'node:net';
 import {
   BLOCKER_REASONS,
   blockingPods,
   checkBlockers,
+  checkRebootBlockers,
   decideBlockers,
   type BlockerDeps,
   type PodLike,
@@ -187,5 +190,31 @@ describe('checkBlockers against a local Prometheus', () => {
       reason: 'BlockingPods',
       message: "could not list the node's pods: pods is forbidden",
     });
+  });
+});
+
+describe('checkRebootBlockers (the controller contract)', () => {
+  it("lists the node's unfinished pods by field selector and matches the policy's selectors", async () => {
+    const calls: unknown[] = [];
+    const core = {
+      listPodForAllNamespaces: async (request: unknown) => {
+        calls.push(request);
+        return { items: [pod('db-0', { app: 'db' }), pod('web', { app: 'web' })] };
+      },
+    } as unknown as CoreV1Api;
+    const logger = pino({ level: 'silent' });
+    const spec = { blockingPodSelectors: [{ matchLabels: { app: 'db' } }] };
+    expect(await checkRebootBlockers({ core, logger }, { name: 'nightly', spec }, 'n1')).toEqual({
+      blocked: true,
+      reason: 'BlockingPods',
+      message: 'blocking pods on the node: ns/db-0',
+    });
+    expect(calls).toEqual([
+      { fieldSelector: 'spec.nodeName=n1,status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown' },
+    ]);
+    expect(await checkRebootBlockers({ core, logger }, { name: 'nightly', spec: {} }, 'n1')).toEqual({
+      blocked: false,
+    });
+    expect(calls).toHaveLength(1);
   });
 });
