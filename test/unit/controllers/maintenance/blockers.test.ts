@@ -127,6 +127,7 @@ describe('checkBlockers against a local Prometheus', () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/prom`;
   });
   afterAll(async () => {
+    server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
 
