@@ -6,13 +6,19 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { API_GROUP } from '../../api/names.js';
+import { sharedClaim } from '../../jobs/cordon/claims.js';
+import { releaseCordon } from '../../jobs/cordon/write.js';
 import { FIELD_MANAGER, MERGE_PATCH, mergePatchNode } from '../../kube/client.js';
 import type { PluginContext } from './context.js';
 import { CommandError } from './options.js';
 import { render, type Column } from './output.js';
 
 export type ChangeTarget =
-  | { kind: 'Node'; name: string }
+  /**
+   * `releaseClaims`: the change is a cordon release under those shared claims, decided again on the
+   * node as it is when applied (jobs/cordon/write.ts); `patch` then only shows what it would do now.
+   */
+  | { kind: 'Node'; name: string; releaseClaims?: string[] }
   | { kind: 'Skyhook'; name: string; subresource?: 'status' }
   | { kind: 'Lease'; namespace: string; name: string };
 
@@ -117,7 +123,10 @@ export async function commitChanges(
 }
 
 async function applyChange(ctx: PluginContext, { target, patch }: Change): Promise<void> {
-  if (target.kind === 'Node') await mergePatchNode(ctx.clients.core, target.name, patch);
+  if (target.kind === 'Node' && target.releaseClaims) {
+    for (const claim of target.releaseClaims)
+      await releaseCordon(ctx.clients.core, target.name, sharedClaim(claim), { conflictAttempts: 5 });
+  } else if (target.kind === 'Node') await mergePatchNode(ctx.clients.core, target.name, patch);
   else if (target.kind === 'Lease')
     await ctx.clients.coordination.patchNamespacedLease(
       { name: target.name, namespace: target.namespace, body: patch, fieldManager: FIELD_MANAGER },

@@ -10,7 +10,9 @@
  * and how it ends by itself. --force releases it anyway. A release removes the Lease's request,
  * grant, done and progress (so the operator cannot grant the stale request again; a daemon whose host
  * still asks queues again, at the back) and the node's maintenance claims, uncordoning the node only
- * when no other claim (an SCR's, a NodeOp's) holds it, as jobs/cordon/claims.ts rules.
+ * when no other claim (an SCR's, a NodeOp's) holds it: the cordon writer (jobs/cordon/write.ts)
+ * decides that again on the node as it is then, so a cordon an SCR takes meanwhile is never lifted,
+ * and the operator lifting the same orphaned claim first is no error.
  */
 import { MAINTENANCE_LEASE } from '../../api/maintenance-protocol.js';
 import { cordonAfterRelease, type NodeCordonView } from '../../jobs/cordon/claims.js';
@@ -19,7 +21,7 @@ import type { MaintenanceRow } from './maintenance-view.js';
 
 export interface ReleaseInput {
   row: MaintenanceRow;
-  node?: { annotations: Record<string, string>; unschedulable: boolean; resourceVersion?: string };
+  node?: { annotations: Record<string, string>; unschedulable: boolean };
   lease?: { namespace: string; name: string; resourceVersion?: string };
   force: boolean;
 }
@@ -57,12 +59,9 @@ function nodeChange(input: ReleaseInput): Change | undefined {
     delete annotations[claim];
     view = { unschedulable: view.unschedulable === true && !after.uncordon, annotations };
   }
-  const metadata = {
-    annotations: Object.fromEntries(row.claims.map((claim) => [claim, null])),
-    ...(node.resourceVersion ? { resourceVersion: node.resourceVersion } : {}),
-  };
+  const metadata = { annotations: Object.fromEntries(row.claims.map((claim) => [claim, null])) };
   return {
-    target: { kind: 'Node', name: row.node },
+    target: { kind: 'Node', name: row.node, releaseClaims: row.claims },
     patch: { metadata, ...(uncordon ? { spec: { unschedulable: false } } : {}) },
     description: `remove ${row.claims.join(', ')} from node ${row.node}${uncordon ? ' and uncordon it' : ' (another claim keeps it cordoned)'}`,
   };

@@ -7,8 +7,8 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { maintenanceLeaseName } from '../../api/maintenance-protocol.js';
 import { nameOf } from '../../api/object-meta.js';
-import { isNotFound } from '../../kube/client.js';
-import { commitChanges } from './changes.js';
+import { isConflict, isNotFound } from '../../kube/client.js';
+import { commitChanges, type ChangeSet } from './changes.js';
 import type { PluginContext } from './context.js';
 import { releaseChanges } from './maintenance-release.js';
 import { readMaintenance, type MaintenanceSnapshot } from './maintenance-read.js';
@@ -68,51 +68,51 @@ async function maintenanceStatus(ctx: PluginContext, positionals: string[]): Pro
   return 0;
 }
 
-async function maintenanceRelease(ctx: PluginContext, positionals: string[]): Promise<number> {
-  const [name] = requirePositionals(positionals, ['node']) as [string];
+/** The release of `name` as the cluster is now: the changes, the refusal, or undefined (not in maintenance). */
+async function decideRelease(ctx: PluginContext, name: string): Promise<ChangeSet | { refused: string }> {
   const { rows, leases, nodes } = await readRows(ctx);
   const node = nodes.find((n) => nameOf(n) === name);
   const lease = leases.get(name);
   const row = rows.find((r) => r.node === name);
   if (!row) {
     if (!node) throw new CommandError(`node ${name} not found and no maintenance Lease names it`);
-    return commitChanges(ctx, {
-      action: `release node ${name}`,
-      destructive: true,
-      changes: [],
-      notes: [`node ${name} is not in node-initiated maintenance`],
-    });
+    const notes = [`node ${name} is not in node-initiated maintenance`];
+    return { action: `release node ${name}`, destructive: true, changes: [], notes };
   }
-  const decision = releaseChanges({
+  const nodeInput = node && {
+    annotations: node.metadata?.annotations ?? {},
+    unschedulable: node.spec?.unschedulable === true,
+  };
+  const rv = lease?.metadata?.resourceVersion;
+  const leaseInput = lease && {
+    namespace: ctx.options.namespace,
+    name: lease.metadata?.name ?? maintenanceLeaseName(name),
+    ...(rv ? { resourceVersion: rv } : {}),
+  };
+  return releaseChanges({
     row,
-    ...(node
-      ? {
-          node: {
-            annotations: node.metadata?.annotations ?? {},
-            unschedulable: node.spec?.unschedulable === true,
-            ...(node.metadata?.resourceVersion ? { resourceVersion: node.metadata.resourceVersion } : {}),
-          },
-        }
-      : {}),
-    ...(lease
-      ? {
-          lease: {
-            namespace: ctx.options.namespace,
-            name: lease.metadata?.name ?? maintenanceLeaseName(name),
-            ...(lease.metadata?.resourceVersion ? { resourceVersion: lease.metadata.resourceVersion } : {}),
-          },
-        }
-      : {}),
+    ...(nodeInput ? { node: nodeInput } : {}),
+    ...(leaseInput ? { lease: leaseInput } : {}),
     force: ctx.options.force,
   });
-  if ('refused' in decision) throw new CommandError(decision.refused);
-  try {
-    return await commitChanges(ctx, decision);
-  } catch (error) {
-    // A resourceVersion conflict: the node or the Lease moved since it was read; nothing half-done is left unsaid.
-    if (isNotFound(error))
-      throw new CommandError(`node ${name} or its Lease vanished while releasing; run maintenance status again`);
-    throw error;
+}
+
+/** Tries again from a fresh read when the Lease moved (its daemon renews it every few seconds). */
+const RELEASE_ATTEMPTS = 5;
+
+async function maintenanceRelease(ctx: PluginContext, positionals: string[]): Promise<number> {
+  const [name] = requirePositionals(positionals, ['node']) as [string];
+  for (let attempt = 1; ; attempt++) {
+    const decision = await decideRelease(ctx, name);
+    if ('refused' in decision) throw new CommandError(decision.refused);
+    try {
+      return await commitChanges(ctx, decision);
+    } catch (error) {
+      if (isConflict(error) && attempt < RELEASE_ATTEMPTS) continue;
+      if (isNotFound(error))
+        throw new CommandError(`node ${name} or its Lease vanished while releasing; run maintenance status again`);
+      throw error;
+    }
   }
 }
 

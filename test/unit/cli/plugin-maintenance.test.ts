@@ -85,7 +85,7 @@ describe('maintenance status rows', () => {
 
 describe('maintenance release', () => {
   const leaseRef = { namespace: 'skyhook', name: 'maintenance-a', resourceVersion: '11' };
-  const cordoned = { annotations: { [CLAIM]: 'true' }, unschedulable: true, resourceVersion: '7' };
+  const cordoned = { annotations: { [CLAIM]: 'true' }, unschedulable: true };
 
   it('refuses a live holder without --force, saying how it ends by itself', () => {
     const row = maintenanceRow(
@@ -109,7 +109,7 @@ describe('maintenance release', () => {
     });
   });
 
-  it('--force clears the Lease and lifts the maintenance cordon under the read resourceVersions', () => {
+  it('--force clears the Lease (under its read resourceVersion) and releases the maintenance claim through the cordon writer', () => {
     const row = maintenanceRow(
       node('a', cordoned.annotations, true),
       lease('a', { request, grant: grant() }),
@@ -136,8 +136,8 @@ describe('maintenance release', () => {
         },
       ],
       [
-        { kind: 'Node', name: 'a' },
-        { metadata: { annotations: { [CLAIM]: null }, resourceVersion: '7' }, spec: { unschedulable: false } },
+        { kind: 'Node', name: 'a', releaseClaims: [CLAIM] },
+        { metadata: { annotations: { [CLAIM]: null } }, spec: { unschedulable: false } },
       ],
     ]);
   });
