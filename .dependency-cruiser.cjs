@@ -27,7 +27,15 @@ module.exports = {
     layer('layer-kube', 'kube', ['kube', 'api', 'util']),
     layer('layer-jobs', 'jobs', ['jobs', 'kube', 'api', 'util']),
     // The node daemon of `skyhook maintenance`: the cluster client and the API, never the operator's controllers.
-    layer('layer-maintenance-daemon', 'maintenance-daemon', ['maintenance-daemon', 'kube', 'api', 'util']),
+    // templates/ and agent/ for the reboot: the same host command and nsenter as a Skyhook reboot interrupt.
+    layer('layer-maintenance-daemon', 'maintenance-daemon', [
+      'maintenance-daemon',
+      'templates',
+      'agent',
+      'kube',
+      'api',
+      'util',
+    ]),
     layer('layer-templates', 'templates', ['templates', 'agent', 'api', 'util']),
     layer('layer-controllers', 'controllers', ['controllers', 'jobs', 'templates', 'kube', 'agent', 'api', 'util']),
     layer('layer-sandbox', 'sandbox', ['sandbox', 'controllers', 'jobs', 'templates', 'kube', 'agent', 'api', 'util']),

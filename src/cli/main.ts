@@ -27,8 +27,13 @@ const commands: Record<string, Command> = {
     run: async (argv) => (await import('./operator.js')).runOperatorCli(argv),
   },
   maintenance: {
-    summary: 'run the node daemon of MaintenancePolicies (Kustodian and Kured protocols) on one node',
-    run: async (argv) => (await import('./maintenance.js')).runMaintenanceCli(argv),
+    summary:
+      'node-initiated maintenance: status [NODE] and release NODE (kubectl plugin); with options only, the node daemon of MaintenancePolicies',
+    // `status` and `release` are the plugin's (kubectl skyhook maintenance status); anything else runs the daemon.
+    run: async (argv) =>
+      argv[0] === 'status' || argv[0] === 'release'
+        ? (await import('./plugin/index.js')).runPluginCommand('maintenance', argv)
+        : (await import('./maintenance.js')).runMaintenanceCli(argv),
   },
   plan: {
     summary:
@@ -46,7 +51,6 @@ const commands: Record<string, Command> = {
   ...pluginCommand('reset', "remove a Skyhook's state from its nodes and restart its rollout"),
   ...pluginCommand('deployment-policy', "restart a Skyhook's rollout batches (alias: dp)"),
   ...pluginCommand('dp', 'alias of deployment-policy'),
-  ...pluginCommand('maintenance', 'node-initiated maintenance: status, release NODE (MaintenancePolicy slots)'),
   ...pluginCommand('version', "the client's, the Kubernetes and the operator's versions"),
   completion: {
     summary: 'print a shell completion script: skyhook completion bash|zsh',

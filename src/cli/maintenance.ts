@@ -14,6 +14,7 @@ import { HostFiles } from '../maintenance-daemon/host.js';
 import { REBOOT_METHODS } from '../maintenance-daemon/rebooter.js';
 
 const HELP = `Usage: skyhook maintenance [options]
+       skyhook maintenance status|release ...   (kubectl skyhook maintenance: see skyhook maintenance status --help)
 
 The node daemon of MaintenancePolicies: watches the host for Kustodian's /var/maintenance-required
 and Kured's /var/run/reboot-required (paths from the policy serving the node), asks the operator

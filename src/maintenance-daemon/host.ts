@@ -6,7 +6,8 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { resolveInRoot } from './host-path.js';
 import type { HostState } from './state-machine.js';
 
 /** Where the kernel publishes the boot ID (a new one every boot), relative to the host root. */
@@ -23,9 +24,9 @@ export class HostFiles {
     this.root = root;
   }
 
-  /** A host path (absolute on the host) as this process sees it. */
+  /** A host path (absolute on the host) as this process sees it, links resolved on the host (host-path.ts). */
   path(hostPath: string): string {
-    return join(this.root, hostPath);
+    return resolveInRoot(this.root, hostPath);
   }
 
   async exists(hostPath: string): Promise<boolean> {

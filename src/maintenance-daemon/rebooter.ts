@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { BOOT_ID_PATH, type HostFiles } from './host.js';
+import { hostRebooter } from './host-rebooter.js';
 
 export interface Rebooter {
   /** Starts the reboot; may resolve before the node goes down (the daemon then waits for the new boot ID). */
@@ -42,4 +43,6 @@ export function simulatedRebooter({ host }: RebooterContext): Rebooter {
 /** The reboot methods by `--reboot-method` name. */
 export const REBOOT_METHODS: Record<string, (ctx: RebooterContext) => Rebooter> = {
   simulated: simulatedRebooter,
+  // Real nodes: the host command of a Skyhook reboot interrupt through nsenter into PID 1 (host-rebooter.ts).
+  host: () => hostRebooter(),
 };

@@ -84,7 +84,7 @@ describe('config/maintenance', () => {
     expect(pod.hostPID).toBe(true);
     const [container] = pod.containers;
     expect(container!.command).toEqual(['skyhook', 'maintenance']);
-    expect(container!.args).toEqual(['--host-root', '/host']);
+    expect(container!.args).toEqual(['--host-root', '/host', '--reboot-method', 'host']);
     expect(container!.securityContext.privileged).toBe(true);
     const hostRoot = pod.volumes.find((v) => v.hostPath?.path === '/');
     expect(container!.volumeMounts.find((m) => m.name === hostRoot?.name)?.mountPath).toBe('/host');

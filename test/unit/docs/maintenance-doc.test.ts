@@ -26,6 +26,7 @@ describe('docs/maintenance.md', () => {
       'IN_PROGRESS=/var/maintenance-in-progress',
       'touch "$REQUIRED"',
       'while [ ! -e "$IN_PROGRESS" ]; do sleep 1; done',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a line of shell, not a template
       'sleep "${MAINTENANCE_WORK_SECONDS:-5}"',
       'rm -f "$REQUIRED"',
     ]) {
