@@ -1,0 +1,271 @@
+/**
+ * Node-initiated maintenance on real nodes (kubelet + containerd; the daemon from config/maintenance
+ * as a real DaemonSet with its own RBAC; the operator's maintenance controller in this process):
+ *   - Kustodian: the example script (docs/examples/maintenance.sh, unchanged) writes
+ *     /var/maintenance-required on two nodes at once; with maxConcurrent 1 one node is cordoned and
+ *     drained (a real pod evicted), gets /var/maintenance-in-progress, finishes and is uncordoned
+ *     before the other is cordoned; `kubectl skyhook maintenance status` shows the holder and the
+ *     queued node, and `release` refuses the live slot;
+ *   - Kured: /var/run/reboot-required on a node, held first by a blocking pod (visible in the policy's
+ *     queue), then a real reboot through the interrupts' reboot path (a new boot ID) and uncordon.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { MaintenancePolicy } from '../../src/api/maintenance-policy.js';
+import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
+import { maintenanceClaim } from '../../src/jobs/cordon/claims.js';
+import { Informer } from '../../src/kube/informer.js';
+import { apiListWatch } from '../../src/kube/list-watch.js';
+import { silentLogger } from '../../src/kube/logger.js';
+import type { Manager } from '../../src/kube/manager.js';
+import { recordNodeTimeline } from './node-timeline.js';
+import {
+  daemonPod,
+  deployDaemon,
+  installScript,
+  onHost,
+  pinnedPod,
+  runScriptEverywhere,
+  SCRIPT_DAEMONSET,
+  startMaintenanceController,
+} from './real-maintenance-harness.js';
+import {
+  isReady,
+  kubectlOk,
+  NAMESPACE,
+  REPO_ROOT,
+  reportedBootId,
+  startRealHarness,
+  type RealHarness,
+} from './real-harness.js';
+
+const NODES = ['real-0', 'real-1'];
+const POLICY = 'real';
+const CLAIM = maintenanceClaim(POLICY);
+let h: RealHarness;
+let manager: Manager | undefined;
+
+const policyRef = { group: API_GROUP, version: API_VERSION, plural: KINDS.maintenancePolicy.plural, name: POLICY };
+const getPolicy = async (): Promise<MaintenancePolicy> =>
+  (await h.custom.getClusterCustomObject(policyRef)) as MaintenancePolicy;
+const hostFile = (node: string, path: string): string => join(h.node(node).rootDir, path);
+const getNode = (name: string): Promise<V1Node> => h.core.readNode({ name });
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** `skyhook maintenance …` (the kubectl plugin) against the test cluster. */
+function plugin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'bin/skyhook.js'), 'maintenance', ...args, '--kubeconfig', h.cp.kubeconfigPath],
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+beforeAll(async () => {
+  h = await startRealHarness({ realNodes: 2, realNodeLabels: { maintenance: 'enabled' }, operatorInProcess: false });
+  manager = await startMaintenanceController(h);
+  installScript(h, NODES);
+  await deployDaemon(h);
+  // Each daemon is up once it has made its node's Lease (through the API server, with its own token).
+  for (const node of NODES)
+    await until(
+      `the maintenance daemon's Lease of ${node}`,
+      async () =>
+        (await h.cp.kubectl(['-n', NAMESPACE, 'get', 'lease', `maintenance-${node}`])).code === 0 ? true : undefined,
+      120_000,
+    );
+  const policy = {
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: 'MaintenancePolicy',
+    metadata: { name: POLICY },
+    spec: {
+      nodeSelector: { matchLabels: { maintenance: 'enabled' } },
+      maxConcurrent: 1,
+      protocols: { maintenance: {}, reboot: {} },
+      drainOptions: { timeoutSeconds: 120 },
+      blockingPodSelectors: [{ matchLabels: { 'maintenance-e2e': 'blocker' } }],
+    },
+  };
+  await kubectlOk(h, ['apply', '-f', '-'], JSON.stringify(policy));
+}, 600_000);
+
+afterAll(async () => {
+  await manager?.shutdown();
+  await h?.stop();
+}, 120_000);
+
+/** When each node's protocol files and its victim pod were first and last seen, polled every 100 ms. */
+function watchHostFiles(): { seen: Record<string, { inProgress?: number; inProgressEnd?: number }>; stop(): void } {
+  const seen: Record<string, { inProgress?: number; inProgressEnd?: number }> = Object.fromEntries(
+    NODES.map((node) => [node, {}]),
+  );
+  const timer = setInterval(() => {
+    for (const node of NODES) {
+      const s = seen[node]!;
+      const present = existsSync(hostFile(node, 'var/maintenance-in-progress'));
+      if (present) s.inProgress ??= Date.now();
+      if (!present && s.inProgress !== undefined) s.inProgressEnd ??= Date.now();
+    }
+  }, 100);
+  return { seen, stop: () => clearInterval(timer) };
+}
+
+describe('node-initiated maintenance on real nodes', () => {
+  it('the example script on two nodes at once: one node at a time is cordoned, drained, maintained and uncordoned', async () => {
+    for (const node of NODES)
+      await h.core.createNamespacedPod({ namespace: 'default', body: pinnedPod(h, `victim-${node}`, node) });
+    await until(
+      'the victims running',
+      async () => {
+        const pods = await h.core.listNamespacedPod({ namespace: 'default' });
+        return pods.items.filter((p) => p.status?.phase === 'Running').length === NODES.length ? true : undefined;
+      },
+      60_000,
+    );
+    const gone: Record<string, number> = {};
+    const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, '/api/v1/namespaces/default/pods'), {
+      resource: 'victims',
+      logger: silentLogger(),
+    });
+    pods.on({
+      delete: (pod) => {
+        gone[pod.spec?.nodeName ?? ''] ??= Date.now();
+      },
+    });
+    pods.start();
+    await pods.waitForSync(30_000);
+    const timeline = await recordNodeTimeline(h, NODES);
+    const files = watchHostFiles();
+    const started = Date.now();
+    await runScriptEverywhere(h, 6);
+
+    // While the first node holds the slot: the plugin shows the holder and the queued node, and refuses to release it.
+    const first = await until(
+      'a node in maintenance',
+      async () => NODES.find((n) => files.seen[n]?.inProgress),
+      120_000,
+    );
+    const second = NODES.find((n) => n !== first)!;
+    const status = await plugin(['status', '-o', 'json']);
+    expect(status.code).toBe(0);
+    const rows = JSON.parse(status.stdout) as { node: string; state: string; reason?: string }[];
+    expect(rows.find((r) => r.node === first)).toMatchObject({ state: 'holding' });
+    expect(rows.find((r) => r.node === second)).toMatchObject({ state: 'queued', reason: 'MaxConcurrent' });
+    const release = await plugin(['release', first, '--yes']);
+    expect(release).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/maintenance script has the node.*--force/s),
+    });
+
+    await until(
+      'both maintenances done',
+      async () => {
+        const done = (await getPolicy()).status?.recentCompletions?.map((c) => c.node) ?? [];
+        return NODES.every((n) => done.includes(n)) ? true : undefined;
+      },
+      180_000,
+    );
+    await until(
+      'both nodes uncordoned',
+      async () => {
+        const nodes = await Promise.all(NODES.map(getNode));
+        return nodes.every((n) => !n.spec?.unschedulable && !n.metadata?.annotations?.[CLAIM]) ? true : undefined;
+      },
+      60_000,
+    );
+    files.stop();
+    await timeline.stop();
+    await pods.stop();
+    console.log(`maintenance of 2 real nodes one at a time: ${Date.now() - started} ms`);
+
+    // Never both out of service; the second cordoned only after the first was uncordoned.
+    expect(timeline.maxCordoned()).toBe(1);
+    const [a] = timeline.spansOf(first);
+    const [b] = timeline.spansOf(second);
+    expect(timeline.spansOf(first)).toHaveLength(1);
+    expect(timeline.spansOf(second)).toHaveLength(1);
+    expect(a!.to).toBeLessThanOrEqual(b!.from);
+    for (const [node, span] of [
+      [first, a!],
+      [second, b!],
+    ] as const) {
+      const seen = files.seen[node]!;
+      // Cordoned, then the victim evicted, then the in-progress file, then the file gone, then uncordoned.
+      expect(gone[node]).toBeGreaterThanOrEqual(span.from);
+      expect(seen.inProgress).toBeGreaterThanOrEqual(gone[node]!);
+      expect(seen.inProgressEnd).toBeLessThanOrEqual(span.to!);
+      expect(existsSync(hostFile(node, 'var/maintenance-required'))).toBe(false);
+      const log = readFileSync(hostFile(node, 'var/log/maintenance-example.log'), 'utf8');
+      expect(log).toMatch(/asked for maintenance[\s\S]*start \(cordoned and drained\)[\s\S]*done/);
+    }
+    // The second node's script got its go only after the first node was back in service.
+    expect(files.seen[second]!.inProgress).toBeGreaterThan(a!.to!);
+    expect(statSync(hostFile(second, 'var/log/maintenance-example.log')).mtimeMs).toBeGreaterThan(a!.to!);
+    await kubectlOk(h, ['-n', 'default', 'delete', 'daemonset', SCRIPT_DAEMONSET, '--wait=true']);
+  }, 420_000);
+
+  it('/var/run/reboot-required: held by a blocking pod, visibly, then a real reboot (new boot ID) and uncordon', async () => {
+    const node = 'real-0';
+    const bootBefore = await reportedBootId(h, node);
+    const bootsBefore = h.node(node).boots.length;
+    await h.core.createNamespacedPod({
+      namespace: 'default',
+      body: pinnedPod(h, 'blocker', node, { 'maintenance-e2e': 'blocker' }),
+    });
+    const timeline = await recordNodeTimeline(h, [node]);
+    expect(await onHost(h, node, ['touch', '/var/run/reboot-required'])).toMatchObject({ code: 0 });
+    const held = await until(
+      'the reboot held by the blocking pod',
+      async () => {
+        const queued = (await getPolicy()).status?.queue?.find((q) => q.node === node);
+        return queued?.reason === 'BlockingPods' ? queued : undefined;
+      },
+      60_000,
+    );
+    expect(held).toMatchObject({ protocol: 'reboot', message: expect.stringContaining('default/blocker') });
+    expect((await getNode(node)).spec?.unschedulable).toBeFalsy();
+    expect(await reportedBootId(h, node)).toBe(bootBefore);
+
+    const started = Date.now();
+    await h.core.deleteNamespacedPod({ namespace: 'default', name: 'blocker', gracePeriodSeconds: 0 });
+    await until(
+      'the node back with a new boot ID, Ready and uncordoned',
+      async () => {
+        const n = await getNode(node);
+        const back = n.status?.nodeInfo?.bootID !== bootBefore && isReady(n) && !n.spec?.unschedulable;
+        const done = (await getPolicy()).status?.recentCompletions?.some(
+          (c) => c.node === node && c.protocol === 'reboot',
+        );
+        return back && done && !n.metadata?.annotations?.[CLAIM] ? true : undefined;
+      },
+      240_000,
+    );
+    await timeline.stop();
+    console.log(`maintenance reboot of a real node: ${Date.now() - started} ms`);
+
+    // Exactly one real reboot, inside the maintenance cordon; the kubelet reports that boot's ID.
+    expect(h.node(node).boots).toHaveLength(bootsBefore + 1);
+    const boot = h.node(node).boots.at(-1)!;
+    expect(await reportedBootId(h, node)).toBe(boot.bootId);
+    const [span] = timeline.spansOf(node);
+    expect(span!.from).toBeLessThan(boot.at);
+    expect(span!.to).toBeGreaterThan(boot.at);
+    // /run is new after a boot: the sentinel is gone, and the daemon does not ask again.
+    await until('the daemon running again', () => daemonPod(h, node).catch(() => undefined), 60_000);
+    expect((await onHost(h, node, ['test', '-e', '/var/run/reboot-required'])).code).not.toBe(0);
+  }, 360_000);
+});
