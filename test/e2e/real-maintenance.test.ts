@@ -160,10 +160,19 @@ describe('node-initiated maintenance on real nodes', () => {
       120_000,
     );
     const second = NODES.find((n) => n !== first)!;
-    const status = await plugin(['status', '-o', 'json']);
-    expect(status.code).toBe(0);
-    const rows = JSON.parse(status.stdout) as { node: string; state: string; reason?: string }[];
-    expect(rows.find((r) => r.node === first)).toMatchObject({ state: 'holding' });
+    type Row = { node: string; state: string; reason?: string };
+    // The policy's status is written shortly after the Leases: ask until it has caught up.
+    const rows = await until(
+      'maintenance status to show the holder and the queued node',
+      async () => {
+        const status = await plugin(['status', '-o', 'json']);
+        expect(status.code).toBe(0);
+        const all = JSON.parse(status.stdout) as Row[];
+        const queued = all.find((r) => r.node === second);
+        return all.find((r) => r.node === first)?.state === 'holding' && queued?.reason ? all : undefined;
+      },
+      15_000,
+    );
     expect(rows.find((r) => r.node === second)).toMatchObject({ state: 'queued', reason: 'MaxConcurrent' });
     const release = await plugin(['release', first, '--yes']);
     expect(release).toMatchObject({

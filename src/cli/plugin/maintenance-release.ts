@@ -38,8 +38,11 @@ export function busyExplanation(row: MaintenanceRow): string {
   const who = `node ${row.node} holds a slot of MaintenancePolicy ${row.policy ?? '?'} and its daemon reported ${row.heartbeatAgeSeconds ?? '?'} s ago`;
   if (row.state === 'finishing')
     return `${who}: it reported its maintenance done; the operator uncordons it and frees the slot within seconds`;
-  const phase = row.phase ?? '';
-  if (['Cordoning', 'Draining', 'granted'].includes(phase))
+  // The Lease's grant phase first: the policy status is written after it.
+  const drained =
+    row.grantPhase === 'drained' ||
+    (row.grantPhase === undefined && !['Cordoning', 'Draining'].includes(row.phase ?? ''));
+  if (!drained)
     return `${who}: the operator is cordoning and draining it (a drain held by a PodDisruptionBudget shows in \`maintenance status\`)`;
   if (row.protocol === 'reboot')
     return `${who}: it is rebooting or about to; the slot is freed when it is back with a new boot ID`;

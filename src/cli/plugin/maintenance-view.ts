@@ -28,6 +28,8 @@ export interface MaintenanceRow {
   protocol?: string;
   /** A holder's phase (policy status) or the grant's phase (Lease). */
   phase?: string;
+  /** The grant's phase in the Lease (`granted`: cordon and drain under way; `drained`: the daemon acts), fresher than the status. */
+  grantPhase?: string;
   /** Why a queued node waits (MaxConcurrent, ClusterBudget, RebootBlocked, ...). */
   reason?: string;
   requestedAt?: string;
@@ -105,6 +107,7 @@ export function maintenanceRow(
   if (protocol) row.protocol = protocol;
   const phase = holderOf?.h.phase ?? lease?.grant?.phase;
   if (phase) row.phase = phase;
+  if (lease?.grant?.phase) row.grantPhase = lease.grant.phase;
   if (queuedIn && row.state !== 'holding') row.reason = queuedIn.q.reason;
   const requestedAt = lease?.request?.requestedAt ?? holderOf?.h.requestedAt ?? queuedIn?.q.requestedAt;
   if (requestedAt) row.requestedAt = requestedAt;
