@@ -24,7 +24,7 @@ import { evaluateHealthGates } from '../controllers/skyhook/views/health-gates/e
 import { PrometheusGate } from '../controllers/skyhook/views/health-gates/prometheus-gate.js';
 import type { PlannerInput, PodView } from '../controllers/skyhook/plan/planner-types.js';
 import { retryWhileBusy } from '../kube/busy-retry.js';
-import { errorMessage, loadKubeConfig, makeClients, type KubeClients } from '../kube/client.js';
+import { errorMessage, loadKubeConfig, makeClients, statusCode, type KubeClients } from '../kube/client.js';
 import { CustomObjects } from '../kube/custom-objects.js';
 import { ignoreNotFound } from '../kube/writes.js';
 import { plannedMaintenance } from './plan/maintenance.js';
@@ -135,7 +135,11 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
     const node = pod.spec?.nodeName;
     if (node) podsByNode.set(node, [...(podsByNode.get(node) ?? []), podView(pod)]);
   }
-  const { rows: maintenance } = await readMaintenance(clients, namespace, nodeList.items);
+  // Maintenance is context, not the plan: a person who may not read the operator's Leases still gets the plan.
+  const { rows: maintenance } = await readMaintenance(clients, namespace, nodeList.items).catch((e: unknown) => {
+    if (statusCode(e) === 403) return { rows: [] };
+    throw e;
+  });
   return {
     skyhook: planned,
     maintenance,
