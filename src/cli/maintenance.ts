@@ -12,6 +12,7 @@ import { createLogger, isLogLevel, LOG_LEVELS } from '../kube/logger.js';
 import { MaintenanceDaemon } from '../maintenance-daemon/daemon.js';
 import { HostFiles } from '../maintenance-daemon/host.js';
 import { REBOOT_METHODS } from '../maintenance-daemon/rebooter.js';
+import { inHostNamespaces } from '../templates/interrupt-plan.js';
 
 const HELP = `Usage: skyhook maintenance [options]
        skyhook maintenance status|release ...   (kubectl skyhook maintenance: see skyhook maintenance status --help)
@@ -103,6 +104,8 @@ export async function runMaintenanceCli(argv: string[]): Promise<number> {
     periodMs: parsed.periodMs,
     heartbeatMs: parsed.heartbeatMs,
     ...(makeRebooter ? { rebooter: makeRebooter({ host }) } : {}),
+    // On a real host (the host reboot method), the sentinel command runs there too, as the reboot does.
+    ...(parsed.method === 'host' ? { onHost: inHostNamespaces } : {}),
     overrides: parsed.overrides,
     logger,
   });

@@ -37,6 +37,11 @@ export interface DaemonOptions {
   /** Undefined: this daemon serves no reboot requests. */
   rebooter?: Rebooter;
   overrides?: PathOverrides;
+  /**
+   * How a policy's reboot sentinel command reaches the host (kured runs it with nsenter into PID 1's
+   * mount namespace); default: as it is, in this process's own file system (simulated hosts).
+   */
+  onHost?: (command: string[]) => string[];
   logger: Logger;
   clock?: Clock;
 }
@@ -180,7 +185,7 @@ export class MaintenanceDaemon {
         ? false
         : 'path' in sentinel
           ? await host.exists(sentinel.path)
-          : await runSentinelCommand(sentinel.command);
+          : await runSentinelCommand(this.o.onHost ? this.o.onHost(sentinel.command) : sentinel.command);
     const m = protocols?.maintenance;
     return {
       protocols,
