@@ -17,6 +17,7 @@ import { silentLogger } from '../../src/kube/logger.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
 import { NODE_API_SERVER } from '../../src/sandbox/real-node/node-files.js';
 import { kubectlOk, NAMESPACE, REPO_ROOT, type RealHarness } from './real-harness.js';
+import { waitEstablished } from './skyhook-cluster.js';
 
 /** Where the example script is put on each node's host. */
 export const SCRIPT_ON_HOST = '/usr/local/sbin/maintenance-example.sh';
