@@ -25,12 +25,7 @@ export const SCRIPT_DAEMONSET = 'maintenance-script';
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export async function startMaintenanceController(h: RealHarness): Promise<Manager> {
-  await kubectlOk(h, [
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/maintenancepolicies.skyhook.nvidia.com',
-  ]);
+  await waitEstablished(h.cp, ['crd/maintenancepolicies.skyhook.nvidia.com']);
   return startManager({
     kc: h.cp.kubeConfig,
     logger: silentLogger(),
