@@ -6,12 +6,16 @@
  *     drained (a real pod evicted), gets /var/maintenance-in-progress, finishes and is uncordoned
  *     before the other is cordoned; `kubectl skyhook maintenance status` shows the holder and the
  *     queued node, and `release` refuses the live slot;
- *   - Kured: /var/run/reboot-required on a node, held first by a blocking pod (visible in the policy's
- *     queue), then a real reboot through the interrupts' reboot path (a new boot ID) and uncordon.
+ *   - Kured: /var/run/reboot-required on a node, held by a blocking pod and then by a firing alert of
+ *     the policy's alert gate (a stand-in Prometheus in this process), each visible in the policy's
+ *     queue with its reason, then a real reboot through the interrupts' reboot path (a new boot ID)
+ *     and uncordon.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { MaintenancePolicy } from '../../src/api/maintenance-policy.js';
@@ -49,6 +53,9 @@ const POLICY = 'real';
 const CLAIM = maintenanceClaim(POLICY);
 let h: RealHarness;
 let manager: Manager | undefined;
+/** A stand-in Prometheus: `ALERTS` always has Watchdog (filtered out by the policy) and NodeDown while `firing`. */
+let prometheus: Server | undefined;
+const alerts = { firing: false };
 
 const policyRef = { group: API_GROUP, version: API_VERSION, plural: KINDS.maintenancePolicy.plural, name: POLICY };
 const getPolicy = async (): Promise<MaintenancePolicy> =>
@@ -77,7 +84,25 @@ function plugin(args: string[]): Promise<{ code: number; stdout: string; stderr:
   });
 }
 
+function startPrometheus(): Promise<string> {
+  const sample = (alertname: string) => ({
+    metric: { __name__: 'ALERTS', alertname, alertstate: 'firing' },
+    value: [0, '1'],
+  });
+  prometheus = createServer((_req, res) => {
+    const result = [sample('Watchdog'), ...(alerts.firing ? [sample('NodeDown')] : [])];
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result } }));
+  });
+  return new Promise((resolve) =>
+    prometheus!.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(prometheus!.address() as AddressInfo).port}`),
+    ),
+  );
+}
+
 beforeAll(async () => {
+  const prometheusUrl = await startPrometheus();
   h = await startRealHarness({ realNodes: 2, realNodeLabels: { maintenance: 'enabled' }, operatorInProcess: false });
   manager = await startMaintenanceController(h);
   installScript(h, NODES);
@@ -100,6 +125,7 @@ beforeAll(async () => {
       protocols: { maintenance: {}, reboot: {} },
       drainOptions: { timeoutSeconds: 120 },
       blockingPodSelectors: [{ matchLabels: { 'maintenance-e2e': 'blocker' } }],
+      alertGate: { prometheusUrl, alertFilterRegexp: '^Watchdog$' },
     },
   };
   await kubectlOk(h, ['apply', '-f', '-'], JSON.stringify(policy));
@@ -108,6 +134,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await manager?.shutdown();
   await h?.stop();
+  prometheus?.closeAllConnections();
+  await new Promise((resolve) => prometheus?.close(resolve) ?? resolve(undefined));
 }, 120_000);
 
 /** When each node's in-progress file was first seen and first seen gone, polled every 50 ms. */
@@ -237,7 +265,7 @@ describe('node-initiated maintenance on real nodes', () => {
     await kubectlOk(h, ['-n', 'default', 'delete', 'daemonset', SCRIPT_DAEMONSET, '--wait=true']);
   }, 420_000);
 
-  it('/var/run/reboot-required: held by a blocking pod, visibly, then a real reboot (new boot ID) and uncordon', async () => {
+  it('/var/run/reboot-required: held by a blocking pod, then by a firing alert, visibly; then a real reboot (new boot ID) and uncordon', async () => {
     const node = 'real-0';
     const bootBefore = await reportedBootId(h, node);
     const bootsBefore = h.node(node).boots.length;
@@ -259,8 +287,23 @@ describe('node-initiated maintenance on real nodes', () => {
     expect((await getNode(node)).spec?.unschedulable).toBeFalsy();
     expect(await reportedBootId(h, node)).toBe(bootBefore);
 
-    const started = Date.now();
+    // The blocking pod goes while an alert fires: the alert gate holds the reboot now (Watchdog is filtered out).
+    alerts.firing = true;
     await h.core.deleteNamespacedPod({ namespace: 'default', name: 'blocker', gracePeriodSeconds: 0 });
+    const alerted = await until(
+      'the reboot held by the alert',
+      async () => {
+        const queued = (await getPolicy()).status?.queue?.find((q) => q.node === node);
+        return queued?.reason === 'ActiveAlerts' ? queued : undefined;
+      },
+      60_000,
+    );
+    expect(alerted.message).toBe('active alerts: NodeDown');
+    expect((await getNode(node)).spec?.unschedulable).toBeFalsy();
+    expect(await reportedBootId(h, node)).toBe(bootBefore);
+
+    const started = Date.now();
+    alerts.firing = false;
     await until(
       'the node back with a new boot ID, Ready and uncordoned',
       async () => {
