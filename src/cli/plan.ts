@@ -34,10 +34,13 @@ import type { MaintenanceRow } from './plugin/maintenance-view.js';
 import { buildPlanReport, type PlanReport } from './plan/report.js';
 import { simulateRollout } from './plan/simulation.js';
 import {
+  budgetWindowSources,
   nextWindowTimestamp,
+  nodeWindowVerdicts,
   policyWindowSources,
-  windowVerdict,
+  type WindowSource,
 } from '../controllers/skyhook/plan/maintenance-windows.js';
+import { selectorMatches } from '../api/label-selector.js';
 import { describeWindow } from '../util/time-window.js';
 import { nameOf } from '../api/object-meta.js';
 
@@ -191,18 +194,33 @@ export function planSkyhook(snapshot: ClusterSnapshot): PlanReport {
   };
 }
 
-/** The windows of the SCR's DeploymentPolicy as of the snapshot: open now, or when the next opens. */
+/**
+ * The maintenance windows over the SCR's nodes as of the snapshot (its DeploymentPolicy's and those
+ * of the DisruptionBudgets covering its nodes): open now for every node, or the earliest opening.
+ */
 function maintenanceWindowsOf(snapshot: ClusterSnapshot): PlanReport['maintenanceWindows'] {
-  const name = snapshot.skyhook.spec.deploymentPolicy;
-  const policy = snapshot.input.deploymentPolicies?.find((candidate) => candidate.metadata.name === name);
-  const sources = policyWindowSources(policy);
-  if (sources.length === 0) return undefined;
-  const verdict = windowVerdict(sources, snapshot.input.now);
+  const { input, skyhook } = snapshot;
+  const policy = input.deploymentPolicies?.find(
+    (candidate) => candidate.metadata.name === skyhook.spec.deploymentPolicy,
+  );
+  const shared = policyWindowSources(policy);
+  const covering = budgetWindowSources(input.disruptionBudgets);
+  const nodes = input.nodes.filter((node) => selectorMatches(skyhook.spec.nodeSelectors, node.labels));
+  const sources = new Map<string, WindowSource>();
+  for (const source of [...shared, ...nodes.flatMap(covering)]) sources.set(`${source.kind}/${source.name}`, source);
+  if (sources.size === 0) return undefined;
+  const verdictOf = nodeWindowVerdicts(shared, covering, input.now);
+  const closed = nodes.map(verdictOf).filter((verdict) => !verdict.open);
+  const openings = closed.flatMap((verdict) =>
+    verdict.open || verdict.nextOpen === undefined ? [] : [verdict.nextOpen],
+  );
   return {
-    policy: name ?? '',
-    windows: sources[0]!.windows.map(describeWindow),
-    open: verdict.open,
-    ...(!verdict.open && verdict.nextOpen !== undefined ? { nextOpen: nextWindowTimestamp(verdict.nextOpen) } : {}),
+    sources: [...sources.values()].map(
+      (source) => `${source.kind} ${source.name}: ${source.windows.map(describeWindow).join(', ')}`,
+    ),
+    open: closed.length === 0,
+    closedNodes: closed.length,
+    ...(openings.length > 0 ? { nextOpen: nextWindowTimestamp(Math.min(...openings)) } : {}),
   };
 }
 

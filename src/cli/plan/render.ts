@@ -31,9 +31,9 @@ export function renderPlan(report: PlanReport): string {
   const windows = report.maintenanceWindows;
   if (windows) {
     const state = windows.open
-      ? 'open now'
-      : `closed: no node starts an interrupt before ${windows.nextOpen ?? 'a window opens (none does in the next two weeks)'}`;
-    lines.push(`Maintenance windows (DeploymentPolicy ${windows.policy}): ${windows.windows.join(', ')}; ${state}.`);
+      ? 'open now for every node'
+      : `closed for ${windows.closedNodes} node(s), which start no interrupt before ${windows.nextOpen ?? 'a window opens (none does in the next two weeks)'}`;
+    lines.push(`Maintenance windows (${windows.sources.join('; ')}): ${state}.`);
   }
   lines.push('', report.nodes.length > 0 ? renderTable(report.nodes, COLUMNS) : 'No node is selected.');
   const blocked = report.nodes.filter((node) => node.blockers.length > 0);

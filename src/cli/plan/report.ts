@@ -48,8 +48,11 @@ export interface PlanReport {
   completes: boolean;
   /** The simulation stopped at its pass limit. */
   truncated: boolean;
-  /** The DeploymentPolicy's maintenance windows, when it has any: open now, or when the next opens. */
-  maintenanceWindows?: { policy: string; windows: string[]; open: boolean; nextOpen?: string };
+  /**
+   * The maintenance windows over the selected nodes (the DeploymentPolicy's and the covering
+   * DisruptionBudgets'), when there are any: open now for every node, or the earliest opening.
+   */
+  maintenanceWindows?: { sources: string[]; open: boolean; closedNodes: number; nextOpen?: string };
   /** Selected nodes holding or waiting for a maintenance slot (maintenance.ts). */
   maintenance?: PlannedMaintenance[];
 }

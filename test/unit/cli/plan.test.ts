@@ -157,9 +157,9 @@ describe('plan with maintenance windows', () => {
     w.now = Date.UTC(2026, 10, 24, 10, 0); // a Tuesday
     const report = planSkyhook({ skyhook, input: plannerInput(w) });
     expect(report.maintenanceWindows).toEqual({
-      policy: 'p',
-      windows: ['sa 22:00-04:00 Europe/Berlin'],
+      sources: ['DeploymentPolicy p: sa 22:00-04:00 Europe/Berlin'],
       open: false,
+      closedNodes: 1,
       nextOpen: '2026-11-27T23:00:00Z',
     });
     expect(report.nodes[0]).toMatchObject({ node: 'n1', statusAtEnd: 'complete', interrupt: 'reboot' });
@@ -167,7 +167,7 @@ describe('plan with maintenance windows', () => {
       'OutsideMaintenanceWindow: interrupts wait for a maintenance window (DeploymentPolicy "p": sa 22:00-04:00 Europe/Berlin); next opens 2026-11-27T23:00:00Z',
     ]);
     expect(renderPlan(report)).toContain(
-      'Maintenance windows (DeploymentPolicy p): sa 22:00-04:00 Europe/Berlin; closed: no node starts an interrupt before 2026-11-27T23:00:00Z.',
+      'Maintenance windows (DeploymentPolicy p: sa 22:00-04:00 Europe/Berlin): closed for 1 node(s), which start no interrupt before 2026-11-27T23:00:00Z.',
     );
   });
 });

@@ -4,6 +4,8 @@
  * A node is governed by the windows of its SCR's DeploymentPolicy and of every DisruptionBudget
  * covering it: each source must be open (within a source, any of its windows). Pure: `now` is input.
  */
+import type { LabelSelector } from '../../../api/k8s-schemas.js';
+import { selectorMatches } from '../../../api/label-selector.js';
 import type { MaintenanceWindow } from '../../../api/maintenance-window.js';
 import { describeWindow, nextWindowOpen, windowError, windowsOpen } from '../../../util/time-window.js';
 import type { NodeHold } from './node-holds.js';
@@ -103,6 +105,27 @@ export function policyWindowSources(
 ): WindowSource[] {
   const windows = policy?.spec.maintenanceWindows ?? [];
   return windows.length === 0 ? [] : [{ kind: 'DeploymentPolicy', name: policy?.metadata.name ?? '', windows }];
+}
+
+/** The windows of the DisruptionBudgets covering a node (each budget with windows is one source). */
+export function budgetWindowSources(
+  budgets:
+    | readonly {
+        metadata: { name?: string };
+        spec: { nodeSelector?: LabelSelector; maintenanceWindows?: MaintenanceWindow[] };
+      }[]
+    | undefined,
+): (node: NodeView) => WindowSource[] {
+  const windowed = (budgets ?? []).filter((budget) => (budget.spec.maintenanceWindows ?? []).length > 0);
+  if (windowed.length === 0) return () => [];
+  return (node) =>
+    windowed
+      .filter((budget) => selectorMatches(budget.spec.nodeSelector, node.labels))
+      .map((budget) => ({
+        kind: 'DisruptionBudget' as const,
+        name: budget.metadata.name ?? '',
+        windows: budget.spec.maintenanceWindows!,
+      }));
 }
 
 /** RFC 3339 of a next opening, for `status.nextMaintenanceWindow`. */

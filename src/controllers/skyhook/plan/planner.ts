@@ -36,6 +36,7 @@ export function planNextActions(input: PlannerInput): PlanResult {
       gates,
       skyhooks: scrs,
       ledger,
+      ...(input.disruptionBudgets ? { budgets: input.disruptionBudgets } : {}),
       ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}),
       ...(input.healthGates ? { healthGates: input.healthGates } : {}),
     });

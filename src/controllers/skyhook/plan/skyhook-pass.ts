@@ -4,6 +4,7 @@
  */
 import type { DeploymentPolicy } from '../../../api/deployment-policy.js';
 import type { HealthGateResults } from '../../../api/health-gates.js';
+import type { DisruptionBudget } from '../../../api/disruption-budget.js';
 import type { DisruptionLedger } from '../../disruption/budget-rules.js';
 import type { Skyhook, SkyhookSpec } from '../../../api/skyhook.js';
 import { SKYHOOK_ANNOTATIONS } from '../../../api/names.js';
@@ -11,7 +12,12 @@ import { skyhookSpecProblems } from '../../../api/spec-checks.js';
 import { selectorMatches } from '../../../api/label-selector.js';
 import { cordonClaim } from '../../../jobs/cordon/claims.js';
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
-import { nodeWindowVerdicts, policyWindowSources, type WindowVerdict } from './maintenance-windows.js';
+import {
+  budgetWindowSources,
+  nodeWindowVerdicts,
+  policyWindowSources,
+  type WindowVerdict,
+} from './maintenance-windows.js';
 import type { NodeWork } from './node-work.js';
 import type { PriorityGates } from './priority-gates.js';
 import type { NodeView, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
@@ -32,6 +38,8 @@ export interface SkyhookPlanInput {
   healthGates?: HealthGateResults;
   /** The cluster-wide DisruptionBudgets, shared by every SCR of the planning run (cluster-budget.ts). */
   ledger?: DisruptionLedger;
+  /** The cluster-wide DisruptionBudgets, for the maintenance windows of those covering a node. */
+  budgets?: readonly DisruptionBudget[];
 }
 
 export interface SkyhookPass extends SkyhookPlanInput {
@@ -87,7 +95,7 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
     targeted,
     targetedNames: new Set(targeted.map((node) => node.name)),
     claim: cordonClaim(name),
-    windowsOf: nodeWindowVerdicts(policyWindowSources(policy), () => [], input.now),
+    windowsOf: nodeWindowVerdicts(policyWindowSources(policy), budgetWindowSources(input.budgets), input.now),
   };
   if (policy) pass.policy = policy;
   if (spec.deploymentPolicy && policy === undefined) pass.missingPolicy = spec.deploymentPolicy;

@@ -7,7 +7,20 @@ import {
 } from '../../../../../src/controllers/skyhook/plan/maintenance-windows.js';
 import type { Package } from '../../../../../src/api/skyhook.js';
 import type { PlannerAction } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
-import { applyActions, node, nodeNamed, pkg, plan, policy, runToQuiet, scr, world, type World } from './world.js';
+import { budget } from '../../disruption/budgets.js';
+import {
+  applyActions,
+  node,
+  nodeNamed,
+  pkg,
+  plan,
+  policy,
+  runToQuiet,
+  SELECTOR_LABEL,
+  scr,
+  world,
+  type World,
+} from './world.js';
 
 // Tuesday 2026-11-24 10:00 UTC; the window opens at 12:00.
 const TEN = Date.UTC(2026, 10, 24, 10, 0, 0);
@@ -122,6 +135,46 @@ describe('maintenance windows (DeploymentPolicy.spec.maintenanceWindows)', () =>
     const w = windowed({ r: pkg('1.0.0', reboot) }, [{ schedule: '0 2 1 * *', duration: '4h' }]);
     w.now = Date.UTC(2026, 10, 2, 10, 0, 0);
     expect(plan(w).requeueAfterMs).toBe(MAX_WINDOW_REQUEUE_MS);
+  });
+});
+
+describe('maintenance windows of DisruptionBudgets', () => {
+  it('hold the nodes a budget with closed windows covers, for a Skyhook without a policy', () => {
+    const w = world(
+      [scr('s', { packages: { r: pkg('1.0.0', reboot) }, interruptionBudget: { count: 2 } })],
+      [node('n0', 0), node('n1', 1, { [SELECTOR_LABEL]: 'yes', pool: 'gpu' })],
+    );
+    w.now = TEN;
+    w.budgets = [
+      budget('gpu-nights', {
+        nodeSelector: { matchLabels: { pool: 'gpu' } },
+        maxDisrupted: { count: 5 },
+        maintenanceWindows: LUNCH,
+      }),
+    ];
+    const result = plan(w);
+    expect(cordons(result.actions).map((a) => a.node)).toEqual(['n0']);
+    expect(result.requeueAfterMs).toBe(NOON - TEN);
+    applyActions(w, result.actions);
+    expect(nodeNamed(w, 'n1').annotations[nodeAnnotations.waiting('s')]).toBe(
+      'OutsideMaintenanceWindow: interrupts wait for a maintenance window (DisruptionBudget "gpu-nights": 12:00-13:00 UTC); next opens 2026-11-24T12:00:00Z',
+    );
+    expect(w.skyhooks[0]!.status?.nextMaintenanceWindow).toBe('2026-11-24T12:00:00Z');
+  });
+
+  it('need both the policy and the budget open, and wait for the first time both are', () => {
+    const w = windowed({ r: pkg('1.0.0', reboot) }, [{ start: '11:00', end: '14:00' }], 1);
+    w.budgets = [budget('all', { maxDisrupted: { count: 5 }, maintenanceWindows: [{ start: '13:30', end: '18:00' }] })];
+    w.now = Date.UTC(2026, 10, 24, 11, 30);
+    const result = plan(w);
+    expect(cordons(result.actions)).toEqual([]);
+    expect(result.requeueAfterMs).toBe(Date.UTC(2026, 10, 24, 13, 30) - w.now);
+    applyActions(w, result.actions);
+    expect(nodeNamed(w, 'n0').annotations[nodeAnnotations.waiting('s')]).toContain(
+      '(DeploymentPolicy "p": 11:00-14:00 UTC; DisruptionBudget "all": 13:30-18:00 UTC); next opens 2026-11-24T13:30:00Z',
+    );
+    w.now = Date.UTC(2026, 10, 24, 13, 30);
+    expect(cordons(plan(w).actions).map((a) => a.node)).toEqual(['n0']);
   });
 });
 
