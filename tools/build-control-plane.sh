@@ -123,7 +123,7 @@ ldflags="-s -w \
  -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION \
  -X k8s.io/client-go/pkg/version.gitMajor=1 \
  -X k8s.io/client-go/pkg/version.gitMinor=$k8s_minor"
-log "building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet $K8S_VERSION (cold: ~10 min on 2 cores)"
+log "building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet $K8S_VERSION (cold: 10 to 30 min on 2 cores)"
 (cd "$k8s_work" && go build -trimpath -tags tools -ldflags "$ldflags" -o "$bin_dir.partial/" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes/cmd/kubelet)
