@@ -3,11 +3,20 @@
 # sandbox's real nodes) and kwok from
 # upstream Go modules into a cache outside the repository, keyed by version. Does nothing when the
 # binaries are already there, and nothing at all when KUBEBUILDER_ASSETS points at a complete set.
+# SKYHOOK_K8S=oldest (or the argument `oldest`) builds the oldest supported release instead of the
+# newest (versions.env); src/sandbox/binaries.ts reads the same variable.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=versions.env
 source "$here/versions.env"
+
+release="${1:-${SKYHOOK_K8S:-newest}}"
+case "$release" in
+  newest | '') ;;
+  oldest) K8S_VERSION="$OLDEST_K8S_VERSION" ETCD_VERSION="$OLDEST_ETCD_VERSION" ;;
+  *) echo "[cluster:build] unknown release '$release': expected newest (the default) or oldest" >&2; exit 2 ;;
+esac
 
 names=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kwok)
 cache_root="${SKYHOOK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/skyhook-ts}"
@@ -114,7 +123,7 @@ ldflags="-s -w \
  -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION \
  -X k8s.io/client-go/pkg/version.gitMajor=1 \
  -X k8s.io/client-go/pkg/version.gitMinor=$k8s_minor"
-log "building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet $K8S_VERSION (cold: ~20 min on 2 cores)"
+log "building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet $K8S_VERSION (cold: 10 to 30 min on 2 cores)"
 (cd "$k8s_work" && go build -trimpath -tags tools -ldflags "$ldflags" -o "$bin_dir.partial/" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes/cmd/kubelet)

@@ -1,6 +1,8 @@
 /**
  * Where the control-plane binaries live: KUBEBUILDER_ASSETS when it holds a complete set (the
- * envtest convention), otherwise the versioned cache that `npm run cluster:build` fills.
+ * envtest convention), otherwise the versioned cache that `npm run cluster:build` fills. Two
+ * Kubernetes releases are built and tested: the newest (the default) and the oldest the project
+ * supports (SKYHOOK_K8S=oldest, for the smoke subset of the e2e tests).
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -26,8 +28,25 @@ export interface ControlPlaneVersions {
   kwok: string;
 }
 
-/** Reads tools/versions.env, the single place the versions are written down. */
-export function readVersions(file = join(repoRoot, 'tools/versions.env')): ControlPlaneVersions {
+/** Which supported Kubernetes release a run uses: the newest, or the oldest we claim to support. */
+export type K8sRelease = 'newest' | 'oldest';
+
+/** SKYHOOK_K8S selects the release (`newest` when unset); tools/build-control-plane.sh reads it too. */
+export function k8sRelease(env: NodeJS.ProcessEnv = process.env): K8sRelease {
+  const value = env.SKYHOOK_K8S;
+  if (value === undefined || value === '' || value === 'newest') return 'newest';
+  if (value === 'oldest') return 'oldest';
+  throw new Error(`SKYHOOK_K8S=${value}: expected newest (the default) or oldest`);
+}
+
+/**
+ * Reads tools/versions.env, the single place the versions are written down: K8S_VERSION and
+ * ETCD_VERSION for the newest release, OLDEST_K8S_VERSION and OLDEST_ETCD_VERSION for the oldest.
+ */
+export function readVersions(
+  release: K8sRelease = k8sRelease(),
+  file = join(repoRoot, 'tools/versions.env'),
+): ControlPlaneVersions {
   const vars = new Map<string, string>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const match = /^([A-Z0-9_]+)=(\S+)$/.exec(line.trim());
@@ -38,7 +57,8 @@ export function readVersions(file = join(repoRoot, 'tools/versions.env')): Contr
     if (!value) throw new Error(`${file} does not define ${key}`);
     return value;
   };
-  return { k8s: get('K8S_VERSION'), etcd: get('ETCD_VERSION'), kwok: get('KWOK_VERSION') };
+  const prefix = release === 'oldest' ? 'OLDEST_' : '';
+  return { k8s: get(`${prefix}K8S_VERSION`), etcd: get(`${prefix}ETCD_VERSION`), kwok: get('KWOK_VERSION') };
 }
 
 /** Where everything built outside the repository is cached (binaries, root filesystems, images). */
@@ -47,6 +67,7 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function cacheBinDir(versions = readVersions(), env: NodeJS.ProcessEnv = process.env): string {
+  // The key format is shared with tools/build-control-plane.sh.
   return join(cacheRoot(env), 'bin', `k8s-${versions.k8s}-etcd-${versions.etcd}-kwok-${versions.kwok}`);
 }
 
@@ -64,15 +85,20 @@ function completeSet(dir: string): Binaries | undefined {
   return entries.every(([, path]) => isExecutable(path)) ? (Object.fromEntries(entries) as Binaries) : undefined;
 }
 
+/** The npm script that builds a release's binaries. */
+function buildCommand(release: K8sRelease): string {
+  return release === 'oldest' ? 'npm run cluster:build:oldest' : 'npm run cluster:build';
+}
+
 /** The kubelet of the sandbox's real nodes, built with the control plane (it is not part of an envtest set). */
 export function findKubelet(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = [env.KUBEBUILDER_ASSETS, cacheBinDir(readVersions(), env)]
+  const candidates = [env.KUBEBUILDER_ASSETS, cacheBinDir(readVersions(k8sRelease(env)), env)]
     .filter((d): d is string => Boolean(d))
     .map((d) => join(d, 'kubelet'));
   const found = candidates.find(isExecutable);
   if (found) return found;
   throw new Error(
-    `kubelet not found (looked at ${candidates.join(', ')}). Run \`npm run cluster:build\` to build it with the control plane.`,
+    `kubelet not found (looked at ${candidates.join(', ')}). Run \`${buildCommand(k8sRelease(env))}\` to build it with the control plane.`,
   );
 }
 
@@ -83,11 +109,13 @@ export function findBinaries(env: NodeJS.ProcessEnv = process.env): Binaries {
     const fromAssets = completeSet(assets);
     if (fromAssets) return fromAssets;
   }
-  const cached = completeSet(cacheBinDir(readVersions(), env));
+  const release = k8sRelease(env);
+  const dir = cacheBinDir(readVersions(release), env);
+  const cached = completeSet(dir);
   if (cached) return cached;
   throw new Error(
     `control-plane binaries not found (${BINARY_NAMES.join(', ')}). ` +
-      `Run \`npm run cluster:build\` to build them into ${cacheBinDir(readVersions(), env)}, ` +
+      `Run \`${buildCommand(release)}\` to build them into ${dir}, ` +
       `or set KUBEBUILDER_ASSETS to a directory that holds all of them.`,
   );
 }

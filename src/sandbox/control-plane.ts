@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { findBinaries, type Binaries } from './binaries.js';
 import {
   AUDIT_POLICY,
@@ -176,7 +176,17 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       START_TIMEOUT_MS,
       'namespace default',
     );
-    await startControllers(group, runDir, kubeconfigPath, ports, pki, options.podDurationMs, v);
+    // Simulated nodes report the API server's version as their kubelet's.
+    const { gitVersion: kubeletVersion } = await kubeConfig.makeApiClient(VersionApi).getCode();
+    await startControllers(
+      group,
+      runDir,
+      kubeconfigPath,
+      ports,
+      pki,
+      { podDurationMs: options.podDurationMs, kubeletVersion },
+      v,
+    );
     group.assertAllRunning();
     await addSimulatedNodes(kubeConfig, nodeList(options.nodes), START_TIMEOUT_MS);
     const startupMs = Date.now() - started;
@@ -223,7 +233,7 @@ async function startControllers(
   kubeconfigPath: string,
   ports: ControlPlanePorts,
   pki: Pki,
-  podDurationMs: number | undefined,
+  sim: { podDurationMs: number | undefined; kubeletVersion: string },
   v: string,
 ): Promise<void> {
   const kcm = group.start('kube-controller-manager', controllerManagerArgs(kubeconfigPath, ports, pki, v));
@@ -231,7 +241,10 @@ async function startControllers(
   const kwokConfig = join(runDir, 'kwok.yaml');
   const logsFile = join(runDir, 'simulated-container.log');
   writeFileSync(logsFile, simulatedLogFile());
-  writeFileSync(kwokConfig, kwokConfigYaml({ podDurationMs: podDurationMs ?? 1000, logsFile }));
+  writeFileSync(
+    kwokConfig,
+    kwokConfigYaml({ podDurationMs: sim.podDurationMs ?? 1000, logsFile, kubeletVersion: sim.kubeletVersion }),
+  );
   const kwok = group.start('kwok', kwokArgs(kubeconfigPath, kwokConfig, ports, pki, v));
   await Promise.all([
     group.healthy(kcm, `https://127.0.0.1:${ports.kcm}/healthz`, {}),

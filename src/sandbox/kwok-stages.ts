@@ -125,7 +125,15 @@ export interface StageOptions {
   podDurationMs: number;
   /** The file `kubectl logs` returns for every simulated container (see simulatedLogFile); none when absent. */
   logsFile?: string;
+  /**
+   * The kubelet version simulated nodes report: the API server's own (a kubelet may not be newer,
+   * nor more than three minors older), so a node's version always matches the release under test.
+   */
+  kubeletVersion?: string;
 }
+
+/** Reported when the caller does not say which release runs (unit tests). */
+const DEFAULT_KUBELET_VERSION = 'v1.37.0';
 
 export function podStages({ podDurationMs }: StageOptions): Record<string, unknown>[] {
   const duration = { delayMs: podDurationMs, delayFrom: `[${envValue(allContainers, SIM_ENV.duration)}] | .[0]` };
@@ -310,7 +318,7 @@ const nodeResources = (field: 'allocatable' | 'capacity'): string => `${field}:
   pods: "110"
 {{ end }}`;
 
-export function nodeStages(): Record<string, unknown>[] {
+export function nodeStages(kubeletVersion = DEFAULT_KUBELET_VERSION): Record<string, unknown>[] {
   return [
     stage({
       name: 'sim-node-initialize',
@@ -350,8 +358,8 @@ nodeInfo:
   kernelVersion: {{ or $info.kernelVersion "6.1.0-sim" | Quote }}
   osImage: {{ or $info.osImage "Simulated Linux" | Quote }}
   containerRuntimeVersion: {{ or $info.containerRuntimeVersion "containerd://sim" | Quote }}
-  kubeletVersion: {{ or $info.kubeletVersion "v1.33.0" | Quote }}
-  kubeProxyVersion: {{ or $info.kubeProxyVersion "v1.33.0" | Quote }}
+  kubeletVersion: {{ or $info.kubeletVersion ${JSON.stringify(kubeletVersion)} | Quote }}
+  kubeProxyVersion: {{ or $info.kubeProxyVersion ${JSON.stringify(kubeletVersion)} | Quote }}
 phase: Running`,
     }),
   ];
@@ -379,5 +387,7 @@ export function clusterLogs(logsFile: string): Record<string, unknown> {
 /** The multi-document YAML passed to `kwok --config`. */
 export function kwokConfigYaml(options: StageOptions): string {
   const logs = options.logsFile === undefined ? [] : [clusterLogs(options.logsFile)];
-  return [...nodeStages(), ...podStages(options), ...logs].map((doc) => stringify(doc, { lineWidth: 0 })).join('---\n');
+  return [...nodeStages(options.kubeletVersion), ...podStages(options), ...logs]
+    .map((doc) => stringify(doc, { lineWidth: 0 }))
+    .join('---\n');
 }

@@ -3,7 +3,16 @@
  * collection behave as Kubernetes does, and stop() leaves no process behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BatchV1Api, CoreV1Api, PolicyV1Api, ApiException, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import {
+  BatchV1Api,
+  CoreV1Api,
+  PolicyV1Api,
+  ApiException,
+  VersionApi,
+  type V1Job,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { readVersions } from '../../src/sandbox/binaries.js';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane.js';
 import { waitUntilGone } from '../../src/sandbox/processes.js';
 import { waitForList } from '../../src/kube/wait.js';
@@ -59,6 +68,13 @@ afterAll(async () => {
 });
 
 describe('local control plane', () => {
+  it('runs the Kubernetes release SKYHOOK_K8S selects (tools/versions.env), its nodes reporting the same', async () => {
+    const { k8s } = readVersions();
+    expect((await cp.kubeConfig.makeApiClient(VersionApi).getCode()).gitVersion).toBe(k8s);
+    const nodes = (await core.listNode()).items;
+    expect(nodes.map((n) => n.status?.nodeInfo?.kubeletVersion)).toEqual(nodes.map(() => k8s));
+  });
+
   it('has three Ready simulated nodes', async () => {
     const nodes = (await core.listNode()).items;
     expect(nodes.map((n) => n.metadata?.name).sort()).toEqual(['node-0', 'node-1', 'node-2']);

@@ -51,9 +51,12 @@ async function packageVersions(names: readonly string[]): Promise<string> {
   return (await runCommand('dpkg-query', ['-W', '-f', '${Package}=${Version}\\n', ...names])).trim();
 }
 
-/** upstream's build/pause/linux/pause.c from the module cache, downloading the module if needed. */
+/**
+ * upstream's build/pause/linux/pause.c from the module cache, downloading the module if needed.
+ * Always the newest release's, so one image set serves real nodes of every supported release.
+ */
 async function findPauseSource(): Promise<string> {
-  const { k8s } = readVersions();
+  const { k8s } = readVersions('newest');
   const moduleCache = (await runCommand('go', ['env', 'GOMODCACHE'])).trim();
   const source = join(moduleCache, `k8s.io/kubernetes@${k8s}`, 'build/pause/linux/pause.c');
   if (!existsSync(source)) await runCommand('go', ['mod', 'download', `k8s.io/kubernetes@${k8s}`]);

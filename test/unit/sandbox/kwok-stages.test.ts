@@ -28,6 +28,18 @@ describe('kwok stages', () => {
     );
   });
 
+  it('give simulated nodes the kubelet version of the release under test', () => {
+    const initialize = (yaml: string): string =>
+      JSON.stringify(
+        parseAllDocuments(yaml)
+          .find((d) => d.toJS().metadata.name === 'sim-node-initialize')
+          ?.toJS(),
+      );
+    const on134 = initialize(kwokConfigYaml({ podDurationMs: 1, kubeletVersion: 'v1.34.4' }));
+    expect(on134).toContain('kubeletVersion: {{ or $info.kubeletVersion \\"v1.34.4\\" | Quote }}');
+    expect(initialize(kwokConfigYaml({ podDurationMs: 1 }))).toContain('\\"v1.37.0\\"');
+  });
+
   it('take the default pod duration, overridable by the pod', () => {
     const complete = docs.find((d) => d.metadata.name === 'sim-pod-complete');
     expect(complete?.spec.delay?.durationMilliseconds).toBe(750);
