@@ -15,7 +15,7 @@
  *   - otherwise the pod simply shows Succeeded.
  *
  * An interrupt whose API calls fail (an API server restarting) is tried again every second, as a
- * reboot pod's restarted container would; a node is never rebooted twice for one reboot pod.
+ * reboot pod's restarted container would; a node is never rebooted twice for one Job (the host's marker).
  *
  * Knobs: `delayMs` (how long after the sentinel the interrupt happens; default 500 ms) and
  * `failNodes` (nodes whose interrupt command "fails": the reboot pod shows exit code 1 and no reboot).
@@ -173,7 +173,11 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
   });
   const interrupts: SimulatedInterrupt[] = [];
   const handled = new Set<string>();
-  /** Reboot pod uid → the bootID its reboot gave the node: a retried interrupt must not reboot twice. */
+  /**
+   * `<node>/<job>` → the bootID the interrupt after that Job gave the node. Keyed as the real host keys
+   * its `.done` marker (templates/reboot-pod.ts: one per Job name, on the node), not by reboot pod: a
+   * reboot pod deleted after its reboot comes back, finds the marker and must not reboot again.
+   */
   const rebooted = new Map<string, string>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const failNodes = new Set(options.failNodes ?? []);
@@ -197,13 +201,13 @@ export async function startSimulatedHost(kc: KubeConfig, options: SimulatedHostO
     if (record.failed) {
       await showCrashLooping(core, pod, container);
     } else {
-      const uid = pod.metadata?.uid ?? '';
-      if (record.rebootsNode && !rebooted.has(uid)) {
+      const marker = `${record.node}/${pod.metadata?.annotations?.[NODEOP_NAMES.jobAnnotation] ?? ''}`;
+      if (record.rebootsNode && !rebooted.has(marker)) {
         const { before, after } = await rebootNode(core, record.node);
         record.bootIdBefore = before;
-        rebooted.set(uid, after);
+        rebooted.set(marker, after);
       }
-      if (record.rebootsNode) record.bootIdAfter = rebooted.get(uid);
+      if (record.rebootsNode) record.bootIdAfter = rebooted.get(marker);
       await showSucceeded(core, pod, container, record.rebootsNode);
     }
     interrupts.push(record);
