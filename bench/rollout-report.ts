@@ -3,9 +3,8 @@
  * ideal, reconcile quantiles from the operator's histogram, writes per node-stage, CPU per process
  * and per node-stage, what limited the run, and the targets.
  */
-import { CLIENT_NODE_USER_AGENT, countWrites } from './audit-writes.js';
+import { CLIENT_NODE_USER_AGENT, countClusterWrites, countWrites, writesPerNodeStage } from './audit-writes.js';
 import type { BenchCluster } from './bench-cluster.js';
-import { countClusterWrites } from './cluster-writes.js';
 import { cores, type CpuSample, cpuReport, limitedBy } from './cpu-usage.js';
 import { histogramDelta, histogramQuantile, parseHistogram } from './histogram.js';
 import { jobsBySkyhookNode, nextNodeGaps, nextStageGaps } from './rollout-gaps.js';
@@ -74,7 +73,8 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
   const jobDuration = summarize(run.jobs.map((j) => (j.doneAt ?? NaN) - j.seenAt).filter(Number.isFinite));
 
   const operatorWrites = countWrites(run.auditLog, run.writesFrom, CLIENT_NODE_USER_AGENT);
-  const clusterWrites = countClusterWrites(run.auditLog, run.writesFrom);
+  // Whole cluster: every writer but the heartbeats (node and API server Leases), which grow with wall time x nodes.
+  const clusterWrites = writesPerNodeStage(countClusterWrites(run.auditLog, run.writesFrom), nodeStages);
 
   const cpu = cpuReport(run.cpuBefore, run.cpuAfter, cores());
   const controlPlaneCpuS = CONTROL_PLANE.reduce((sum, name) => sum + (cpu.processes[name]?.cpuSeconds ?? 0), 0);
@@ -94,7 +94,7 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
       operatorCpuPerNodeStageMs: perNodeStage(1000 * operatorCpuS, 1),
       operatorPeakRssMb: peakRssMb,
       operatorWritesPerNodeStage: perNodeStage(operatorWrites.total),
-      clusterWritesPerNodeStage: perNodeStage(clusterWrites.total),
+      clusterWritesPerNodeStage: clusterWrites.wholeCluster,
       nextNodeP95Ms: nextNode.p95,
     },
     run.fullSize,
@@ -125,7 +125,8 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
     nodeopReconcile: nodeop,
     writesPerNodeStage: {
       operator: perNodeStage(operatorWrites.total),
-      wholeCluster: perNodeStage(clusterWrites.total),
+      wholeCluster: clusterWrites.wholeCluster,
+      heartbeats: clusterWrites.heartbeatsPerNodeStage,
     },
     operator: {
       cpuSeconds: operatorCpuS,
@@ -155,10 +156,7 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
       nextNodeAfterNodeDoneMs: nextNode,
       stageJobDurationMs: jobDuration,
     },
-    writes: {
-      operator: operatorWrites,
-      wholeCluster: { total: clusterWrites.total, refused: clusterWrites.refused, byRequest: clusterWrites.byRequest },
-    },
+    writes: { operator: operatorWrites, wholeClusterPerNodeStage: clusterWrites },
     targets,
   };
 }
