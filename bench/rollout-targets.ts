@@ -1,7 +1,7 @@
 /**
- * The targets of the rollout benchmarks (issue 18's, and issue 6's for 100 nodes) and whether a
- * run met them. A target is judged only at the benchmark's full size: a run shrunk with BENCH_NODES,
- * BENCH_BUDGET or BENCH_WINDOW_S to look into a cause says "not judged". Pure, unit-tested.
+ * The targets of the rollout benchmarks (issue 18's) and whether a run met them. A target is judged
+ * only at the benchmark's full size: a run shrunk with BENCH_NODES or BENCH_BUDGET to look into a
+ * cause says "not judged". Pure, unit-tested.
  */
 
 /** What a run measured that the targets look at (NaN: not measured). */
