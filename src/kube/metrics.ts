@@ -23,6 +23,7 @@ export class RuntimeMetrics {
   private readonly restarts: Counter<'resource'>;
   private readonly synced: Gauge<'resource'>;
   private readonly leader: Gauge<'name'>;
+  private readonly throttled: Counter<'controller'>;
 
   /** `defaults` adds Node's process metrics (memory, event loop lag, …); tests leave it off. */
   constructor(registry = new Registry(), options: { defaults?: boolean } = {}) {
@@ -84,6 +85,12 @@ export class RuntimeMetrics {
       labelNames: ['resource'],
       registers,
     });
+    this.throttled = new Counter({
+      name: 'skyhook_api_throttled_total',
+      help: 'Reconciles the API server refused with 429 (priority and fairness); the controller paused for its Retry-After',
+      labelNames: ['controller'],
+      registers,
+    });
     this.leader = new Gauge({
       name: 'leader_election_master_status',
       help: '1 while this process holds the lease',
@@ -113,6 +120,10 @@ export class RuntimeMetrics {
     this.reconciles.inc({ controller, result });
     if (result === 'error') this.reconcileErrors.inc({ controller });
     this.reconcileTime.observe({ controller }, seconds);
+  }
+
+  apiThrottled(controller: string): void {
+    this.throttled.inc({ controller });
   }
 
   informerRestarted(resource: string): void {
