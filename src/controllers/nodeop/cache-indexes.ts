@@ -64,7 +64,7 @@ export class NodeOpsByNode {
   }
 
   /** Keeps the index in step with `nodeOps` (replaying what it holds already). */
-  follow(nodeOps: Informer<NodeOp>): this {
+  follow(nodeOps: Pick<Informer<NodeOp>, 'on'>): this {
     nodeOps.on({ add: (op) => this.upsert(op), update: (op) => this.upsert(op), delete: (op) => this.remove(op) });
     return this;
   }
@@ -74,9 +74,9 @@ export class NodeOpsByNode {
 export class PodsByJob {
   private readonly byJob = new Map<string, Set<string>>();
   private readonly filed = new Map<string, string>();
-  private readonly pods: Informer<V1Pod>;
+  private readonly pods: Pick<Informer<V1Pod>, 'on' | 'get'>;
 
-  constructor(pods: Informer<V1Pod>) {
+  constructor(pods: Pick<Informer<V1Pod>, 'on' | 'get'>) {
     this.pods = pods;
     pods.on({ add: (pod) => this.upsert(pod), update: (pod) => this.upsert(pod), delete: (pod) => this.remove(pod) });
   }

@@ -12,7 +12,7 @@
  */
 import type { NodeOp } from '../../api/nodeop.js';
 import { parseKey } from '../../kube/controller.js';
-import type { Informer } from '../../kube/informer.js';
+import { objectKey, type Informer } from '../../kube/informer.js';
 import { cachedNodeOp } from '../cached-objects.js';
 
 /** A write not seen in the cache after this long is forgotten (the NodeOp was deleted meanwhile, say). */
@@ -20,14 +20,14 @@ const EXPECTATION_TTL_MS = 30_000;
 
 export class NodeOpReads {
   private readonly written = new Map<string, { resourceVersion: string; at: number }>();
-  private readonly cache: Informer<NodeOp>;
+  private readonly cache: Pick<Informer<NodeOp>, 'get'>;
   private readonly fetch: (key: string) => Promise<NodeOp | undefined>;
   private readonly now: () => number;
   /** Reads the cache could not answer (it lagged behind our write): a GET each. */
   fetched = 0;
 
   constructor(
-    cache: Informer<NodeOp>,
+    cache: Pick<Informer<NodeOp>, 'get'>,
     fetch: (key: string) => Promise<NodeOp | undefined>,
     now: () => number = Date.now,
   ) {
@@ -63,7 +63,7 @@ export class NodeOpReads {
    * only: the update echoes what we wrote, and nothing in it is news to the reconciler.
    */
   isOwnStatusWrite(op: NodeOp, old: NodeOp): boolean {
-    const expected = this.written.get(objectKeyOf(op));
+    const expected = this.written.get(objectKey(op));
     if (expected === undefined || expected.resourceVersion !== op.metadata.resourceVersion) return false;
     const { resourceVersion: _new, ...metadata } = op.metadata;
     const { resourceVersion: _old, ...oldMetadata } = old.metadata;
@@ -73,11 +73,6 @@ export class NodeOpReads {
   private expired(at: number): boolean {
     return this.now() - at > EXPECTATION_TTL_MS;
   }
-}
-
-function objectKeyOf(op: NodeOp): string {
-  const { name = '', namespace } = op.metadata;
-  return namespace ? `${namespace}/${name}` : name;
 }
 
 /**

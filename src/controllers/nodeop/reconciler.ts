@@ -120,7 +120,9 @@ export class NodeOpReconciler {
 
     if (deferred) return { requeueAfterMs: 0, reason: 'started nodes whose side effects come next pass' };
     // Events wake a NodeOp whenever something it reads changes; this only covers a lost one.
-    if (pacing.inFlight > 0) recheck.at(now + SAFETY_RECHECK_MS, 'safety net while nodes are in flight');
+    // Nodes started in this pass count: the echo of this pass's own status write no longer wakes it.
+    if (pacing.inFlight + pacing.start.length > 0)
+      recheck.at(now + SAFETY_RECHECK_MS, 'safety net while nodes are in flight');
     return recheck.result(now);
   };
 
