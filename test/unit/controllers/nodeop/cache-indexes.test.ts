@@ -70,7 +70,9 @@ describe('NodeOpsByNode', () => {
         (events, pool) => {
           const store = new InformerStore<NodeOp>(silentLogger(), (o) => o);
           const index = new NodeOpsByNode().follow(store);
-          events.forEach(([type, r], rv) => store.apply(type, nodeOpOf(r, rv + 1)));
+          events.forEach(([type, r], rv) => {
+            store.apply(type, nodeOpOf(r, rv + 1));
+          });
           for (const name of NODES) {
             const target = node(name, { pool });
             expect(index.of(target).sort()).toEqual(scanned(store.list(), target));
@@ -108,7 +110,9 @@ describe('PodsByJob', () => {
     const store = new InformerStore<V1Pod>(silentLogger(), (o) => o);
     const index = new PodsByJob(store);
     // Every write gets a new resourceVersion, as the API server's do.
-    list.forEach(([type, name, job], rv) => store.apply(type, pod(name, jobOf(name, job), rv + 1)));
+    list.forEach(([type, name, job], rv) => {
+      store.apply(type, pod(name, jobOf(name, job), rv + 1));
+    });
     const scan = (job: string) =>
       store
         .list('ns')
