@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { nodeAnnotations, nodeLabels } from '../../../../../src/api/names.js';
-import { orderActions, type ActionBuckets } from '../../../../../src/controllers/skyhook/plan/action-order.js';
+import {
+  actionBucket,
+  orderActions,
+  type ActionBuckets,
+} from '../../../../../src/controllers/skyhook/plan/action-order.js';
 import type {
   CordonNode,
   PlannerAction,
@@ -15,6 +19,7 @@ import type {
   WriteNodeState,
 } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import { type ApplyUnit, applySteps, chains } from '../../../../../src/controllers/skyhook/write/apply-steps.js';
+import { applyActions, finishOps, node, plan, scr, world } from '../plan/world.js';
 
 const empty = (): ActionBuckets => ({
   failureReports: [],
@@ -176,5 +181,37 @@ describe('applySteps', () => {
       ['setSkyhookStatus'],
       ['event'],
     ]);
+  });
+
+  it("finds a bucket for every action of the planner's own SCR passes over a whole rollout (the steps are not lost on the way)", () => {
+    const w = world(
+      [
+        scr('demo', {
+          interruptionBudget: { count: 2 },
+          packages: {
+            tuning: {
+              version: '1.0.0',
+              image: 'img',
+              configMap: { 'apply.sh': 'echo' },
+              interrupt: { type: 'reboot' },
+            },
+          },
+        }),
+      ],
+      [node('n1', 1), node('n2', 2), node('n3', 3), node('n4', 4)],
+    );
+    let seen = 0;
+    for (let round = 0; round < 40; round++) {
+      const { actions } = plan(w);
+      if (actions.length === 0) break;
+      const buckets = actions.map(actionBucket);
+      expect(buckets).not.toContain(undefined);
+      expect(buckets).toEqual([...buckets].sort((a, b) => a! - b!));
+      seen += actions.length;
+      applyActions(w, actions);
+      finishOps(w);
+      w.now += 1_000;
+    }
+    expect(seen).toBeGreaterThan(20);
   });
 });
