@@ -29,6 +29,8 @@ export function statusCode(e: unknown): number | undefined {
 
 function statusBody(e: unknown): StatusBody | undefined {
   if (typeof e !== 'object' || e === null) return undefined;
+  // A watch's ERROR event carries the Status itself, not an exception around it.
+  if ((e as { kind?: unknown }).kind === 'Status') return e as StatusBody;
   const body = (e as { body?: unknown }).body;
   if (typeof body === 'string') {
     try {
