@@ -33,6 +33,8 @@ export interface ControllerOptions {
   logger: Logger;
   metrics?: RuntimeMetrics;
   clock?: Clock;
+  /** See WorkerOptions.successCancelsRequeue (default false: client-go's timers stay). */
+  successCancelsRequeue?: boolean;
   /** Per-key retry backoff; defaults as client-go (5 ms doubling to 1000 s). */
   baseDelayMs?: number;
   maxDelayMs?: number;
@@ -82,6 +84,7 @@ export class Controller {
       logger: log,
       ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
+      ...(this.options.successCancelsRequeue ? { successCancelsRequeue: true } : {}),
     });
     log.info({ workers: this.options.workers ?? 1 }, 'controller started');
   }

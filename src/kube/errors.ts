@@ -8,7 +8,7 @@ interface StatusBody {
   reason?: string;
   message?: string;
   code?: number;
-  details?: StatusDetails;
+  details?: StatusDetails & { retryAfterSeconds?: number };
 }
 
 /** What an API error is about: `Status.details` (`kind` is the resource's plural, e.g. `skyhooks`). */
@@ -29,6 +29,8 @@ export function statusCode(e: unknown): number | undefined {
 
 function statusBody(e: unknown): StatusBody | undefined {
   if (typeof e !== 'object' || e === null) return undefined;
+  // A watch's ERROR event carries the Status itself, not an exception around it.
+  if ((e as { kind?: unknown }).kind === 'Status') return e as StatusBody;
   const body = (e as { body?: unknown }).body;
   if (typeof body === 'string') {
     try {
@@ -69,3 +71,23 @@ export const isAlreadyExists = (e: unknown): boolean => statusCode(e) === 409 &&
 export const isTooManyRequests = (e: unknown): boolean => statusCode(e) === 429;
 /** 410: the resourceVersion asked for is older than etcd keeps; list again. */
 export const isGone = (e: unknown): boolean => statusCode(e) === 410;
+
+/**
+ * How long the API server asked us to wait before retrying (429, 503): its Retry-After header
+ * (seconds or an HTTP date; client-node's ApiException keeps the headers), else the Status'
+ * `details.retryAfterSeconds`; undefined when it said nothing.
+ */
+export function retryAfterMs(e: unknown, now: number = Date.now()): number | undefined {
+  const headers = typeof e === 'object' && e !== null ? (e as { headers?: unknown }).headers : undefined;
+  if (typeof headers === 'object' && headers !== null) {
+    const entry = Object.entries(headers).find(([name]) => name.toLowerCase() === 'retry-after');
+    const value = typeof entry?.[1] === 'string' ? entry[1].trim() : undefined;
+    if (value !== undefined && value !== '') {
+      if (/^\d+$/.test(value)) return Number(value) * 1000;
+      const at = Date.parse(value);
+      if (Number.isFinite(at)) return Math.max(0, at - now);
+    }
+  }
+  const seconds = statusBody(e)?.details?.retryAfterSeconds;
+  return typeof seconds === 'number' && seconds >= 0 ? seconds * 1000 : undefined;
+}

@@ -3,6 +3,11 @@
  * handler list): objects by key, each transformed and its strings interned on the way in, and every
  * change fired to the handlers. informer.ts, the reflector, feeds it from lists and watch events and
  * decides when to list again; this part never talks to the API server.
+ *
+ * Indexes (client-go's Indexers): a named function gives each object the values it is filed under
+ * (its node, its owner SCR, an annotation key it carries), and `byIndex` answers "the objects filed
+ * under v" from a map kept current on every add, update and delete, instead of a scan of the whole
+ * cache on every reconcile (at 1000 nodes and their pods, ConfigMaps and NodeOps, those scans add up).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -30,8 +35,18 @@ function dropManagedFields<T extends KubernetesObject>(object: T): T {
   return object;
 }
 
+/** The values an object is filed under in one index (none: not in it). */
+export type IndexFunction<T> = (object: T) => readonly string[];
+
+interface Index<T> {
+  keys: IndexFunction<T>;
+  /** value → object key → object. */
+  entries: Map<string, Map<string, T>>;
+}
+
 export class InformerStore<T extends KubernetesObject> {
   private readonly cache = new Map<string, T>();
+  private readonly indexes = new Map<string, Index<T>>();
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly transform: (object: T) => T;
 
@@ -57,6 +72,40 @@ export class InformerStore<T extends KubernetesObject> {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
   }
 
+  /**
+   * Adds the index `name` (objects already cached are filed at once). A name means one function in
+   * the whole process: informers are shared between controllers, so a second add of the same name
+   * keeps the first.
+   */
+  addIndex(name: string, keys: IndexFunction<T>): void {
+    if (this.indexes.has(name)) return;
+    const index: Index<T> = { keys, entries: new Map() };
+    this.indexes.set(name, index);
+    for (const [key, object] of this.cache) file(index, key, object);
+  }
+
+  /** The cached objects filed under `value` in the index `name` (which must have been added). */
+  byIndex(name: string, value: string): T[] {
+    const index = this.indexes.get(name);
+    if (!index) throw new Error(`no index '${name}' on this informer`);
+    const filed = index.entries.get(value);
+    return filed ? [...filed.values()] : [];
+  }
+
+  /** Stores `object` under `key`, refiling it in every index. */
+  private put(key: string, object: T, old: T | undefined): void {
+    this.cache.set(key, object);
+    for (const index of this.indexes.values()) {
+      if (old) unfile(index, key, old);
+      file(index, key, object);
+    }
+  }
+
+  private remove(key: string, old: T | undefined): void {
+    this.cache.delete(key);
+    if (old) for (const index of this.indexes.values()) unfile(index, key, old);
+  }
+
   /** Cached objects, optionally only those of one namespace. */
   list(namespace?: string): T[] {
     const all = [...this.cache.values()];
@@ -69,13 +118,13 @@ export class InformerStore<T extends KubernetesObject> {
     const key = objectKey(object);
     const old = this.cache.get(key);
     if (type === 'DELETED') {
-      this.cache.delete(key);
+      this.remove(key, old);
       this.emit('delete', this.transform(object));
       return;
     }
     if (type !== 'ADDED' && type !== 'MODIFIED') return;
     const current = this.transform(object);
-    this.cache.set(key, current);
+    this.put(key, current, old);
     if (!old) this.emit('add', current);
     else if (old.metadata?.resourceVersion !== rv) this.emit('update', current, old);
   }
@@ -88,14 +137,14 @@ export class InformerStore<T extends KubernetesObject> {
       const key = objectKey(current);
       seen.add(key);
       const old = this.cache.get(key);
-      this.cache.set(key, current);
+      this.put(key, current, old);
       if (!old) this.emit('add', current);
       else if (resync || old.metadata?.resourceVersion !== current.metadata?.resourceVersion)
         this.emit('update', current, old);
     }
     for (const [key, old] of this.cache) {
       if (seen.has(key)) continue;
-      this.cache.delete(key);
+      this.remove(key, old);
       this.emit('delete', old);
     }
   }
@@ -112,5 +161,22 @@ export class InformerStore<T extends KubernetesObject> {
         this.log.error({ event, key: objectKey(object), err: errorMessage(e) }, 'informer handler threw');
       }
     }
+  }
+}
+
+function file<T>(index: Index<T>, key: string, object: T): void {
+  for (const value of index.keys(object)) {
+    const filed = index.entries.get(value) ?? new Map<string, T>();
+    filed.set(key, object);
+    index.entries.set(value, filed);
+  }
+}
+
+function unfile<T>(index: Index<T>, key: string, object: T): void {
+  for (const value of index.keys(object)) {
+    const filed = index.entries.get(value);
+    if (!filed) continue;
+    filed.delete(key);
+    if (filed.size === 0) index.entries.delete(value);
   }
 }

@@ -21,11 +21,11 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { errorMessage, isGone, statusCode } from './errors.js';
-import { InformerStore, type InformerHandlers } from './informer-store.js';
+import { type IndexFunction, InformerStore, type InformerHandlers } from './informer-store.js';
 import type { ListPage, ListWatch, Selectors, WatchEventType, WatchHandle, WatchOptions } from './list-watch.js';
 import type { RuntimeMetrics } from './metrics.js';
 
-export { objectKey, type InformerHandlers } from './informer-store.js';
+export { objectKey, type IndexFunction, type InformerHandlers } from './informer-store.js';
 export type {
   ListOptions,
   ListPage,
@@ -109,6 +109,16 @@ export class Informer<T extends KubernetesObject> {
   /** Cached objects, optionally only those of one namespace. */
   list(namespace?: string): T[] {
     return this.store.list(namespace);
+  }
+
+  /** Files every cached object under the values `keys` gives it (informer-store.ts); one name, one function. */
+  addIndex(name: string, keys: IndexFunction<T>): void {
+    this.store.addIndex(name, keys);
+  }
+
+  /** The cached objects filed under `value` in the index `name`. */
+  byIndex(name: string, value: string): T[] {
+    return this.store.byIndex(name, value);
   }
 
   /** Starts listing and watching in the background; see waitForSync. */

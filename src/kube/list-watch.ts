@@ -47,6 +47,26 @@ export interface ListWatch<T> {
 /** A list that takes longer than this is treated as failed (and retried with backoff). */
 const LIST_TIMEOUT_MS = 60_000;
 
+/**
+ * Why a watch lives long and resumes cheaply: the API server sends a BOOKMARK (the newest
+ * resourceVersion, no object) to a watch that allows them about once a minute, and right before the
+ * watch's own timeout. client-node's Watch aborts a watch after 30 s without a byte, which came
+ * before the first bookmark: a quiet or selector-filtered watch (a label-selected ConfigMap cache,
+ * the live pods) was cut every 30 s and resumed from the resourceVersion of the last object it had
+ * seen, which the API server's watch cache had often dropped by then (busy kinds roll it over in
+ * seconds), so the resume answered 410 and the informer listed everything again. With an inactivity
+ * limit above the bookmark period, and a server-side timeout (5 to 10 minutes, spread as client-go's
+ * reflector does) that ends the watch cleanly just after a bookmark, a watch resumes from a fresh
+ * resourceVersion and a 410 is left for real gaps (etcd compaction, an API server restart).
+ */
+const WATCH_INACTIVITY_MS = 90_000;
+const WATCH_TIMEOUT_MIN_SECONDS = 300;
+
+/** 5 to 10 minutes, spread so the watches of one process do not all restart together. */
+export function watchTimeoutSeconds(random: () => number = Math.random): number {
+  return WATCH_TIMEOUT_MIN_SECONDS + Math.floor(random() * WATCH_TIMEOUT_MIN_SECONDS);
+}
+
 /** Path of a custom resource list, cluster-wide or in one namespace. */
 export function customResourcePath(group: string, version: string, plural: string, namespace?: string): string {
   return namespace
@@ -56,6 +76,9 @@ export function customResourcePath(group: string, version: string, plural: strin
 
 export function apiListWatch<T extends KubernetesObject>(kc: KubeConfig, path: string): ListWatch<T> {
   const watcher = new Watch(kc);
+  // client-node keeps the inactivity limit in a field its typings mark private (watch.js sets it in
+  // the constructor and reads it on every chunk); there is no option for it.
+  (watcher as unknown as { requestTimeoutMs: number }).requestTimeoutMs = WATCH_INACTIVITY_MS;
   return {
     list: (options) => {
       const query = new URLSearchParams();
@@ -65,6 +88,11 @@ export function apiListWatch<T extends KubernetesObject>(kc: KubeConfig, path: s
       return getJson<ListPage<T>>(kc, `${path}${suffix}`, LIST_TIMEOUT_MS);
     },
     watch: async (options, onEvent, onEnd) =>
-      watcher.watch(path, { ...options }, (type: string, object: unknown) => onEvent(type, object), onEnd),
+      watcher.watch(
+        path,
+        { ...options, timeoutSeconds: watchTimeoutSeconds() },
+        (type: string, object: unknown) => onEvent(type, object),
+        onEnd,
+      ),
   };
 }

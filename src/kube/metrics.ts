@@ -11,6 +11,17 @@ import { startHttpServer, type RunningServer } from './health.js';
 
 export type ReconcileOutcome = 'success' | 'requeue_after' | 'error';
 
+/**
+ * Seconds. controller-runtime's coarse boundaries (kept, so existing queries still line up) with
+ * finer ones between 10 and 300 ms, where a healthy Skyhook reconcile lands at 1000 nodes: p50 and
+ * p95 interpolated from the buckets (histogram_quantile, the benchmarks) are then within one bucket
+ * of 5 to 50 ms there, not 25 to 150 ms.
+ */
+export const RECONCILE_TIME_BUCKETS = [
+  0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.06, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.4, 0.5,
+  0.75, 1, 2.5, 5, 10, 30, 60,
+];
+
 export class RuntimeMetrics {
   readonly registry: Registry;
   private readonly depth: Gauge<'name'>;
@@ -23,6 +34,7 @@ export class RuntimeMetrics {
   private readonly restarts: Counter<'resource'>;
   private readonly synced: Gauge<'resource'>;
   private readonly leader: Gauge<'name'>;
+  private readonly throttled: Counter<'controller'>;
 
   /** `defaults` adds Node's process metrics (memory, event loop lag, …); tests leave it off. */
   constructor(registry = new Registry(), options: { defaults?: boolean } = {}) {
@@ -63,7 +75,7 @@ export class RuntimeMetrics {
       name: 'controller_runtime_reconcile_time_seconds',
       help: 'Time per reconcile',
       labelNames: ['controller'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      buckets: RECONCILE_TIME_BUCKETS,
       registers,
     });
     this.active = new Gauge({
@@ -82,6 +94,12 @@ export class RuntimeMetrics {
       name: 'skyhook_informer_synced',
       help: '1 once the informer completed its first list',
       labelNames: ['resource'],
+      registers,
+    });
+    this.throttled = new Counter({
+      name: 'skyhook_api_throttled_total',
+      help: 'Reconciles the API server refused with 429 (priority and fairness); the controller paused for its Retry-After',
+      labelNames: ['controller'],
       registers,
     });
     this.leader = new Gauge({
@@ -113,6 +131,10 @@ export class RuntimeMetrics {
     this.reconciles.inc({ controller, result });
     if (result === 'error') this.reconcileErrors.inc({ controller });
     this.reconcileTime.observe({ controller }, seconds);
+  }
+
+  apiThrottled(controller: string): void {
+    this.throttled.inc({ controller });
   }
 
   informerRestarted(resource: string): void {

@@ -7,12 +7,16 @@
  * - `addAfter` keeps only the earliest pending timer per key; `addRateLimited` waits
  *   base·2^failures (capped) per key, and `forget` resets the count after a success.
  * - `shutdown` drops queued keys and makes `get` return undefined; `drain` waits for in-flight work.
+ * - `throttle` (the API server answered 429) requeues the key after the server's Retry-After and
+ *   hands out no key at all until then: the whole controller backs off, not only that key, since
+ *   priority and fairness limits the client, not one object.
+ * - `cancelAfter` drops a key's pending timer (a newer reconcile said there is nothing to look at).
  *
  * Only this module's logic decides ordering, so it is unit-tested with a fake Clock.
  */
 import type { Logger } from 'pino';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
-import { errorMessage } from './errors.js';
+import { errorMessage, isTooManyRequests, retryAfterMs } from './errors.js';
 import type { RuntimeMetrics } from './metrics.js';
 
 export interface WorkQueueOptions {
@@ -41,6 +45,9 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly idleWaiters: (() => void)[] = [];
   private stopped = false;
+  /** No key is handed out before this time (ms since the epoch): the API server asked us to wait. */
+  private pausedUntil = 0;
+  private resumeTimer: TimerHandle | undefined;
 
   constructor(options: WorkQueueOptions) {
     this.name = options.name;
@@ -105,6 +112,48 @@ export class WorkQueue {
     return Math.min(this.baseDelayMs * 2 ** failures, this.maxDelayMs);
   }
 
+  /**
+   * The API server throttled `key`'s reconcile (429): the key comes back after `delayMs` (counted as
+   * a failure, so a server that keeps refusing gets the growing backoff once it exceeds `delayMs`),
+   * and no key is handed out until then.
+   */
+  throttle(key: string, delayMs: number): number {
+    if (this.stopped) return 0;
+    const failures = this.failures.get(key) ?? 0;
+    this.failures.set(key, failures + 1);
+    this.metrics?.queueRetried(this.name);
+    const delay = Math.max(delayMs, this.backoffMs(failures));
+    this.addAfter(key, delay);
+    this.pause(delayMs);
+    return delay;
+  }
+
+  /** Hands out no key for `delayMs` (a longer pause already running wins). */
+  private pause(delayMs: number): void {
+    const until = this.clock.now() + delayMs;
+    if (delayMs <= 0 || until <= this.pausedUntil) return;
+    this.pausedUntil = until;
+    if (this.resumeTimer !== undefined) this.clock.clearTimeout(this.resumeTimer);
+    this.resumeTimer = this.clock.setTimeout(() => {
+      this.resumeTimer = undefined;
+      this.pausedUntil = 0;
+      this.handOut();
+    }, delayMs);
+  }
+
+  /** True while a throttle pause holds every key back. */
+  get paused(): boolean {
+    return this.resumeTimer !== undefined;
+  }
+
+  /** Drops the pending addAfter timer of `key`, if any. */
+  cancelAfter(key: string): void {
+    const pending = this.timers.get(key);
+    if (!pending) return;
+    this.clock.clearTimeout(pending.handle);
+    this.timers.delete(key);
+  }
+
   /** Resets the backoff of `key` (call after a successful reconcile). */
   forget(key: string): void {
     this.failures.delete(key);
@@ -117,7 +166,7 @@ export class WorkQueue {
   /** The next key to process, waiting for one; undefined once the queue is shut down. */
   get(): Promise<string | undefined> {
     if (this.stopped) return Promise.resolve(undefined);
-    const key = this.take();
+    const key = this.paused ? undefined : this.take();
     if (key !== undefined) return Promise.resolve(key);
     return new Promise((resolveKey) => this.waiting.push(resolveKey));
   }
@@ -137,6 +186,8 @@ export class WorkQueue {
   shutdown(): void {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.resumeTimer !== undefined) this.clock.clearTimeout(this.resumeTimer);
+    this.resumeTimer = undefined;
     for (const { handle } of this.timers.values()) this.clock.clearTimeout(handle);
     this.timers.clear();
     this.ready.clear();
@@ -169,7 +220,7 @@ export class WorkQueue {
   }
 
   private handOut(): void {
-    while (this.waiting.length > 0 && this.ready.size > 0) {
+    while (!this.paused && this.waiting.length > 0 && this.ready.size > 0) {
       const wake = this.waiting.shift();
       wake?.(this.take());
     }
@@ -181,8 +232,16 @@ export class WorkQueue {
   }
 }
 
-/** What a reconcile returns: nothing (done until the next event) or a time to look again. */
-export type ReconcileResult = { requeueAfterMs?: number } | undefined;
+/**
+ * What a reconcile returns: nothing (done until the next event) or a time to look again, with why
+ * (logged at debug level: which timer keeps waking a key).
+ */
+export type ReconcileResult = { requeueAfterMs?: number; reason?: string } | undefined;
+
+/** The wait after a 429 that names none (the API server's priority and fairness says 1 s). */
+export const THROTTLED_DEFAULT_MS = 1_000;
+/** A Retry-After longer than this is not believed (a controller that stops for an hour helps nobody). */
+export const THROTTLED_MAX_MS = 60_000;
 /** Reconciles one key; a thrown error means "retry with backoff". */
 // Promise<void> too: a reconcile that never asks to look again may say so by returning nothing.
 export type Reconcile = (key: string) => Promise<ReconcileResult> | Promise<void>;
@@ -191,12 +250,19 @@ export interface WorkerOptions {
   logger: Logger;
   metrics?: RuntimeMetrics;
   clock?: Clock;
+  /**
+   * A reconcile that returns nothing also drops the key's pending requeue timer: the reconcile saw
+   * the newest state and found nothing to look at again, so an earlier one's "look again at T" is
+   * obsolete (the NodeOp controller: a node's safety recheck would otherwise wake a finished NodeOp).
+   */
+  successCancelsRequeue?: boolean;
 }
 
 /**
  * Runs `count` workers over `queue`; resolves once the queue is shut down and every worker has
  * finished its current key. Results: success → forget; requeueAfterMs → forget and addAfter;
- * throw → addRateLimited.
+ * throw → addRateLimited; 429 from the API server → the queue's throttle, with a warning and
+ * `skyhook_api_throttled_total{controller}` (one place for every controller).
  */
 export async function runWorkers(
   queue: WorkQueue,
@@ -216,16 +282,14 @@ export async function runWorkers(
         if (outcome && outcome.requeueAfterMs !== undefined) {
           queue.addAfter(key, outcome.requeueAfterMs);
           result = 'requeue_after';
+          options.logger.debug({ key, afterMs: outcome.requeueAfterMs, reason: outcome.reason }, 'requeue');
         } else {
+          if (options.successCancelsRequeue) queue.cancelAfter(key);
           result = 'success';
         }
       } catch (e) {
-        queue.addRateLimited(key);
         result = 'error';
-        options.logger.error(
-          { key, retries: queue.numRequeues(key), err: errorMessage(e) },
-          'reconcile failed; retrying with backoff',
-        );
+        retryFailed(queue, key, e, options);
       } finally {
         queue.done(key);
       }
@@ -233,4 +297,23 @@ export async function runWorkers(
     }
   };
   await Promise.all(Array.from({ length: count }, worker));
+}
+
+/** A failed reconcile's retry: after the API server's Retry-After when it throttled us, else with backoff. */
+function retryFailed(queue: WorkQueue, key: string, e: unknown, options: WorkerOptions): void {
+  if (isTooManyRequests(e)) {
+    const asked = Math.min(retryAfterMs(e) ?? THROTTLED_DEFAULT_MS, THROTTLED_MAX_MS);
+    const delayMs = queue.throttle(key, asked);
+    options.metrics?.apiThrottled(queue.name);
+    options.logger.warn(
+      { controller: queue.name, key, delayMs, pausedMs: asked, err: errorMessage(e) },
+      'the API server is throttling requests (429); this controller pauses and retries after its Retry-After',
+    );
+    return;
+  }
+  queue.addRateLimited(key);
+  options.logger.error(
+    { key, retries: queue.numRequeues(key), err: errorMessage(e) },
+    'reconcile failed; retrying with backoff',
+  );
 }

@@ -50,6 +50,11 @@ export const NODEOP_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue:
     '1800',
     'a reboot not seen (bootID unchanged or node NotReady) after this fails the node',
   ],
+  [
+    'NODEOP_WORKERS',
+    '16',
+    'NodeOps reconciled at once; each mostly waits on the API server (Job create, status patch), so 16 keep a 1000-node rollout (budget 100) fed',
+  ],
 ];
 
 const DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
@@ -85,4 +90,13 @@ export function readNodeOpSettings(env: Env): NodeOpSettings {
     stuckPodTimeoutMs: readSeconds(env, 'NODEOP_STUCK_POD_TIMEOUT_SECONDS') * 1000,
     rebootTimeoutMs: readSeconds(env, 'NODEOP_REBOOT_TIMEOUT_SECONDS') * 1000,
   };
+}
+
+/** How many NodeOps the controller reconciles at once (NODEOP_WORKERS, at least 1). */
+export function readNodeOpWorkers(env: Env): number {
+  const text = env['NODEOP_WORKERS'] || DEFAULTS['NODEOP_WORKERS']!;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`NODEOP_WORKERS must be a whole number >= 1, got '${text}'`);
+  return value;
 }

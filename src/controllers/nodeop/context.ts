@@ -18,6 +18,7 @@ import { buildRebootPod } from '../../templates/reboot-pod.js';
 import type { NodeOpSettings } from '../../templates/nodeop-settings.js';
 import type { DisruptionArbiter } from '../disruption/arbiter.js';
 import type { DrainTasks } from './drain-tasks.js';
+import type { NodeOpReads } from './nodeop-reads.js';
 import type { StageMetrics } from './stage-metrics.js';
 import { ignoreNotFound } from '../../kube/writes.js';
 
@@ -31,6 +32,10 @@ export interface NodeOpCaches {
 export interface NodeOpContext {
   clients: KubeClients;
   caches: NodeOpCaches;
+  /** The cached pods of a Job (an index: cache-indexes.ts PodsByJob). */
+  podsOfJob(namespace: string, jobName: string): V1Pod[];
+  /** NodeOps from the cache, read-your-writes (nodeop-reads.ts). */
+  reads: NodeOpReads;
   events: EventRecorder;
   logger: Logger;
   settings: NodeOpSettings;

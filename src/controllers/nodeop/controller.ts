@@ -8,27 +8,32 @@ import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js'
 import type { NodeOp } from '../../api/nodeop.js';
 import { cordonedBy } from '../../jobs/cordon/claims.js';
 import { systemClock, type Clock } from '../../kube/clock.js';
-import { Controller, ownerKeys } from '../../kube/controller.js';
-import { objectKey, type Informer } from '../../kube/informer.js';
+import { Controller, ownerKeys, ownKey, parseKey } from '../../kube/controller.js';
+import { CustomObjects } from '../../kube/custom-objects.js';
+import type { Informer } from '../../kube/informer.js';
+import { ignoreNotFound } from '../../kube/writes.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
-import { readNodeOpSettings, type NodeOpSettings } from '../../templates/nodeop-settings.js';
+import { readNodeOpSettings, readNodeOpWorkers, type NodeOpSettings } from '../../templates/nodeop-settings.js';
 import type { ControllerFactory, Stoppable } from '../../kube/runtime.js';
 import { cachedJob, cachedNode, cachedNodeOp, cachedNodeOpPod } from '../cached-objects.js';
-import { selectorMatches } from '../../api/label-selector.js';
 import type { DisruptionArbiter } from '../disruption/arbiter.js';
 import { sharedDisruption } from '../disruption/shared-arbiter.js';
+import type { NodeOpCaches } from './context.js';
 import { DrainTasks } from './drain-tasks.js';
 import { StageMetrics } from './stage-metrics.js';
 import { bootIdOf, isNodeReady } from './node-status.js';
 import { NodeOpReconciler } from './reconciler.js';
-import { nameOf } from '../../api/object-meta.js';
+import { NodeOpsByNode, PodsByJob } from './cache-indexes.js';
+import { jobChanged, jobHasNews, podChanged, podHasNews } from './event-filters.js';
+import { NodeOpReads } from './nodeop-reads.js';
 
 export interface NodeOpControllerOptions {
   /** Overrides of the settings read from the environment (tests shorten timeouts). */
   settings?: Partial<NodeOpSettings>;
   /** The cluster-wide budgets' arbiter; default: the process's shared one (shared-arbiter.ts). */
   arbiter?: DisruptionArbiter;
+  /** Concurrent reconciles (of different NodeOps); default NODEOP_WORKERS (nodeop-settings.ts). */
   workers?: number;
   clock?: Clock;
   syncTimeoutMs?: number;
@@ -45,21 +50,6 @@ function nodeChangeMatters(node: V1Node, old: V1Node): boolean {
     bootIdOf(node) !== bootIdOf(old) ||
     isNodeReady(node) !== isNodeReady(old)
   );
-}
-
-/** NodeOps that target `node` or have started on it. */
-function nodeOpsOfNode(nodeOps: Informer<NodeOp>, node: V1Node): string[] {
-  const name = nameOf(node);
-  return nodeOps
-    .list()
-    .filter(
-      (op) =>
-        op.status?.nodeStatuses?.[name] !== undefined ||
-        (op.spec.targetNodes
-          ? op.spec.targetNodes.includes(name)
-          : selectorMatches(op.spec.nodeSelector, node.metadata?.labels ?? {})),
-    )
-    .map(objectKey);
 }
 
 export async function startNodeOpController(
@@ -84,14 +74,23 @@ export async function startNodeOpController(
   const drains = new DrainTasks();
   const podNamespace = process.env['POD_NAMESPACE'];
   const podName = process.env['POD_NAME'];
+  const clock = options.clock ?? systemClock;
+  const podsByJob = new PodsByJob(pods);
+  const reads = new NodeOpReads(
+    nodeOps,
+    (key) => fetchNodeOp(clients.custom, key),
+    () => clock.now(),
+  );
   let controller: Controller | undefined;
   const reconciler = new NodeOpReconciler({
     clients,
     caches: { jobs, pods, nodes },
+    podsOfJob: (namespace, jobName) => podsByJob.of(namespace, jobName),
+    reads,
     events,
     logger: log,
     settings,
-    clock: options.clock ?? systemClock,
+    clock,
     drains,
     stageMetrics: new StageMetrics(runtime.metrics.registry),
     enqueue: (key) => controller?.queue.add(key),
@@ -101,35 +100,14 @@ export async function startNodeOpController(
   controller = new Controller({
     name: 'nodeop',
     reconcile: reconciler.reconcile,
-    workers: options.workers ?? 4,
+    workers: options.workers ?? readNodeOpWorkers(process.env),
+    // A finished NodeOp's reconcile drops the safety recheck an earlier one asked for.
+    successCancelsRequeue: true,
     logger,
     metrics: runtime.metrics,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const queue = controller.queue;
-
-  controller.watch(nodeOps).watch(jobs, nodeOpOwners);
-  // Reboot pods belong to the NodeOp; Job pods to a Job, whose owner is the NodeOp.
-  controller.watch(pods, (pod) => {
-    const direct = nodeOpOwners(pod);
-    if (direct.length > 0) return direct;
-    return (pod.metadata?.ownerReferences ?? [])
-      .filter((ref) => ref.kind === 'Job')
-      .flatMap((ref) => {
-        const job = jobs.get(ref.name, pod.metadata?.namespace);
-        return job ? nodeOpOwners(job) : [];
-      });
-  });
-  const enqueueAll = (keys: Iterable<string>): void => {
-    for (const key of keys) queue.add(key);
-  };
-  nodes.on({
-    add: (node) => enqueueAll(nodeOpsOfNode(nodeOps, node)),
-    update: (node, old) => {
-      if (node === old || nodeChangeMatters(node, old)) enqueueAll(nodeOpsOfNode(nodeOps, node));
-    },
-    delete: (node) => enqueueAll(nodeOpsOfNode(nodeOps, node)),
-  });
+  watchEvents(controller, { nodeOps, jobs, pods, nodes }, reads);
   controller.start();
 
   return {
@@ -139,6 +117,65 @@ export async function startNodeOpController(
       return stopped;
     },
   };
+}
+
+/** The NodeOp from the API server (read-your-writes while the cache lags: nodeop-reads.ts). */
+async function fetchNodeOp(custom: OperatorRuntime['clients']['custom'], key: string): Promise<NodeOp | undefined> {
+  const { name, namespace } = parseKey(key);
+  const resource = { group: API_GROUP, version: API_VERSION, plural: KINDS.nodeOp.plural };
+  return ignoreNotFound(new CustomObjects<NodeOp>(custom, resource, namespace ?? '').get(name));
+}
+
+/**
+ * Which events wake which NodeOp: its own changes (but not the echo of our own status write), its
+ * Jobs' and pods' changes that the reconcile reads (event-filters.ts), and changes of the nodes it
+ * targets or has started on that it acts on (nodeChangeMatters), found through NodeOpsByNode.
+ */
+function watchEvents(
+  controller: Controller,
+  caches: NodeOpCaches & { nodeOps: Informer<NodeOp> },
+  reads: NodeOpReads,
+): void {
+  const { nodeOps, jobs, pods, nodes } = caches;
+  const queue = controller.queue;
+  const byNode = new NodeOpsByNode().follow(nodeOps);
+  controller.watch(nodeOps, {
+    add: ownKey,
+    update: (op, old) => (op !== old && reads.isOwnStatusWrite(op, old) ? [] : ownKey(op)),
+    delete: ownKey,
+  });
+  controller.watch(jobs, {
+    add: (job) => (jobHasNews(job) ? nodeOpOwners(job) : []),
+    update: (job, old) => (job === old || jobChanged(job, old) ? [...nodeOpOwners(job), ...nodeOpOwners(old)] : []),
+    delete: nodeOpOwners,
+  });
+  // A resync (update with old === object) always wakes, as before: it is the informer's safety net.
+  // Reboot pods belong to the NodeOp; Job pods to a Job, whose owner is the NodeOp.
+  const podOwners = (pod: V1Pod): string[] => {
+    const direct = nodeOpOwners(pod);
+    if (direct.length > 0) return direct;
+    return (pod.metadata?.ownerReferences ?? [])
+      .filter((ref) => ref.kind === 'Job')
+      .flatMap((ref) => {
+        const job = jobs.get(ref.name, pod.metadata?.namespace);
+        return job ? nodeOpOwners(job) : [];
+      });
+  };
+  controller.watch(pods, {
+    add: (pod) => (podHasNews(pod) ? podOwners(pod) : []),
+    update: (pod, old) => (pod === old || podChanged(pod, old) ? [...podOwners(pod), ...podOwners(old)] : []),
+    delete: podOwners,
+  });
+  const enqueueAll = (keys: Iterable<string>): void => {
+    for (const key of keys) queue.add(key);
+  };
+  nodes.on({
+    add: (node) => enqueueAll(byNode.of(node)),
+    update: (node, old) => {
+      if (node === old || nodeChangeMatters(node, old)) enqueueAll(byNode.of(node));
+    },
+    delete: (node) => enqueueAll(byNode.of(node)),
+  });
 }
 
 export function nodeOpControllerFactory(options: NodeOpControllerOptions = {}): ControllerFactory {

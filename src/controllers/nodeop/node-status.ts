@@ -12,6 +12,8 @@ export interface NodeStep {
   status: NodeOpNodeStatus;
   /** Look again at this time (ms since the epoch) even without an event. */
   recheckAt?: number;
+  /** Why it must look again then (the requeue's reason). */
+  recheckReason?: string;
 }
 
 type Change = Partial<Omit<NodeOpNodeStatus, 'lastUpdated'>>;

@@ -13,7 +13,7 @@
  * redoing a step after a restart at any point is harmless.
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { KUBERNETES_NAMES, NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
+import { NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { claimCordon } from '../../jobs/cordon/write.js';
@@ -96,7 +96,11 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
     const decision = ctx.arbiter.tryAcquire(node, nodeOpHolder(op));
     if (!decision.granted) {
       const message = `waiting for the cluster disruption budget: ${decision.reason}`;
-      return { status: updated(status, { message }, now), recheckAt: now + BUDGET_RECHECK_MS };
+      return {
+        status: updated(status, { message }, now),
+        recheckAt: now + BUDGET_RECHECK_MS,
+        recheckReason: 'waiting for the cluster disruption budget',
+      };
     }
     const { outcome } = await claimCordon(ctx.clients.core, node, nodeOpClaim(op.owner));
     if (outcome === 'cordoned') notify(ctx, op, node, 'Normal', REASONS.cordoned, 'cordoned');
@@ -147,16 +151,14 @@ async function followJob(
   }
   await ensureRebootPod(ctx, op, node, jobName);
   await syncSuspension(ctx, op, job);
-  const pods = ctx.caches.pods
-    .list(op.namespace)
-    .filter((p) => p.metadata?.labels?.[KUBERNETES_NAMES.jobNameLabel] === jobName);
+  const pods = ctx.podsOfJob(op.namespace, jobName);
   const progress = jobProgress(job, pods, now, ctx.settings.stuckPodTimeoutMs);
   switch (progress.state) {
     case 'running': {
       const recheckAt = stuckDeadline(pods, ctx.settings.stuckPodTimeoutMs);
       return {
         status: runningStatus(status, progress.message, progress.restarts, now),
-        ...(recheckAt ? { recheckAt } : {}),
+        ...(recheckAt ? { recheckAt, recheckReason: 'a pod waiting on a stuck reason is judged stuck then' } : {}),
       };
     }
     case 'succeeded': {
@@ -273,7 +275,7 @@ async function followInterrupt(
   }
   // A reboot pod deleted meanwhile comes back; its marker on the host keeps it from interrupting twice.
   await ensureRebootPod(ctx, op, node, jobName);
-  return { status, recheckAt: deadline };
+  return { status, recheckAt: deadline, recheckReason: 'the interrupt times out then' };
 }
 
 function hasFailedRun(pod: V1Pod): boolean {

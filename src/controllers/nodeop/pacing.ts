@@ -13,6 +13,22 @@ import { nameOf } from '../../api/object-meta.js';
 const isControlPlane = (node: V1Node): boolean =>
   KUBERNETES_NAMES.controlPlaneLabels.some((label) => Object.hasOwn(node.metadata?.labels ?? {}, label));
 
+/** Where targetNodesOf looks nodes up: the node cache. */
+export interface NodeLookup {
+  get(name: string): V1Node | undefined;
+  list(): V1Node[];
+}
+
+/**
+ * targetNodes over the node cache: an explicit list (every stage NodeOp: one node) is looked up by
+ * name instead of scanning and sorting every node of the cluster; a selector still reads them all.
+ */
+export function targetNodesOf(spec: Pick<NodeOpSpec, 'nodeSelector' | 'targetNodes'>, nodes: NodeLookup): string[] {
+  if (!spec.targetNodes) return targetNodes(spec, nodes.list());
+  const listed = [...new Set(spec.targetNodes)].map((name) => nodes.get(name)).filter((n) => n !== undefined);
+  return targetNodes(spec, listed);
+}
+
 export function targetNodes(spec: Pick<NodeOpSpec, 'nodeSelector' | 'targetNodes'>, nodes: V1Node[]): string[] {
   const listed = spec.targetNodes ? new Set(spec.targetNodes) : undefined;
   const matching = nodes.filter((node) => {

@@ -1,13 +1,13 @@
 /**
- * reconcile(NodeOp key): read the NodeOp from the API server (not the cache: a stale status could
- * free a concurrency slot twice), advance every started node one step, start the nodes pacing
+ * reconcile(NodeOp key): read the NodeOp from the cache, read-your-writes (nodeop-reads.ts: a cache
+ * that missed our own last status write could free a concurrency slot twice), advance every started node one step, start the nodes pacing
  * allows, and write the status. Starting a node that cordons or interrupts is first only written
  * down (phase Pending, the slot is taken, the bootID recorded); its side effects happen on the next
  * pass, so a restart between the two never loses a slot or takes one twice. Other nodes get their
  * Job in the same pass (see startsAtOnce).
  */
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
-import type { NodeOp, NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js';
+import type { NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js';
 import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
 import { isJobFinished } from '../../jobs/job-progress.js';
@@ -19,11 +19,10 @@ import { aggregatePhase, nodeOpConditions } from './aggregate.js';
 import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
 import { advanceNode } from './node-steps.js';
 import { startedStatus } from './node-status.js';
-import { planStarts, targetNodes } from './pacing.js';
+import { planStarts, targetNodesOf } from './pacing.js';
+import { Recheck } from './recheck.js';
 import { stopNodeOpWork } from './teardown.js';
 import { nameOf } from '../../api/object-meta.js';
-import { CustomObjects } from '../../kube/custom-objects.js';
-import { ignoreNotFound } from '../../kube/writes.js';
 
 /**
  * Whether a node can go from start to Job in one pass. Not with an interrupt (the bootID the reboot
@@ -49,7 +48,7 @@ export class NodeOpReconciler {
   }
 
   readonly reconcile = async (key: string): Promise<ReconcileResult> => {
-    const nodeOp = await this.read(key);
+    const nodeOp = await this.ctx.reads.read(key);
     if (!nodeOp) {
       this.ctx.drains.abort(`${key}|`);
       return;
@@ -64,19 +63,20 @@ export class NodeOpReconciler {
     const now = this.ctx.clock.now();
     const before = nodeOp.status?.nodeStatuses ?? {};
     const statuses: Record<string, NodeOpNodeStatus> = { ...before };
-    const targets = targetNodes(nodeOp.spec, this.ctx.caches.nodes.list());
-    let recheckAt = Number.POSITIVE_INFINITY;
+    const targets = targetNodesOf(nodeOp.spec, this.ctx.caches.nodes);
+    const recheck = new Recheck();
     // In target order, so nodes started together get their Jobs control-plane first too.
+    const targetSet = new Set(targets);
     const started = [
       ...targets.filter((n) => before[n]),
       ...Object.keys(before)
-        .filter((n) => !targets.includes(n))
+        .filter((n) => !targetSet.has(n))
         .sort(),
     ];
     for (const node of started) {
       const step = await advanceNode(this.ctx, op, node, before[node]!);
       statuses[node] = step.status;
-      if (step.recheckAt !== undefined) recheckAt = Math.min(recheckAt, step.recheckAt);
+      recheck.at(step.recheckAt, step.recheckReason);
     }
 
     const pacing = planStarts({
@@ -100,7 +100,7 @@ export class NodeOpReconciler {
         // (and pacing counts it as busy meanwhile), so the Pending write is skipped.
         const step = await advanceNode(this.ctx, op, node, started);
         statuses[node] = step.status;
-        if (step.recheckAt !== undefined) recheckAt = Math.min(recheckAt, step.recheckAt);
+        recheck.at(step.recheckAt, step.recheckReason);
       } else {
         deferred = true;
       }
@@ -118,9 +118,12 @@ export class NodeOpReconciler {
     });
     this.ctx.stageMetrics?.observe(nodeOp, before, statuses, this.ctx.clock.now());
 
-    if (deferred) return { requeueAfterMs: 0 };
-    if (pacing.inFlight > 0) recheckAt = Math.min(recheckAt, now + SAFETY_RECHECK_MS);
-    return Number.isFinite(recheckAt) ? { requeueAfterMs: Math.max(0, recheckAt - now) } : undefined;
+    if (deferred) return { requeueAfterMs: 0, reason: 'started nodes whose side effects come next pass' };
+    // Events wake a NodeOp whenever something it reads changes; this only covers a lost one.
+    // Nodes started in this pass count: the echo of this pass's own status write no longer wakes it.
+    if (pacing.inFlight + pacing.start.length > 0)
+      recheck.at(now + SAFETY_RECHECK_MS, 'safety net while nodes are in flight');
+    return recheck.result(now);
   };
 
   private ref(key: string): CustomObjectRef {
@@ -132,12 +135,6 @@ export class NodeOpReconciler {
       name,
       ...(namespace ? { namespace } : {}),
     };
-  }
-
-  private async read(key: string): Promise<NodeOp | undefined> {
-    const { group, version, plural, name, namespace } = this.ref(key);
-    const nodeOps = new CustomObjects<NodeOp>(this.ctx.clients.custom, { group, version, plural }, namespace ?? '');
-    return ignoreNotFound(nodeOps.get(name));
   }
 
   /** Nodes whose Job of this NodeOp exists and is unfinished, as the cache sees them. */
@@ -175,14 +172,14 @@ export class NodeOpReconciler {
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
       lastUpdated: new Date(this.ctx.clock.now()).toISOString(),
     };
-    await mergePatchCustomObjectStatus(this.ctx.clients.custom, this.ref(op.key), status);
+    this.ctx.reads.wrote(op.key, await mergePatchCustomObjectStatus(this.ctx.clients.custom, this.ref(op.key), status));
     if (previous.phase !== summary.phase)
       this.ctx.logger.info({ nodeOp: op.key, phase: summary.phase }, 'NodeOp phase changed');
   }
 
   private async setFinalizers(op: NodeOpView, finalizers: string[]): Promise<void> {
     const metadata = { resourceVersion: op.nodeOp.metadata.resourceVersion, finalizers };
-    await mergePatchCustomObject(this.ctx.clients.custom, this.ref(op.key), { metadata });
+    this.ctx.reads.wrote(op.key, await mergePatchCustomObject(this.ctx.clients.custom, this.ref(op.key), { metadata }));
   }
 
   /**
@@ -196,7 +193,7 @@ export class NodeOpReconciler {
     const running = holding ? await stopNodeOpWork(this.ctx, op) : 0;
     const deletedAt = new Date(op.nodeOp.metadata.deletionTimestamp ?? NaN).getTime();
     if (running > 0 && !(this.ctx.clock.now() - deletedAt >= STOP_TIMEOUT_MS))
-      return { requeueAfterMs: STOP_RECHECK_MS };
+      return { requeueAfterMs: STOP_RECHECK_MS, reason: 'waiting for the pods of a deleted NodeOp to end' };
     const ours = this.ctx.caches.nodes.list().filter((node) => cordonedBy(node) === op.owner);
     for (const node of ours) await releaseCordon(this.ctx.clients.core, nameOf(node), nodeOpClaim(op.owner));
     const finalizers = op.nodeOp.metadata.finalizers ?? [];

@@ -15,6 +15,7 @@ import type { EventRecorder } from '../../kube/events.js';
 import type { Informer } from '../../kube/informer.js';
 import type { DisruptionArbiter } from '../disruption/arbiter.js';
 import type { SkyhookSettings } from './skyhook-settings.js';
+import { type WriteLimit, writeLimit } from './write/bounded-writes.js';
 import type { WriteExpectations } from './write/write-expectations.js';
 
 export interface SkyhookCaches {
@@ -41,6 +42,11 @@ export interface SkyhookIo {
   arbiter: DisruptionArbiter;
   logger: Logger;
   now(): number;
+  /**
+   * Bounds the writes in flight across the controller's workers (settings.writeConcurrency);
+   * absent, each apply gets its own limiter of that size.
+   */
+  writeLimit?: WriteLimit;
 }
 
 const SKYHOOKS: CustomResource = { group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural };
@@ -54,4 +60,9 @@ export function skyhookObjects(io: Pick<SkyhookIo, 'clients'>): CustomObjects<Sk
 /** The stage NodeOps: NodeOps in the operator namespace, typed. */
 export function stageNodeOps(io: Pick<SkyhookIo, 'clients' | 'settings'>): CustomObjects<NodeOp> {
   return new CustomObjects<NodeOp>(io.clients.custom, NODEOPS, io.settings.namespace);
+}
+
+/** The controller's shared write limiter, or one of `settings.writeConcurrency` for this caller alone. */
+export function writeLimitOf(io: Pick<SkyhookIo, 'writeLimit' | 'settings'>): WriteLimit {
+  return io.writeLimit ?? writeLimit(io.settings.writeConcurrency);
 }

@@ -6,6 +6,7 @@
  * written with the next ones). Deletion clears what the SCR left on nodes, deletes its NodeOps and
  * ConfigMaps, then releases the finalizer.
  */
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { API_GROUP, KINDS, nodeAnnotations, SKYHOOK_ANNOTATIONS, SKYHOOK_FINALIZER } from '../../api/names.js';
 import { nameOf } from '../../api/object-meta.js';
 import type { Skyhook } from '../../api/skyhook.js';
@@ -24,7 +25,9 @@ import { applyActions } from './write/apply-actions.js';
 import { evaluateHealthGates, gateRecheckMs } from './views/health-gates/evaluate.js';
 import { earliest } from './plan/pass-advance.js';
 import { PrometheusGate } from './views/health-gates/prometheus-gate.js';
-import { skyhookObjects, stageNodeOps, type SkyhookIo } from './context.js';
+import { skyhookObjects, stageNodeOps, type SkyhookIo, writeLimitOf } from './context.js';
+import { runBounded } from './write/bounded-writes.js';
+import { CONFIGMAPS_BY_SKYHOOK, NODES_BY_MARK, NODEOPS_BY_SKYHOOK, PODS_BY_NODE } from './views/cache-indexes.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
 
@@ -120,7 +123,10 @@ export class SkyhookReconciler {
       skyhook.status,
       statusAction?.status,
       now,
-      earliest(plan.requeueAfterMs, gateRecheckMs(io.caches.nodes.list(), key)),
+      earliest(
+        plan.requeueAfterMs,
+        gateRecheckMs(io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key)), key),
+      ),
     );
     const actions =
       statusAction && !statusWrite.write ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
@@ -175,7 +181,7 @@ export class SkyhookReconciler {
   private waitReasons(name: string): Map<string, string> {
     const key = nodeAnnotations.waiting(name);
     const reasons = new Map<string, string>();
-    for (const node of this.io.caches.nodes.list()) {
+    for (const node of this.io.caches.nodes.byIndex(NODES_BY_MARK, key)) {
       const value = node.metadata?.annotations?.[key];
       if (value) reasons.set(nameOf(node), value.split(':', 1)[0] ?? value);
     }
@@ -186,7 +192,7 @@ export class SkyhookReconciler {
   private podWaitStarts(name: string): Map<string, number> {
     const key = nodeAnnotations.nonInterruptWaitSince(name);
     const starts = new Map<string, number>();
-    for (const node of this.io.caches.nodes.list()) {
+    for (const node of this.io.caches.nodes.byIndex(NODES_BY_MARK, key)) {
       const since = Date.parse(node.metadata?.annotations?.[key] ?? '');
       if (Number.isFinite(since)) starts.set(nameOf(node), since);
     }
@@ -201,18 +207,28 @@ export class SkyhookReconciler {
     const { caches } = this.io;
     const views = caches.nodes.list().map(nodeViewOf);
     const barrier = anyPodBarrier(skyhooks);
-    const pods = podViewsByNode(caches.pods.list(), !barrier);
-    if (!barrier && pods.size === 0) return views;
     return views.map((view) => {
-      const on = pods.get(view.name);
+      const on = podViewsByNode(caches.pods.byIndex(PODS_BY_NODE, view.name), !barrier).get(view.name);
       return barrier || on !== undefined ? { ...view, pods: on ?? [] } : view;
     });
   }
 
   private async deleteStaleConfigMaps(skyhook: Skyhook): Promise<void> {
+    const stale = staleConfigMaps(this.configMapsOf(nameOf(skyhook)), skyhook);
+    await runBounded(
+      writeLimitOf(this.io),
+      stale.map((cm) => () => this.deleteConfigMap(nameOf(cm))),
+    );
+  }
+
+  /** The SCR's package ConfigMaps (an index: not a scan of every ConfigMap). */
+  private configMapsOf(name: string): V1ConfigMap[] {
     const namespace = this.io.settings.namespace;
-    const ours = configMapsOf(this.io.caches.configMaps.list(namespace), nameOf(skyhook));
-    for (const cm of staleConfigMaps(ours, skyhook)) await this.deleteConfigMap(nameOf(cm));
+    const owned = this.io.caches.configMaps.byIndex(CONFIGMAPS_BY_SKYHOOK, name);
+    return configMapsOf(
+      owned.filter((cm) => cm.metadata?.namespace === namespace),
+      name,
+    );
   }
 
   private async deleteConfigMap(name: string): Promise<void> {
@@ -230,17 +246,31 @@ export class SkyhookReconciler {
     if (!finalizers.includes(SKYHOOK_FINALIZER)) return;
     this.metrics.forget(name);
     const namespace = io.settings.namespace;
-    for (const op of io.caches.nodeOps.list(namespace)) {
-      if (op.spec.skyhookStage?.skyhook !== name || op.metadata.deletionTimestamp) continue;
-      await ignoreNotFound(stageNodeOps(io).delete(nameOf(op), { propagationPolicy: 'Background' }));
-      io.expectations.deleted('NodeOp', nameOf(op));
-    }
-    for (const cm of configMapsOf(io.caches.configMaps.list(namespace), name)) await this.deleteConfigMap(nameOf(cm));
-    for (const node of io.caches.nodes.list()) {
-      if (!hasSkyhookTraces(node, name)) continue;
-      const written = await clearSkyhookFromNode(io.clients.core, node, name);
-      if (written) io.expectations.wrote('Node', written);
-    }
+    const limit = writeLimitOf(io);
+    const ops = io.caches.nodeOps
+      .byIndex(NODEOPS_BY_SKYHOOK, name)
+      .filter((op) => op.metadata.namespace === namespace && !op.metadata.deletionTimestamp);
+    await runBounded(
+      limit,
+      ops.map((op) => async () => {
+        await ignoreNotFound(stageNodeOps(io).delete(nameOf(op), { propagationPolicy: 'Background' }));
+        io.expectations.deleted('NodeOp', nameOf(op));
+      }),
+    );
+    await runBounded(
+      limit,
+      this.configMapsOf(name).map((cm) => () => this.deleteConfigMap(nameOf(cm))),
+    );
+    await runBounded(
+      limit,
+      io.caches.nodes
+        .list()
+        .filter((node) => hasSkyhookTraces(node, name))
+        .map((node) => async () => {
+          const written = await clearSkyhookFromNode(io.clients.core, node, name);
+          if (written) io.expectations.wrote('Node', written);
+        }),
+    );
     await this.patchMetadata(skyhook, { finalizers: finalizers.filter((f) => f !== SKYHOOK_FINALIZER) });
     io.logger.info({ skyhook: name }, 'Skyhook deleted: node state cleared, NodeOps and ConfigMaps deleted');
   }

@@ -26,9 +26,11 @@ import { compactNodeMetadata } from './build/node-metadata.js';
 import { NODE_METADATA_KIND } from './write/node-metadata-writes.js';
 import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './views/node-pods.js';
 import { SkyhookReconciler } from './reconciler.js';
+import { addSkyhookIndexes } from './views/cache-indexes.js';
 import type { SkyhookCaches } from './context.js';
 import { SkyhookMetrics } from './skyhook-metrics.js';
 import { readSkyhookSettings, type SkyhookSettings } from './skyhook-settings.js';
+import { writeLimit } from './write/bounded-writes.js';
 import { WriteExpectations } from './write/write-expectations.js';
 
 export interface SkyhookControllerOptions {
@@ -164,6 +166,7 @@ export async function startSkyhookController(
   const syncTimeoutMs = options.syncTimeoutMs ?? 120_000;
   const disruption = await sharedDisruption(runtime, syncTimeoutMs);
   const caches = skyhookCaches(informers, settings.namespace, disruption.budgets);
+  addSkyhookIndexes(caches);
   await Promise.all(Object.values(caches).map((informer) => informer?.waitForSync(syncTimeoutMs)));
 
   const log = logger.child({ controller: 'skyhook' });
@@ -178,6 +181,7 @@ export async function startSkyhookController(
       arbiter: options.arbiter ?? disruption.arbiter,
       logger: log,
       now: Date.now,
+      writeLimit: writeLimit(settings.writeConcurrency),
     },
     new SkyhookMetrics(runtime.metrics.registry),
   );

@@ -7,6 +7,7 @@ import { operatorVersion } from '../../api/operator-version.js';
 import { parseDurationMs } from '../../util/duration.js';
 import { readNodeOpSettings, SKYHOOK_IMAGE } from '../../templates/nodeop-settings.js';
 import { DEFAULT_PLANNER_SETTINGS } from './plan/planner-types.js';
+import { DEFAULT_WRITE_CONCURRENCY } from './write/bounded-writes.js';
 
 export interface SkyhookSettings {
   /** Where stage NodeOps and package ConfigMaps live (NAMESPACE). */
@@ -28,6 +29,11 @@ export interface SkyhookSettings {
   operatorVersion: string;
   /** How long a finished stage NodeOp is kept once recorded: as long as its Job (JOB_TTL_SUCCEEDED, JOB_TTL_FAILED). */
   finishedOpRetentionMs: { succeeded: number; failed: number };
+  /**
+   * API writes one reconcile's independent actions keep in flight, over all of the controller's
+   * workers (SKYHOOK_WRITE_CONCURRENCY, default 32); 1 applies them one by one.
+   */
+  writeConcurrency: number;
 }
 
 export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
@@ -50,6 +56,11 @@ export function readSkyhookSettings(env: Env, namespace: string): SkyhookSetting
   const backoff = Number(env['JOB_BACKOFF_LIMIT'] || '3');
   if (!Number.isInteger(backoff) || backoff < 0)
     throw new Error(`JOB_BACKOFF_LIMIT must be a whole number, not '${env['JOB_BACKOFF_LIMIT']}'`);
+  const writeConcurrency = Number(env['SKYHOOK_WRITE_CONCURRENCY'] || String(DEFAULT_WRITE_CONCURRENCY));
+  if (!Number.isInteger(writeConcurrency) || writeConcurrency < 1)
+    throw new Error(
+      `SKYHOOK_WRITE_CONCURRENCY must be a whole number of at least 1, not '${env['SKYHOOK_WRITE_CONCURRENCY']}'`,
+    );
   const taint = env['RUNTIME_REQUIRED_TAINT'];
   const nodeOp = readNodeOpSettings(env);
   return {
@@ -68,5 +79,6 @@ export function readSkyhookSettings(env: Env, namespace: string): SkyhookSetting
       succeeded: nodeOp.jobTtlSucceededSeconds * 1000,
       failed: nodeOp.jobTtlFailedSeconds * 1000,
     },
+    writeConcurrency,
   };
 }

@@ -17,6 +17,10 @@
  * 7. deletes, 8. suspends, 9. creates: ops, once the state that explains them is written.
  * 10. status: the SCR status, summing up what the node writes above made true.
  * 11. events: last; they describe what was done.
+ *
+ * Within one bucket the actions are independent (different nodes, ops, ConfigMaps): the writer
+ * (write/apply-steps.ts) applies a bucket's actions concurrently and the buckets strictly one after
+ * the other, so each crash point above stays one; `actionBucket` tells it where a bucket ends.
  */
 import type {
   CordonNode,
@@ -53,19 +57,39 @@ export interface ActionBuckets {
   events: PlannerEvent[];
 }
 
+/**
+ * The bucket (its index in the order above) each action `orderActions` returned was ordered into,
+ * by identity: the flat list stays the planner's output (tests and replay read it as it is) while
+ * the writer can still tell bucket boundaries apart where two buckets hold the same kinds (node
+ * writes and slot takers). Weak, so it holds no action longer than its plan lives.
+ */
+const bucketOfAction = new WeakMap<PlannerAction, number>();
+
+/**
+ * The bucket `action` was ordered into by `orderActions`, or undefined for actions it never saw
+ * (the planner's runtime-required taints, an action copied since): the writer applies those one by one.
+ */
+export function actionBucket(action: PlannerAction): number | undefined {
+  return bucketOfAction.get(action);
+}
+
 /** The actions in the order the header explains. */
 export function orderActions(buckets: ActionBuckets): PlannerAction[] {
-  return [
-    ...buckets.failureReports,
-    ...buckets.configMaps,
-    ...buckets.nodeWrites,
-    ...buckets.cordonReleases,
-    ...buckets.slotTakers,
-    ...buckets.nodeMetadata,
-    ...buckets.deletes,
-    ...buckets.suspends,
-    ...buckets.creates,
-    ...(buckets.status ? [buckets.status] : []),
-    ...buckets.events,
+  const ordered: PlannerAction[][] = [
+    buckets.failureReports,
+    buckets.configMaps,
+    buckets.nodeWrites,
+    buckets.cordonReleases,
+    buckets.slotTakers,
+    buckets.nodeMetadata,
+    buckets.deletes,
+    buckets.suspends,
+    buckets.creates,
+    buckets.status ? [buckets.status] : [],
+    buckets.events,
   ];
+  ordered.forEach((bucket, index) => {
+    for (const action of bucket) bucketOfAction.set(action, index);
+  });
+  return ordered.flat();
 }

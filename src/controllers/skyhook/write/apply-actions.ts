@@ -1,35 +1,31 @@
 /**
- * Applies the planner's actions to the cluster, in the planner's order; the first failure throws
- * (the reconcile is retried with backoff and replans from the caches, so nothing is half-applied
- * for long). Every write is noted in the WriteExpectations so the next plan waits for the caches to
- * see it. Writes of one node's state, status and plain annotations that follow each other are sent
- * as one patch.
+ * Applies the planner's actions to the cluster: step by step in the planner's order, each step's
+ * independent writes concurrently (apply-steps.ts says how the actions are cut so that the
+ * crash-safe order of action-order.ts holds; bounded-writes.ts bounds them). The first failure
+ * throws once the writes in flight have settled (the reconcile is retried with backoff and replans
+ * from the caches, so nothing is half-applied for long); no later step starts. Every write is noted
+ * in the WriteExpectations as it succeeds, so the next plan waits for the caches to see it. Writes
+ * of one node's state, status and plain annotations that follow each other are sent as one patch.
  */
 import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
-import {
-  GROUP_VERSION,
-  KINDS,
-  NODE_ANNOTATION_PREFIXES,
-  nodeAnnotations,
-  nodeLabels,
-  STAGE_OP_ANNOTATIONS,
-} from '../../../api/names.js';
-import { nodeStateAnnotations } from '../../../api/node-state.js';
+import { GROUP_VERSION, KINDS, NODE_ANNOTATION_PREFIXES, STAGE_OP_ANNOTATIONS } from '../../../api/names.js';
 import { nameOf } from '../../../api/object-meta.js';
 import type { Skyhook } from '../../../api/skyhook.js';
 import { isAlreadyExists } from '../../../kube/client.js';
+import { errorMessage } from '../../../kube/errors.js';
 import { createOrReplace, ignoreNotFound } from '../../../kube/writes.js';
 import { describeFailedStage, failedStageMessage, STAGE_FAILED_REASON } from './failed-stage-report.js';
 import { addTaint, cordonWithClaim, releaseCordonClaim, removeTaint } from './node-cordon-taint-writes.js';
 import { ensureNodeMetadata } from './node-metadata-writes.js';
-import { applyNodeWrite, type NodeWrite } from './node-writes.js';
+import { applyNodeWrite } from './node-writes.js';
 import { buildPackageConfigMap } from '../build/package-configmaps.js';
 import type { CordonNode, PlannerAction, SetSkyhookStatus } from '../plan/planner-types.js';
 import { buildStageNodeOp } from '../build/stage-nodeop.js';
-import { skyhookObjects, stageNodeOps, type SkyhookIo } from '../context.js';
+import { skyhookObjects, stageNodeOps, type SkyhookIo, writeLimitOf } from '../context.js';
+import { type ApplyStep, type ApplyUnit, applySteps, chains, type DirectAction } from './apply-steps.js';
+import { runBounded } from './bounded-writes.js';
 
 export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: PlannerAction[]): Promise<void> {
-  const nodeWrites = new Map<string, NodeWrite>();
   /** Nodes as this pass's writes returned them (the node-metadata ConfigMap is built from the newest). */
   const writtenNodes = new Map<string, V1Node>();
   const noted = (written: V1Node | undefined): void => {
@@ -37,38 +33,47 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
     io.expectations.wrote('Node', written);
     writtenNodes.set(nameOf(written), written);
   };
-  const flushNodeWrites = async (): Promise<void> => {
-    for (const write of nodeWrites.values())
-      noted(await applyNodeWrite(io.clients.core, io.caches.nodes.get(write.node), write, new Date(io.now())));
-    nodeWrites.clear();
-  };
   /** Nodes whose cordon the cluster budgets refused in this pass: nothing of theirs may assume it. */
   const refused = new Set<string>();
-  for (const action of actions) {
+  const limit = writeLimitOf(io);
+  const apply = async (unit: ApplyUnit): Promise<void> => {
+    if (unit.kind === 'nodeWrite')
+      return noted(
+        await applyNodeWrite(io.clients.core, io.caches.nodes.get(unit.write.node), unit.write, new Date(io.now())),
+      );
+    return applyAction(io, skyhook, unit.action, writtenNodes, noted);
+  };
+  for (const step of applySteps(actions)) {
+    await runBounded(
+      limit,
+      chains(admitted(io, skyhook, step, refused)).map((chain) => async () => {
+        for (const unit of chain) await apply(unit);
+      }),
+      (errors) =>
+        io.logger.warn(
+          { skyhook: nameOf(skyhook), errors: errors.map(errorMessage) },
+          'more writes of this reconcile failed',
+        ),
+    );
+  }
+}
+
+/**
+ * The step's chains without what the cluster budgets refuse: each SCR interrupt cordon is asked for
+ * in the planner's order before the step's writes start (as the sequential loop asked right before
+ * each), and a refused node's cordon, and any later stage op of the node that assumes it, is dropped.
+ */
+function admitted(io: SkyhookIo, skyhook: Skyhook, step: ApplyStep, refused: Set<string>): ApplyStep {
+  const keep = (unit: ApplyUnit): boolean => {
+    if (unit.kind !== 'action') return true;
+    const { action } = unit;
     if (action.kind === 'cordonNode' && !mayCordon(io, skyhook, action)) {
       refused.add(action.node);
-      continue;
+      return false;
     }
-    if (action.kind === 'createStageOp' && action.cordon === true && refused.has(action.node)) continue;
-    if (action.kind === 'writeNodeState' || action.kind === 'setNodeStatus' || action.kind === 'setNodeAnnotations') {
-      const write = nodeWrites.get(action.node) ?? { node: action.node, annotations: {}, labels: {} };
-      if (action.kind === 'writeNodeState')
-        Object.assign(write.annotations, nodeStateAnnotations(action.skyhook, action.annotation));
-      // Plain annotations (a hold's reason, a lifted runtime-required mark) ride along in the same patch.
-      else if (action.kind === 'setNodeAnnotations') Object.assign(write.annotations, action.annotations);
-      else {
-        write.annotations[nodeAnnotations.status(action.skyhook)] = action.status;
-        write.annotations[nodeAnnotations.version(action.skyhook)] = action.operatorVersion;
-        write.labels[nodeLabels.status(action.skyhook)] = action.status;
-        write.conditions = action.conditions;
-      }
-      nodeWrites.set(action.node, write);
-      continue;
-    }
-    await flushNodeWrites();
-    await applyAction(io, skyhook, action, writtenNodes, noted);
-  }
-  await flushNodeWrites();
+    return !(action.kind === 'createStageOp' && action.cordon === true && refused.has(action.node));
+  };
+  return step.filter(keep);
 }
 
 /**
@@ -87,12 +92,10 @@ function mayCordon(io: SkyhookIo, skyhook: Skyhook, action: CordonNode): boolean
   return false;
 }
 
-type NodeWriteKinds = 'writeNodeState' | 'setNodeStatus' | 'setNodeAnnotations';
-
 async function applyAction(
   io: SkyhookIo,
   skyhook: Skyhook,
-  action: Exclude<PlannerAction, { kind: NodeWriteKinds }>,
+  action: DirectAction,
   writtenNodes: ReadonlyMap<string, V1Node>,
   notedNodeWrite: (written: V1Node | undefined) => void,
 ): Promise<void> {

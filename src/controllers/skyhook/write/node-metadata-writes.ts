@@ -11,12 +11,15 @@
  * as upstream does.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import { CHILD_ANNOTATIONS } from '../../../api/names.js';
 import { nameOf } from '../../../api/object-meta.js';
 import type { Skyhook } from '../../../api/skyhook.js';
 import { createOrReplace, ignoreNotFound } from '../../../kube/writes.js';
 import { selectorMatches } from '../../../api/label-selector.js';
 import { buildNodeMetadataConfigMap, sameData, staleNodeMetadataConfigMaps } from '../build/node-metadata.js';
-import type { SkyhookIo } from '../context.js';
+import { type SkyhookIo, writeLimitOf } from '../context.js';
+import { CONFIGMAPS_BY_SKYHOOK } from '../views/cache-indexes.js';
+import { runBounded } from './bounded-writes.js';
 
 /**
  * The kind these writes are noted under in the WriteExpectations: their own cache (the package
@@ -69,19 +72,28 @@ function newer(cached: V1Node | undefined, written: V1Node | undefined): V1Node 
   return version(written) > version(cached) ? written : cached;
 }
 
-/** Deletes this SCR's node-metadata ConfigMaps of nodes it no longer targets or that no longer exist. */
+/**
+ * Deletes this SCR's node-metadata ConfigMaps of nodes it no longer targets or that no longer exist,
+ * concurrently (bounded-writes.ts). Only the SCR's own ConfigMaps are looked at (an index), and
+ * only their nodes.
+ */
 export async function deleteStaleNodeMetadata(io: SkyhookIo, skyhook: Skyhook): Promise<void> {
   const { clients, caches, settings, expectations } = io;
   const namespace = settings.namespace;
-  const targeted = new Set(
-    caches.nodes
-      .list()
-      .filter((node) => selectorMatches(skyhook.spec.nodeSelectors, node.metadata?.labels ?? {}))
-      .map(nameOf),
-  );
-  for (const cm of staleNodeMetadataConfigMaps(caches.nodeMetadata.list(namespace), skyhook, targeted)) {
-    const name = nameOf(cm);
-    await ignoreNotFound(clients.core.deleteNamespacedConfigMap({ name, namespace }));
-    expectations.deleted(NODE_METADATA_KIND, name);
+  const ours = caches.nodeMetadata
+    .byIndex(CONFIGMAPS_BY_SKYHOOK, nameOf(skyhook))
+    .filter((cm) => cm.metadata?.namespace === namespace);
+  const targeted = new Set<string>();
+  for (const cm of ours) {
+    const node = caches.nodes.get(cm.metadata?.annotations?.[CHILD_ANNOTATIONS.nodeName] ?? '');
+    if (node && selectorMatches(skyhook.spec.nodeSelectors, node.metadata?.labels ?? {})) targeted.add(nameOf(node));
   }
+  await runBounded(
+    writeLimitOf(io),
+    staleNodeMetadataConfigMaps(ours, skyhook, targeted).map((cm) => async () => {
+      const name = nameOf(cm);
+      await ignoreNotFound(clients.core.deleteNamespacedConfigMap({ name, namespace }));
+      expectations.deleted(NODE_METADATA_KIND, name);
+    }),
+  );
 }

@@ -1,0 +1,90 @@
+/**
+ * Which Job and pod events are news to the NodeOp reconciler (pure). Each event used to wake the
+ * NodeOp, and a stage Job's life is about ten of them (the Job's active and ready counts, the pod
+ * scheduled, each init container started and ended, Running, Succeeded, the Job's two completion
+ * conditions): at 1000 nodes that was 9 reconciles per NodeOp, almost all of which found nothing
+ * to do and asked for the safety recheck. Now an event wakes the NodeOp only when something the
+ * reconcile reads has changed: `jobNews` and `podNews` are exactly those fields (see
+ * jobs/job-progress.ts, node-steps.ts followInterrupt, teardown.ts), so a skipped event is one whose
+ * reconcile would have done and written nothing. Time-based decisions (a pod stuck for too long, a
+ * reboot timing out) never depended on events: the reconcile asks to be woken for them.
+ */
+import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import { STUCK_WAITING_REASONS, failedTermination } from '../../jobs/job-progress.js';
+
+/** What routes an event to a NodeOp: labels and owners (a change wakes the old and the new owner). */
+function routing(object: V1Job | V1Pod): string {
+  const refs = (object.metadata?.ownerReferences ?? []).map((r) => [r.kind, r.name, r.uid]);
+  return JSON.stringify([object.metadata?.labels ?? {}, refs]);
+}
+
+/**
+ * What the reconciler reads of a Job: its True conditions (Complete, SuccessCriteriaMet, Failed,
+ * FailureTarget, with reason and message), failed pods (restarts), suspend and the retention it
+ * patches, and whether it is being deleted.
+ */
+export function jobNews(job: V1Job): string {
+  const conditions = (job.status?.conditions ?? [])
+    .filter((c) => c.status === 'True')
+    .map((c) => [c.type, c.reason ?? '', c.message ?? '']);
+  return JSON.stringify([
+    conditions,
+    job.status?.failed ?? 0,
+    job.spec?.suspend ?? false,
+    job.spec?.ttlSecondsAfterFinished,
+    job.spec?.activeDeadlineSeconds,
+    job.metadata?.deletionTimestamp !== undefined,
+  ]);
+}
+
+/** A Job just created: nothing has happened to it yet (its creator already wrote the node's status). */
+export function jobHasNews(job: V1Job): boolean {
+  return (job.status?.conditions ?? []).some((c) => c.status === 'True') || (job.status?.failed ?? 0) > 0;
+}
+
+export function jobChanged(job: V1Job, old: V1Job): boolean {
+  return jobNews(job) !== jobNews(old) || routing(job) !== routing(old);
+}
+
+function containerNews(status: V1ContainerStatus): unknown[] | undefined {
+  const waiting = status.state?.waiting;
+  if (waiting?.reason && STUCK_WAITING_REASONS.has(waiting.reason))
+    return [status.name, 'stuck', waiting.reason, waiting.message ?? ''];
+  return undefined;
+}
+
+/**
+ * What the reconciler reads of a Job's pod or a reboot pod: whether it is still running (Pending
+ * and Running read the same but for the routine "is running (pod … Running)" message, which is never
+ * written over another routine one: node-status.ts runningStatus), finished as what, being
+ * deleted; containers waiting for a reason that does not clear by itself, with since when (the
+ * pod's transition times), and the first failed container's exit (the failure message).
+ */
+export function podNews(pod: V1Pod): string {
+  const phase = pod.status?.phase;
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  const stuck = statuses.map(containerNews).filter((s) => s !== undefined);
+  const failed = failedTermination(pod);
+  return JSON.stringify([
+    phase === 'Pending' || phase === 'Running' || phase === undefined ? 'active' : phase,
+    pod.status?.reason ?? '',
+    pod.status?.message ?? '',
+    pod.metadata?.deletionTimestamp !== undefined,
+    stuck,
+    stuck.length > 0
+      ? [pod.metadata?.creationTimestamp, (pod.status?.conditions ?? []).map((c) => c.lastTransitionTime)]
+      : [],
+    failed ? [failed.container, failed.terminated.exitCode, failed.terminated.reason, failed.terminated.message] : [],
+  ]);
+}
+
+const FRESH_POD = podNews({});
+
+/** A pod just created and still unremarkable (Pending, nothing stuck or failed) is no news. */
+export function podHasNews(pod: V1Pod): boolean {
+  return podNews(pod) !== FRESH_POD;
+}
+
+export function podChanged(pod: V1Pod, old: V1Pod): boolean {
+  return podNews(pod) !== podNews(old) || routing(pod) !== routing(old);
+}

@@ -1,0 +1,96 @@
+/**
+ * A NodeOp reconcile reads its NodeOp from the cache, read-your-writes: the cache once it shows our
+ * last write (or a later version), the API server only while the cache lags behind it; and the
+ * update that merely echoes our own status write is recognised (it wakes nobody).
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { NodeOp } from '../../../../src/api/nodeop.js';
+import { isAtLeast, NodeOpReads } from '../../../../src/controllers/nodeop/nodeop-reads.js';
+import { InformerStore } from '../../../../src/kube/informer-store.js';
+import { silentLogger } from '../../../../src/kube/logger.js';
+
+const op = (rv: string, phase: 'Pending' | 'Running' = 'Pending', extra: Partial<NodeOp['metadata']> = {}): NodeOp =>
+  ({
+    apiVersion: 'skyhook.nvidia.com/v1alpha1',
+    kind: 'NodeOp',
+    metadata: { name: 'op', namespace: 'ns', resourceVersion: rv, ...extra },
+    spec: { targetNodes: ['n1'] },
+    status: { phase },
+  }) as NodeOp;
+
+function setup() {
+  let now = 1_000_000;
+  const cache = new InformerStore<NodeOp>(silentLogger(), (o) => o);
+  const server = { current: op('5', 'Running') as NodeOp | undefined, gets: 0 };
+  const reads = new NodeOpReads(
+    cache,
+    async () => {
+      server.gets++;
+      return server.current;
+    },
+    () => now,
+  );
+  return { cache, server, reads, advance: (ms: number) => (now += ms) };
+}
+
+describe('NodeOpReads', () => {
+  it('reads the cache when we wrote nothing, without a GET', async () => {
+    const { cache, server, reads } = setup();
+    cache.apply('ADDED', op('3'));
+    expect((await reads.read('ns/op'))?.metadata.resourceVersion).toBe('3');
+    expect(await reads.read('ns/gone')).toBeUndefined();
+    expect(server.gets).toBe(0);
+  });
+
+  it('GETs while the cache lags behind our write, then reads the cache again once it caught up', async () => {
+    const { cache, server, reads } = setup();
+    cache.apply('ADDED', op('3'));
+    reads.wrote('ns/op', op('5', 'Running'));
+    expect((await reads.read('ns/op'))?.status?.phase).toBe('Running');
+    expect(server.gets).toBe(1);
+    expect(reads.fetched).toBe(1);
+    cache.apply('MODIFIED', op('5', 'Running'));
+    expect((await reads.read('ns/op'))?.metadata.resourceVersion).toBe('5');
+    // A later version (someone else's write after ours) counts as caught up as well.
+    reads.wrote('ns/op', op('6'));
+    cache.apply('MODIFIED', op('7'));
+    expect((await reads.read('ns/op'))?.metadata.resourceVersion).toBe('7');
+    expect(server.gets).toBe(1);
+  });
+
+  it('a NodeOp deleted after our write reads as gone, and the GETs stop', async () => {
+    const { server, reads } = setup();
+    reads.wrote('ns/op', op('5'));
+    server.current = undefined;
+    expect(await reads.read('ns/op')).toBeUndefined();
+    expect(await reads.read('ns/op')).toBeUndefined();
+    expect(server.gets).toBe(1);
+  });
+
+  it('forgets a write the cache never shows after 30 s', async () => {
+    const { cache, server, reads, advance } = setup();
+    cache.apply('ADDED', op('3'));
+    reads.wrote('ns/op', op('9'));
+    advance(30_001);
+    expect((await reads.read('ns/op'))?.metadata.resourceVersion).toBe('3');
+    expect(server.gets).toBe(0);
+  });
+
+  it('recognises the echo of our own status write, and nothing else', () => {
+    const { reads } = setup();
+    reads.wrote('ns/op', op('5', 'Running'));
+    expect(reads.isOwnStatusWrite(op('5', 'Running'), op('4'))).toBe(true);
+    // Another version, or a change beside the status (a deletion, a finalizer), is news.
+    expect(reads.isOwnStatusWrite(op('6', 'Running'), op('5', 'Running'))).toBe(false);
+    expect(reads.isOwnStatusWrite(op('5', 'Running', { deletionTimestamp: new Date(0) }), op('4'))).toBe(false);
+    expect(reads.isOwnStatusWrite(op('5', 'Running', { finalizers: ['x'] }), op('4'))).toBe(false);
+  });
+
+  it('compares resourceVersions as numbers when they are, else only for equality', () => {
+    expect(isAtLeast('10', '9')).toBe(true);
+    expect(isAtLeast('9', '10')).toBe(false);
+    expect(isAtLeast('abc', 'abc')).toBe(true);
+    expect(isAtLeast('abd', 'abc')).toBe(false);
+    expect(isAtLeast(undefined, '1')).toBe(false);
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * How the writer cuts one SCR's planned actions into steps: one step per bucket of action-order.ts,
+ * in the buckets' order (the crash-safety and budget order), even where two buckets hold the same
+ * kinds; one patch per node for the node writes that follow each other; one chain per node, op or
+ * ConfigMap inside a step; and actions no bucket claims applied alone, as before.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { nodeAnnotations, nodeLabels } from '../../../../../src/api/names.js';
+import {
+  actionBucket,
+  orderActions,
+  type ActionBuckets,
+} from '../../../../../src/controllers/skyhook/plan/action-order.js';
+import type {
+  CordonNode,
+  PlannerAction,
+  SetNodeAnnotations,
+  SetNodeStatus,
+  WriteNodeState,
+} from '../../../../../src/controllers/skyhook/plan/planner-types.js';
+import { type ApplyUnit, applySteps, chains } from '../../../../../src/controllers/skyhook/write/apply-steps.js';
+import { applyActions, finishOps, node, plan, scr, world } from '../plan/world.js';
+
+const empty = (): ActionBuckets => ({
+  failureReports: [],
+  configMaps: [],
+  nodeWrites: [],
+  cordonReleases: [],
+  slotTakers: [],
+  nodeMetadata: [],
+  deletes: [],
+  suspends: [],
+  creates: [],
+  events: [],
+});
+
+const state = (node: string, annotation = 'x'): WriteNodeState => ({
+  kind: 'writeNodeState',
+  skyhook: 's',
+  node,
+  state: {},
+  annotation,
+});
+const status = (node: string, value: 'in_progress' | 'complete'): SetNodeStatus => ({
+  kind: 'setNodeStatus',
+  skyhook: 's',
+  node,
+  status: value,
+  operatorVersion: '1',
+  conditions: [],
+});
+const annotate = (node: string, key: string): SetNodeAnnotations => ({
+  kind: 'setNodeAnnotations',
+  node,
+  annotations: { [key]: 'v' },
+});
+const cordon = (node: string): CordonNode => ({
+  kind: 'cordonNode',
+  node,
+  claim: 'skyhook.nvidia.com/cordon_s',
+  reason: 'r',
+});
+
+/** What a unit touches, for readable expectations. */
+function label(unit: ApplyUnit): string {
+  if (unit.kind === 'nodeWrite') return `patch ${unit.write.node}`;
+  const { action } = unit;
+  return 'node' in action
+    ? `${action.kind} ${action.node}`
+    : 'name' in action
+      ? `${action.kind} ${action.name}`
+      : action.kind;
+}
+
+const labels = (actions: PlannerAction[]): string[][] => applySteps(actions).map((step) => step.map(label));
+
+describe('applySteps', () => {
+  it('keeps the buckets apart and in order, also where two buckets hold the same kinds (node writes, then slot takers)', () => {
+    const actions = orderActions({
+      ...empty(),
+      nodeWrites: [status('done-1', 'complete'), status('done-2', 'complete')],
+      slotTakers: [status('new-1', 'in_progress'), status('new-2', 'in_progress')],
+      deletes: [{ kind: 'deleteStageOp', name: 'op-1', reason: 'r' }],
+      creates: [],
+    });
+    expect(labels(actions)).toEqual([
+      ['patch done-1', 'patch done-2'],
+      ['patch new-1', 'patch new-2'],
+      ['deleteStageOp op-1'],
+    ]);
+  });
+
+  it('sends the node writes of one node that follow each other as one patch, in the step of its first one', () => {
+    const actions = orderActions({
+      ...empty(),
+      nodeWrites: [state('n1', 'a'), status('n1', 'in_progress'), state('n2')],
+      nodeMetadata: [annotate('n1', 'hold')],
+    });
+    const steps = applySteps(actions);
+    expect(steps.map((step) => step.map(label))).toEqual([['patch n1', 'patch n2']]);
+    const n1 = steps[0]![0]!;
+    if (n1.kind !== 'nodeWrite') throw new Error('n1 should be a node patch');
+    expect(Object.keys(n1.write.annotations)).toEqual(
+      expect.arrayContaining(['hold', nodeAnnotations.nodeState('s'), nodeAnnotations.status('s')]),
+    );
+    expect(n1.write.labels).toEqual({ [nodeLabels.status('s')]: 'in_progress' });
+  });
+
+  it("chains one node's writes of a step in order (a cordon, then the node's hold annotation); other nodes run beside them", () => {
+    const actions = orderActions({
+      ...empty(),
+      nodeMetadata: [cordon('n1'), cordon('n2'), annotate('n1', 'hold')],
+    });
+    const [step] = applySteps(actions);
+    expect(chains(step!).map((chain) => chain.map(label))).toEqual([['cordonNode n1', 'patch n1'], ['cordonNode n2']]);
+  });
+
+  it("keeps a node's metadata ConfigMap and NodeOp one unit, and two stages of one node in one chain", () => {
+    const create = (node: string, pkg: string): PlannerAction =>
+      ({
+        kind: 'createStageOp',
+        skyhook: 's',
+        node,
+        package: { name: pkg, version: '1', image: 'i' },
+        stage: 'apply',
+        previousRestarts: 0,
+      }) as PlannerAction;
+    const actions = orderActions({
+      ...empty(),
+      creates: [create('n1', 'a'), create('n2', 'a'), create('n1', 'b')] as ActionBuckets['creates'],
+    });
+    const [step] = applySteps(actions);
+    expect(chains(step!).map((chain) => chain.map(label))).toEqual([
+      ['createStageOp n1', 'createStageOp n1'],
+      ['createStageOp n2'],
+    ]);
+  });
+
+  it('applies actions no bucket claims (the runtime-required taints, copies) one by one, in order', () => {
+    const taint = { key: 'k', value: 'v', effect: 'NoSchedule' as const };
+    const ordered = orderActions({ ...empty(), slotTakers: [status('n1', 'in_progress')] });
+    const actions: PlannerAction[] = [
+      { kind: 'addNodeTaint', node: 'n1', taint },
+      { kind: 'addNodeTaint', node: 'n2', taint },
+      ...ordered,
+      { kind: 'removeNodeTaint', node: 'n3', taint },
+      { ...status('n4', 'complete') },
+    ];
+    expect(labels(actions)).toEqual([
+      ['addNodeTaint n1'],
+      ['addNodeTaint n2'],
+      ['patch n1'],
+      ['removeNodeTaint n3'],
+      ['patch n4'],
+    ]);
+  });
+
+  it('gives every action of a real plan a bucket or applies it alone (bucket ids never go back)', () => {
+    const actions = orderActions({
+      ...empty(),
+      failureReports: [{ kind: 'reportFailedStage', name: 'op-0' }],
+      configMaps: [{ kind: 'upsertPackageConfigMap', skyhook: 's', package: 'p', version: '1', data: {} }],
+      nodeWrites: [status('a', 'complete')],
+      cordonReleases: [{ kind: 'releaseNodeCordon', node: 'a', claim: 'c', reason: 'r' }],
+      slotTakers: [status('b', 'in_progress')],
+      nodeMetadata: [cordon('b')],
+      deletes: [{ kind: 'deleteStageOp', name: 'op-0', reason: 'r' }],
+      suspends: [{ kind: 'suspendStageOp', name: 'op-1', suspend: true }],
+      status: { kind: 'setSkyhookStatus', skyhook: 's', status: {} },
+      events: [{ kind: 'event', involved: { kind: 'Skyhook', name: 's' }, type: 'Normal', reason: 'R', message: 'm' }],
+    });
+    expect(labels(actions)).toEqual([
+      ['reportFailedStage op-0'],
+      ['upsertPackageConfigMap'],
+      ['patch a'],
+      ['releaseNodeCordon a'],
+      ['patch b'],
+      ['cordonNode b'],
+      ['deleteStageOp op-0'],
+      ['suspendStageOp op-1'],
+      ['setSkyhookStatus'],
+      ['event'],
+    ]);
+  });
+
+  it("finds a bucket for every action of the planner's own SCR passes over a whole rollout (the steps are not lost on the way)", () => {
+    const w = world(
+      [
+        scr('demo', {
+          interruptionBudget: { count: 2 },
+          packages: {
+            tuning: {
+              version: '1.0.0',
+              image: 'img',
+              configMap: { 'apply.sh': 'echo' },
+              interrupt: { type: 'reboot' },
+            },
+          },
+        }),
+      ],
+      [node('n1', 1), node('n2', 2), node('n3', 3), node('n4', 4)],
+    );
+    let seen = 0;
+    for (let round = 0; round < 40; round++) {
+      const { actions } = plan(w);
+      if (actions.length === 0) break;
+      const buckets = actions.map(actionBucket);
+      expect(buckets).not.toContain(undefined);
+      expect(buckets).toEqual([...buckets].sort((a, b) => a! - b!));
+      seen += actions.length;
+      applyActions(w, actions);
+      finishOps(w);
+      w.now += 1_000;
+    }
+    expect(seen).toBeGreaterThan(20);
+  });
+});
