@@ -193,7 +193,7 @@ function flowInput(
     plan,
     configUpdates,
     ops: work.ops,
-    otherLiveOps: pass.stageOps.filter((op) => op.skyhook !== name && op.node === work.node.name && isLive(op)),
+    otherLiveOps: pass.opIndex.allOnNode(work.node.name).filter((op) => op.skyhook !== name && isLive(op)),
     ...(windows.open ? {} : { windowHold: windows.hold }),
   };
 }

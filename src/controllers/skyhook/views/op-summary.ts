@@ -19,6 +19,37 @@ export function stageOpSummaries(nodeOps: NodeOp[], skyhooks: Skyhook[], namespa
     .map((op) => summarize(op, byName.get(op.spec.skyhookStage!.skyhook)));
 }
 
+/**
+ * The summaries of one reconciler, kept while their NodeOp is the same object (an informer replaces
+ * it when it changes) and its SCR's spec is the same generation: incremental planning
+ * (plan/plan-cache.ts) reuses a node's results while its ops are the same objects.
+ */
+export class StageOpSummaryMemo {
+  private summaries = new WeakMap<NodeOp, { spec: string; summary: StageOpSummary }>();
+
+  of(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
+    const byName = new Map(skyhooks.map((scr) => [nameOf(scr), scr]));
+    return nodeOps
+      .filter((op) => op.metadata.namespace === namespace && op.spec.skyhookStage !== undefined)
+      .map((op) => {
+        const skyhook = byName.get(op.spec.skyhookStage!.skyhook);
+        const spec = specKey(skyhook);
+        const old = this.summaries.get(op);
+        if (old !== undefined && old.spec === spec) return old.summary;
+        const summary = summarize(op, skyhook);
+        this.summaries.set(op, { spec, summary });
+        return summary;
+      });
+  }
+}
+
+/** What of the SCR a summary reads (its spec, through `stale`): the spec's generation, or the packages. */
+function specKey(skyhook: Skyhook | undefined): string {
+  if (skyhook === undefined) return '';
+  const { uid, generation } = skyhook.metadata;
+  return generation === undefined ? JSON.stringify(skyhook.spec.packages ?? {}) : `${uid ?? ''}:${generation}`;
+}
+
 export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOpSummary {
   const stage = nodeOp.spec.skyhookStage!;
   const node = nodeOp.spec.targetNodes?.[0] ?? '';
