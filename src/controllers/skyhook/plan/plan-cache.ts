@@ -37,6 +37,8 @@ interface NodeEntry {
   ops: readonly StageOpSummary[];
   refreshed: RefreshedNode;
   decided?: DecidedNode;
+  /** Later phases' per-node results (`memo`), by phase. */
+  memos?: Readonly<Record<string, { deps: readonly unknown[]; value: unknown }>>;
 }
 
 interface SkyhookEntry {
@@ -90,6 +92,28 @@ export class SkyhookCacheRun {
   }
 }
 
+/**
+ * A later phase's result for one node, reused while `deps` are the same (===) as last run's: they
+ * must hold everything the result depends on beyond the SCR's key. The node must have been refreshed
+ * this run (its entry starts there); `slot` names the phase, whose result type is always `T`.
+ */
+export function memo<T>(
+  run: SkyhookCacheRun | undefined,
+  node: string,
+  slot: string,
+  deps: readonly unknown[],
+  compute: () => T,
+): T {
+  const entry = run?.next.get(node);
+  if (run === undefined || entry === undefined) return compute();
+  const old = entry.memos?.[slot];
+  if (old !== undefined && sameList(old.deps, deps)) return old.value as T;
+  const value = compute();
+  // A new entry: the previous run's (the caller's input) is never changed.
+  run.next.set(node, { ...entry, memos: { ...entry.memos, [slot]: { deps, value } } });
+  return value;
+}
+
 /** The caches of every SCR during one run. */
 export class PlanCacheRun {
   private readonly runs = new Map<string, SkyhookCacheRun>();
@@ -120,10 +144,16 @@ export class PlanCacheRun {
 }
 
 function withoutDecision(entry: NodeEntry): NodeEntry {
-  return { node: entry.node, ops: entry.ops, refreshed: entry.refreshed };
+  return entry.memos === undefined
+    ? { node: entry.node, ops: entry.ops, refreshed: entry.refreshed }
+    : { node: entry.node, ops: entry.ops, refreshed: entry.refreshed, memos: entry.memos };
 }
 
 function sameOps(a: readonly StageOpSummary[], b: readonly StageOpSummary[]): boolean {
+  return sameList(a, b);
+}
+
+function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

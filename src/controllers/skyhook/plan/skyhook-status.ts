@@ -81,11 +81,20 @@ function nodeList(names: string[]): string {
 
 /** `"2/3 nodes complete (a, b), 1 in progress (c)"`, as newer upstream words it. */
 export function readyMessage(nodeStatus: Record<string, SkyhookStatusValue>): string {
-  const named = (status: SkyhookStatusValue) => Object.keys(nodeStatus).filter((node) => nodeStatus[node] === status);
-  const complete = named('complete');
-  let message = `${complete.length}/${Object.keys(nodeStatus).length} nodes complete${complete.length > 0 ? nodeList(complete) : ''}`;
+  // One pass over the nodes (not one per status: at 5000 nodes this ran on every pass).
+  const named = new Map<SkyhookStatusValue, string[]>();
+  let total = 0;
+  for (const node in nodeStatus) {
+    total++;
+    const status = nodeStatus[node]!;
+    const list = named.get(status);
+    if (list) list.push(node);
+    else named.set(status, [node]);
+  }
+  const complete = named.get('complete') ?? [];
+  let message = `${complete.length}/${total} nodes complete${complete.length > 0 ? nodeList(complete) : ''}`;
   for (const [status, words] of READY_BUCKETS) {
-    const nodes = named(status);
+    const nodes = named.get(status) ?? [];
     if (nodes.length > 0) message += `, ${nodes.length} ${words}${nodeList(nodes)}`;
   }
   return message;
