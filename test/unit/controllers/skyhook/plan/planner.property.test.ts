@@ -8,7 +8,18 @@ import { SKYHOOK_ANNOTATIONS } from '../../../../../src/api/names.js';
 import { planNextActions } from '../../../../../src/controllers/skyhook/plan/planner.js';
 import { emptyPlanCache, type PlanCache } from '../../../../../src/controllers/skyhook/plan/plan-cache.js';
 import { budget } from '../../disruption/budgets.js';
-import { applyActions, node, pkg, plan, plannerInput, scr, SELECTOR_LABEL, world, type World } from './world.js';
+import {
+  applyActions,
+  node,
+  pkg,
+  plan,
+  plannerInput,
+  policy,
+  scr,
+  SELECTOR_LABEL,
+  world,
+  type World,
+} from './world.js';
 
 /** Up to four packages; each may depend on earlier ones only, so the graph is acyclic. */
 const packagesArb = fc
@@ -163,6 +174,12 @@ const incrementalSkyhookArb = fc.record({
   budget: budgetArb,
   priority: fc.integer({ min: 1, max: 3 }),
   sequencingAll: fc.boolean(),
+  /** Interrupts wait for pods labelled KEEP (podNonInterruptLabels). */
+  barrier: fc.boolean(),
+  /** Under a DeploymentPolicy whose maintenance window is open 10:00-14:00 UTC. */
+  windowed: fc.boolean(),
+  /** Every node, or one group's (SCRs on disjoint groups compete for the cluster budget, not by priority). */
+  group: fc.constantFrom(undefined, 'a', 'b'),
 });
 const changeArb = fc.oneof(
   fc.constant({ kind: 'none' as const }),
@@ -170,13 +187,14 @@ const changeArb = fc.oneof(
   fc.record({ kind: fc.constant('bump' as const), scr: fc.nat() }),
   fc.record({ kind: fc.constant('relabel' as const), node: fc.nat() }),
   fc.record({ kind: fc.constant('taint' as const), node: fc.nat() }),
+  fc.record({ kind: fc.constant('pods' as const), node: fc.nat() }),
 );
 const incrementalRoundArb = fc.record({
   outcomes: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 8 }),
   applied: fc.double({ min: 0, max: 1, noNaN: true }),
   only: fc.option(fc.nat(), { nil: undefined }),
   changes: fc.array(changeArb, { maxLength: 2 }),
-  advanceMs: fc.integer({ min: 0, max: 40_000 }),
+  advanceMs: fc.oneof(fc.integer({ min: 0, max: 40_000 }), fc.integer({ min: 0, max: 4 * 3_600_000 })),
 });
 const historyArb = fc.record({
   nodes: fc.integer({ min: 1, max: 6 }),
@@ -199,16 +217,33 @@ function historyWorld(h: History): World {
       interruptionBudget: s.budget,
       priority: s.priority,
       ...(s.sequencingAll ? { sequencing: 'all' as const } : {}),
+      ...(s.barrier ? { podNonInterruptLabels: { matchLabels: KEEP } } : {}),
+      ...(s.windowed ? { deploymentPolicy: 'windowed' } : {}),
+      ...(s.group ? { nodeSelectors: { matchLabels: { [SELECTOR_LABEL]: 'yes', group: s.group } } } : {}),
     });
   });
   const w = world(
     skyhooks,
-    Array.from({ length: h.nodes }, (_, i) => node(`n${i}`, i)),
+    Array.from({ length: h.nodes }, (_, i) => ({
+      ...node(`n${i}`, i, { [SELECTOR_LABEL]: 'yes', group: i % 2 === 0 ? 'a' : 'b' }),
+      pods: [],
+    })),
   );
   w.copyOnWrite = true;
+  w.now = Date.UTC(2026, 5, 1, 9, 0);
+  w.policies = [
+    policy('windowed', {
+      default: { budget: { count: 2 }, strategy: { fixed: {} } },
+      maintenanceWindows: [
+        { days: ['mo', 'tu', 'we', 'th', 'fr', 'sa', 'su'], start: '10:00', end: '14:00', timeZone: 'UTC' },
+      ],
+    }),
+  ];
   if (h.clusterBudget !== undefined) w.budgets = [budget('cluster', { maxDisrupted: { count: h.clusterBudget } })];
   return w;
 }
+
+const KEEP = { dontmess: 'withme' };
 
 /** A change from outside the planner, made as an informer shows it: a new object. */
 function applyChange(w: World, change: History['rounds'][number]['changes'][number]): void {
@@ -229,13 +264,16 @@ function applyChange(w: World, change: History['rounds'][number]['changes'][numb
       const generation = (old.metadata.generation ?? 1) + 1;
       w.skyhooks[i] = { ...old, metadata: { ...old.metadata, generation }, spec: { ...old.spec, packages } };
     }
-  } else if (change.kind === 'relabel' || change.kind === 'taint') {
+  } else if (change.kind !== 'none') {
     const i = change.node % w.nodes.length;
     const old = w.nodes[i]!;
+    const keeper = { namespace: 'default', name: 'train', labels: { ...KEEP }, phase: 'Running' };
     w.nodes[i] =
       change.kind === 'relabel'
-        ? { ...old, labels: old.labels[SELECTOR_LABEL] ? {} : { [SELECTOR_LABEL]: 'yes' } }
-        : { ...old, taints: old.taints.length > 0 ? [] : [{ key: 'example.com/gpu', effect: 'NoSchedule' }] };
+        ? { ...old, labels: { ...old.labels, [SELECTOR_LABEL]: old.labels[SELECTOR_LABEL] ? 'no' : 'yes' } }
+        : change.kind === 'taint'
+          ? { ...old, taints: old.taints.length > 0 ? [] : [{ key: 'example.com/gpu', effect: 'NoSchedule' }] }
+          : { ...old, pods: old.pods?.length ? [] : [keeper] };
   }
 }
 
@@ -273,7 +311,7 @@ describe('incremental planning', () => {
         }
         return true;
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 });
