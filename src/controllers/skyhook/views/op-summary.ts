@@ -10,6 +10,7 @@ import type { Skyhook } from '../../../api/skyhook.js';
 import type { StageOpSummary } from '../plan/planner-types.js';
 import { packageSpecHash } from '../build/stage-nodeop.js';
 import { nameOf } from '../../../api/object-meta.js';
+import { sameJson } from '../../../util/json-equal.js';
 
 /** The stage ops of `namespace` (NodeOps with a skyhookStage), as the planner reads them. */
 export function stageOpSummaries(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
@@ -26,20 +27,30 @@ export function stageOpSummaries(nodeOps: NodeOp[], skyhooks: Skyhook[], namespa
  */
 export class StageOpSummaryMemo {
   private summaries = new WeakMap<NodeOp, { spec: string; summary: StageOpSummary }>();
+  /** The last summary of each op by name: kept when an update changed nothing the summary reads. */
+  private last = new Map<string, StageOpSummary>();
 
   of(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
     const byName = new Map(skyhooks.map((scr) => [nameOf(scr), scr]));
-    return nodeOps
+    const next = new Map<string, StageOpSummary>();
+    const summaries = nodeOps
       .filter((op) => op.metadata.namespace === namespace && op.spec.skyhookStage !== undefined)
       .map((op) => {
         const skyhook = byName.get(op.spec.skyhookStage!.skyhook);
         const spec = specKey(skyhook);
         const old = this.summaries.get(op);
-        if (old !== undefined && old.spec === spec) return old.summary;
-        const summary = summarize(op, skyhook);
-        this.summaries.set(op, { spec, summary });
+        let summary = old !== undefined && old.spec === spec ? old.summary : undefined;
+        if (summary === undefined) {
+          const fresh = summarize(op, skyhook);
+          const previous = this.last.get(fresh.name);
+          summary = previous !== undefined && sameJson(previous, fresh) ? previous : fresh;
+          this.summaries.set(op, { spec, summary });
+        }
+        next.set(summary.name, summary);
         return summary;
       });
+    this.last = next;
+    return summaries;
   }
 }
 
