@@ -28,12 +28,14 @@ export interface AggregateInput {
 }
 
 export function aggregateStatus({ nodeStatus, paused, disabled, blocked }: AggregateInput): SkyhookStatusValue {
-  const pending: SkyhookStatusValue[] = Object.values(nodeStatus).filter((status) => status !== 'complete');
-  if (pending.length === 0 && !blocked) return 'complete';
+  // One pass, no arrays: this runs on every pass over every targeted node.
+  const pending = new Set<SkyhookStatusValue>();
+  for (const node in nodeStatus) if (nodeStatus[node] !== 'complete') pending.add(nodeStatus[node]!);
+  if (pending.size === 0 && !blocked) return 'complete';
   if (disabled) return 'disabled';
   if (paused) return 'paused';
   if (blocked) return 'blocked';
-  return AGGREGATE_ORDER.find((status) => pending.includes(status)) ?? 'unknown';
+  return AGGREGATE_ORDER.find((status) => pending.has(status)) ?? 'unknown';
 }
 
 /** `name:version` of the spec packages, sorted, joined by `,` (the Packages printer column). */
@@ -44,12 +46,22 @@ export function packageList(spec: SkyhookSpec): string {
     .join(',');
 }
 
-export const completeNodes = (nodeStatus: Record<string, SkyhookStatusValue>): string =>
-  `${Object.values(nodeStatus).filter((status) => status === 'complete').length}/${Object.keys(nodeStatus).length}`;
+export function completeNodes(nodeStatus: Record<string, SkyhookStatusValue>): string {
+  let complete = 0;
+  let total = 0;
+  for (const node in nodeStatus) {
+    total++;
+    if (nodeStatus[node] === 'complete') complete++;
+  }
+  return `${complete}/${total}`;
+}
 
 /** Upstream counts erroring nodes as in progress. */
-export const nodesInProgress = (nodeStatus: Record<string, SkyhookStatusValue>): number =>
-  Object.values(nodeStatus).filter((status) => status === 'in_progress' || status === 'erroring').length;
+export function nodesInProgress(nodeStatus: Record<string, SkyhookStatusValue>): number {
+  let count = 0;
+  for (const node in nodeStatus) if (nodeStatus[node] === 'in_progress' || nodeStatus[node] === 'erroring') count++;
+  return count;
+}
 
 const READY_REASONS: Partial<Record<SkyhookStatusValue, string>> = {
   complete: 'NodesConverged',
