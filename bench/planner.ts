@@ -5,6 +5,7 @@
  * node changes (ops finishing) and plans one SCR, as the controller does, twice: without the cache
  * (full) and with the cache the previous reconcile returned (incremental). Both must give the same
  * actions and requeue; a difference is counted in `mismatches` (it must be 0). Figures are medians.
+ * `node --expose-gc bench/run.ts planner` also prints `cacheHeapMb`, the heap a warm cache holds.
  */
 import { planNextActions } from '../src/controllers/skyhook/plan/planner.js';
 import { emptyPlanCache, type PlanCache } from '../src/controllers/skyhook/plan/plan-cache.js';
@@ -117,6 +118,13 @@ function timed<T>(run: () => T): { value: T; ms: number } {
   return { value, ms: performance.now() - start };
 }
 
+function heapMb(): number | undefined {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return undefined;
+  gc();
+  return process.memoryUsage().heapUsed / 1e6;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -155,6 +163,15 @@ function runCase(c: Case): Record<string, unknown> {
     if (!same) mismatches++;
     sim.apply((a ?? b).value.actions);
   }
+  // The heap a warm cache holds (with `node --expose-gc`): built afresh over the final state.
+  cache = undefined;
+  const before = heapMb();
+  const held = planNextActions({ ...sim.input(), cache: emptyPlanCache() }).cache;
+  const after = heapMb();
+  const cacheHeapMb =
+    before === undefined || after === undefined || held === undefined
+      ? undefined
+      : Math.round((after - before) * 10) / 10;
   // Medians: the machine is shared, and a mean would carry other processes' bursts.
   const [fullMs, incrementalMs] = [median(full), median(incremental)];
   return {
@@ -165,6 +182,7 @@ function runCase(c: Case): Record<string, unknown> {
     speedup: Math.round((fullMs / incrementalMs) * 10) / 10,
     actionsPerReconcile: Math.round(actions / RECONCILES),
     mismatches,
+    ...(cacheHeapMb !== undefined ? { cacheHeapMb } : {}),
   };
 }
 
