@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   'control-plane-start': async () => (await import('./control-plane-start.js')).controlPlaneStart,
   'rollout-100': async () => (await import('./rollout.js')).rollout,
   'memory-1000': async () => (await import('./memory.js')).memory,
+  planner: async () => (await import('./planner.js')).planner,
 };
 
 const wanted = process.argv.slice(2);
