@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startComponent, stopComponent, type Component } from '../src/sandbox/processes.js';
 import { REPO_ROOT } from '../test/e2e/skyhook-cluster.js';
+import { CLOCK_TICKS_PER_SECOND, processTicks } from './cpu-usage.js';
 import { operatorRuntime } from './operator-runtime.js';
 
 export interface OperatorProcess {
@@ -20,6 +21,8 @@ export interface OperatorProcess {
   cpuSeconds(): number;
   /** Per controller: reconciles, their total time, and how many ended in each result (from /metrics). */
   reconcileStats(): Promise<Record<string, ReconcileStats>>;
+  /** The whole /metrics exposition now (for histograms: bench/histogram.ts). */
+  metricsText(): Promise<string>;
   /** The V8 heap and RSS now, in MiB (from /metrics): where the RSS is, inside the JS heap or outside it. */
   memoryStats(): Promise<MemoryStats>;
   /** Resolves with the exit code (or signal) once the process has exited. */
@@ -55,14 +58,8 @@ export interface MemoryStats {
 }
 
 const READY_TIMEOUT_MS = 120_000;
-/** Linux reports process CPU times in clock ticks, 100 per second on every common kernel config. */
-const CLOCK_TICKS_PER_SECOND = 100;
-
 function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After "pid (comm) ", utime and stime are the 12th and 13th fields (stat(5) numbers them 14 and 15).
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  return processTicks(readFileSync(`/proc/${pid}/stat`, 'utf8')) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** The controller_runtime_reconcile_* series of a Prometheus text exposition, by controller. */
@@ -182,6 +179,7 @@ export async function startOperatorProcess(
     },
     cpuSeconds: () => cpuSecondsOf(component.pid),
     reconcileStats: async () => parseReconcileStats(await metricsText()),
+    metricsText,
     memoryStats: async () => parseMemoryStats(await metricsText()),
     exited: component.exited,
     kill: async () => {

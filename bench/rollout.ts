@@ -1,143 +1,182 @@
 /**
- * One package (apply then config) rolled out by the operator process over 100 simulated nodes with
- * interruptionBudget 10 and a 5 s stage (two 2.5 s pod phases). Measures, from the same run:
- *  - wall time against the ideal ceil(nodes / budget) × stages × stage time, with the nominal 5 s
- *    and with the stage Jobs' measured median duration (control-plane overhead included) as stage time;
- *  - how soon the next step starts after a stage Job completes: the node's next stage, and the next
- *    node when a finished node frees a budget slot (both seen by one watch, so both clocks agree);
- *  - the operator's API writes per node-stage, from the API server's audit log.
+ * The rollout benchmarks: one package (apply then config, 5 s per stage as two 2.5 s pod phases)
+ * rolled out by the operator process over simulated nodes, from one or several SCRs at once:
+ *  - rollout-100: 100 nodes, budget 10 (issue 6's figures and issue 18's 100-node targets);
+ *  - rollout-1000: 1000 nodes, budget 100;
+ *  - rollout-1000x5: 1000 nodes, 5 SCRs of distinct priorities each selecting every node, budget 100 each;
+ *  - rollout-5000: 5000 nodes, budget 500.
+ * Each prints wall time against the ideal (rollout-ideal.ts), the Skyhook reconcile p50/p95 (from the
+ * operator's histogram), writes per node-stage of the operator and of the whole cluster (audit log),
+ * the operator's CPU and peak RSS, the CPU of every control-plane process, the machine's busy % and
+ * load, what limited the run, and the targets (rollout-targets.ts). A bounded window ends a stalled
+ * run with how far it got. BENCH_NODES and BENCH_BUDGET shrink a run to look into a cause (targets are
+ * then not judged); BENCH_WINDOW_S changes the window.
  */
-import { auditLogEnd, CLIENT_NODE_USER_AGENT, countWrites } from './audit-writes.js';
+import { getJson } from '../src/kube/wait.js';
+import { waitForList } from '../src/kube/wait.js';
+import type { Skyhook } from '../src/api/skyhook.js';
+import { auditLogEnd } from './audit-writes.js';
 import { createSkyhooks, say, simulatedPackage, withBenchCluster } from './bench-cluster.js';
-import { summarize } from './stats.js';
-import { recordStageJobs, waitForSkyhook, type StageJob } from '../test/e2e/skyhook-cluster.js';
+import { cores, type CpuSample, cpuReport, load1, readCpuSample } from './cpu-usage.js';
+import { rolloutReport, type RolloutRun } from './rollout-report.js';
+import { recordStageJobs, SKYHOOKS_PATH } from '../test/e2e/skyhook-cluster.js';
 
-/** The issue's figures; smaller ones help when looking into a cause (`rollout({ nodes: 20 })`). */
-export interface RolloutOptions {
-  nodes?: number;
-  budget?: number;
+export interface RolloutShape {
+  nodes: number;
+  /** Per SCR. */
+  budget: number;
+  /** SCRs selecting every node, priorities 1, 2, … */
+  skyhooks: number;
+  windowMs: number;
 }
-const STAGES = 2; // apply, config: a first install without interrupts
+
+export const ROLLOUTS: Record<string, RolloutShape> = {
+  'rollout-100': { nodes: 100, budget: 10, skyhooks: 1, windowMs: 5 * 60_000 },
+  'rollout-1000': { nodes: 1000, budget: 100, skyhooks: 1, windowMs: 8 * 60_000 },
+  'rollout-1000x5': { nodes: 1000, budget: 100, skyhooks: 5, windowMs: 8 * 60_000 },
+  'rollout-5000': { nodes: 5000, budget: 500, skyhooks: 1, windowMs: 8 * 60_000 },
+};
+export const STAGES = 2; // apply, config: a first install without interrupts
 const PHASE_MS = 2500;
-const STAGE_MS = 2 * PHASE_MS;
-const NAME = 'bench-rollout';
-const ROLLOUT_TIMEOUT_MS = 8 * 60_000;
+export const STAGE_MS = 2 * PHASE_MS;
+const PROGRESS_MS = 15_000;
 /** Writes that finish the rollout (the last status updates) land just after `complete` is seen. */
 const SETTLE_MS = 3000;
 
-const TARGETS = { wallRatio: 1.1, nextStepMs: 1000, writesPerNodeStage: 8 };
-
-/** Same node: when each stage Job after the first appeared, after the previous one completed. */
-function nextStageGaps(byNode: Map<string, StageJob[]>): number[] {
-  return [...byNode.values()].flatMap((jobs) => jobs.slice(1).map((job, i) => job.seenAt - (jobs[i]!.doneAt ?? NaN)));
+function positiveEnv(name: string): number | undefined {
+  const text = process.env[name];
+  if (text === undefined || text === '') return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
 }
 
-/** Budget slots: the k-th node to finish frees the slot the (budget + k)-th node to start takes. */
-function nextNodeGaps(byNode: Map<string, StageJob[]>, budget: number): number[] {
-  const finishes = [...byNode.values()].map((jobs) => jobs.at(-1)?.doneAt ?? NaN).sort((a, b) => a - b);
-  const starts = [...byNode.values()].map((jobs) => jobs[0]!.seenAt).sort((a, b) => a - b);
-  return starts.slice(budget).map((start, k) => start - finishes[k]!);
+/** The benchmark's shape with the BENCH_* overrides, and whether it is still the full size. */
+function shapeOf(benchmark: string): { shape: RolloutShape; fullSize: boolean } {
+  const full = ROLLOUTS[benchmark];
+  if (!full) throw new Error(`unknown rollout benchmark ${benchmark}`);
+  const windowS = positiveEnv('BENCH_WINDOW_S');
+  const shape = {
+    ...full,
+    nodes: positiveEnv('BENCH_NODES') ?? full.nodes,
+    budget: positiveEnv('BENCH_BUDGET') ?? full.budget,
+    windowMs: windowS !== undefined ? windowS * 1000 : full.windowMs,
+  };
+  // A shorter window still measures the full size: a run it cuts short fails "completes" instead.
+  const fullSize = shape.nodes === full.nodes && shape.budget === full.budget;
+  return { shape, fullSize };
 }
 
-export async function rollout(options: RolloutOptions = {}): Promise<Record<string, unknown>> {
-  const { nodes: NODES = 100, budget: BUDGET = 10 } = options;
-  return withBenchCluster(
-    { nodes: NODES, podDurationMs: PHASE_MS, auditLog: true },
-    async ({ cp, operator, runtime }) => {
+function skyhookNames(shape: RolloutShape): string[] {
+  return shape.skyhooks === 1
+    ? ['bench-rollout']
+    : Array.from({ length: shape.skyhooks }, (_, i) => `bench-rollout-${i + 1}`);
+}
+
+function completeNodesOf(scrs: Skyhook[], names: string[]): number {
+  return scrs
+    .filter((scr) => names.includes(scr.metadata.name ?? ''))
+    .reduce((sum, scr) => sum + Number((scr.status?.completeNodes ?? '0/0').split('/')[0]), 0);
+}
+
+export function rolloutBenchmark(benchmark: string): () => Promise<Record<string, unknown>> {
+  return async () => {
+    const { shape, fullSize } = shapeOf(benchmark);
+    const names = skyhookNames(shape);
+    return withBenchCluster({ nodes: shape.nodes, podDurationMs: PHASE_MS, auditLog: true }, async (cluster) => {
+      const { cp, operator } = cluster;
       const auditLog = cp.auditLogPath!;
       const jobs = await recordStageJobs({ cp });
+      const processes = [
+        ...cp.processes(),
+        { name: 'operator', pid: operator.pid },
+        { name: 'bench (its watches)', pid: process.pid },
+      ];
       const writesFrom = auditLogEnd(auditLog);
+      const metricsBefore = await operator.metricsText();
+      const cpuBefore = readCpuSample(processes);
       const started = Date.now();
-      say(`rolling out to ${NODES} nodes, budget ${BUDGET}`);
-      const progress = setInterval(
-        () =>
-          say(
-            `${[...jobs.jobs.values()].filter((j) => j.succeeded).length}/${NODES * STAGES} stage Jobs done, ${((Date.now() - started) / 1000).toFixed(0)} s`,
-          ),
-        15_000,
-      );
+      const expectedJobs = shape.nodes * STAGES * names.length;
+      let maxLoad1 = load1();
+      let lastSample: CpuSample = cpuBefore;
+      const progress = setInterval(() => {
+        const sample = readCpuSample(processes);
+        const busy = cpuReport(lastSample, sample, cores()).machineBusyPct;
+        lastSample = sample;
+        maxLoad1 = Math.max(maxLoad1, load1());
+        const done = [...jobs.jobs.values()].filter((j) => j.succeeded).length;
+        void getJson<{ items: Skyhook[] }>(cp.kubeConfig, SKYHOOKS_PATH).then(
+          ({ items }) =>
+            say(
+              `${benchmark} ${((Date.now() - started) / 1000).toFixed(0)} s: ${done}/${expectedJobs} stage Jobs done, ` +
+                `${completeNodesOf(items, names)}/${shape.nodes * names.length} node-SCRs complete; operator ` +
+                `${((sample.processes['operator'] ?? 0) / 100 - (cpuBefore.processes['operator'] ?? 0) / 100).toFixed(0)} s CPU, ` +
+                `peak RSS ${operator.peakRssMb()} MB; machine ${busy} % busy, load ${load1().toFixed(1)}`,
+            ),
+          () => undefined,
+        );
+      }, PROGRESS_MS);
+      let completed = false;
+      let stalled: string | undefined;
       try {
-        await createSkyhooks(cp, [
-          {
-            metadata: { name: NAME },
+        say(
+          `${benchmark}: ${shape.nodes} nodes, ${names.length} SCR(s), budget ${shape.budget} each, window ${shape.windowMs / 1000} s`,
+        );
+        await createSkyhooks(
+          cp,
+          names.map((name, i) => ({
+            metadata: { name },
             spec: {
+              priority: i + 1,
               nodeSelectors: { matchLabels: { type: 'kwok' } },
-              interruptionBudget: { count: BUDGET },
+              interruptionBudget: { count: shape.budget },
               packages: { pkg: simulatedPackage(`${PHASE_MS}ms`) },
             },
-          },
-        ]);
-        await waitForSkyhook({ cp }, NAME, (scr) => scr.status?.status === 'complete', ROLLOUT_TIMEOUT_MS);
+          })),
+        );
+        await waitForList<Skyhook>(
+          cp.kubeConfig,
+          SKYHOOKS_PATH,
+          (all) => names.every((name) => all.some((s) => s.metadata.name === name && s.status?.status === 'complete')),
+          Math.max(1000, started + shape.windowMs - Date.now()),
+          `${names.length} Skyhook(s) complete`,
+        );
+        completed = true;
+      } catch (error) {
+        stalled = error instanceof Error ? error.message.slice(0, 300) : String(error);
+        say(`${benchmark}: not complete within the window (${stalled})`);
       } finally {
         clearInterval(progress);
       }
       const wallMs = Date.now() - started;
-      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      if (completed) await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const cpuAfter = readCpuSample(processes);
+      maxLoad1 = Math.max(maxLoad1, load1());
+      const scrs = (await getJson<{ items: Skyhook[] }>(cp.kubeConfig, SKYHOOKS_PATH)).items;
       await jobs.stop();
-      const writes = countWrites(auditLog, writesFrom, CLIENT_NODE_USER_AGENT);
-      // Where the time went, for finding the cause of a miss.
-      const operatorUse = {
-        runtime,
-        cpuSeconds: operator.cpuSeconds(),
-        peakRssMb: operator.peakRssMb(),
-        reconciles: await operator.reconcileStats(),
-      };
-
-      const byNode = new Map<string, StageJob[]>();
-      for (const job of [...jobs.jobs.values()].sort((a, b) => a.seenAt - b.seenAt))
-        byNode.set(job.node, [...(byNode.get(job.node) ?? []), job]);
-      const nodeStages = [...byNode.values()].reduce((sum, list) => sum + list.length, 0);
-      const jobDuration = summarize(
-        [...jobs.jobs.values()].map((j) => (j.doneAt ?? NaN) - j.seenAt).filter(Number.isFinite),
-      );
-      const batches = Math.ceil(NODES / BUDGET);
-      const idealMs = batches * STAGES * STAGE_MS;
-      const idealMeasuredMs = batches * STAGES * jobDuration.p50;
-      const sameNode = summarize(nextStageGaps(byNode));
-      const nextNode = summarize(nextNodeGaps(byNode, BUDGET));
-      const perNodeStage = writes.total / nodeStages;
-      const eventWrites = Object.entries(writes.byRequest)
-        .filter(([request]) => request.endsWith(' events'))
-        .reduce((sum, [, n]) => sum + n, 0);
-      return {
-        nodes: NODES,
-        budget: BUDGET,
+      const run: RolloutRun = {
+        benchmark,
+        shape,
+        fullSize,
+        names,
         stages: STAGES,
-        stageJobs: nodeStages,
-        wallTime: {
-          wallMs,
-          stageMs: STAGE_MS,
-          idealMs,
-          ratio: round(wallMs / idealMs),
-          measuredStageMs: jobDuration.p50,
-          idealMeasuredMs,
-          ratioMeasured: round(wallMs / idealMeasuredMs),
-          target: `wall <= ${TARGETS.wallRatio} x ideal`,
-          met: wallMs <= TARGETS.wallRatio * idealMs,
-          metWithMeasuredStage: wallMs <= TARGETS.wallRatio * idealMeasuredMs,
-        },
-        eventDriven: {
-          nextStageAfterJobDoneMs: sameNode,
-          nextNodeAfterNodeDoneMs: nextNode,
-          stageJobDurationMs: jobDuration,
-          target: `next step <= ${TARGETS.nextStepMs} ms after a Job completes`,
-          met: Math.max(sameNode.max, nextNode.max) <= TARGETS.nextStepMs,
-        },
-        apiWrites: {
-          total: writes.total,
-          refused: writes.refused,
-          perNodeStage: round(perNodeStage),
-          perNodeStageWithoutEvents: round((writes.total - eventWrites) / nodeStages),
-          byRequest: writes.byRequest,
-          target: `<= ${TARGETS.writesPerNodeStage} per node-stage`,
-          met: perNodeStage <= TARGETS.writesPerNodeStage,
-        },
-        operator: operatorUse,
+        stageMs: STAGE_MS,
+        controlPlaneStartMs: cp.startupMs,
+        completed,
+        ...(stalled !== undefined ? { stalled } : {}),
+        wallMs,
+        nodeSkyhooksComplete: completeNodesOf(scrs, names),
+        jobs: [...jobs.jobs.values()],
+        metricsBefore,
+        metricsAfter: await operator.metricsText(),
+        cpuBefore,
+        cpuAfter,
+        load1AtEnd: load1(),
+        maxLoad1,
+        auditLog,
+        writesFrom,
       };
-    },
-  );
-}
-
-function round(x: number): number {
-  return Math.round(x * 100) / 100;
+      return rolloutReport(run, cluster);
+    });
+  };
 }

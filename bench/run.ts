@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the performance figures, printed as JSON (one object per benchmark).
- * `npm run bench -- NAME…` runs only the named ones.
+ * `npm run bench -- NAME…` runs only the named ones. Without names it runs the quick ones (those of
+ * `DEFAULT`): the 1000- and 5000-node rollouts take many minutes each and are run by name.
  */
 import '../scripts/register-src-hook.ts';
 
@@ -8,13 +9,17 @@ type Bench = () => Promise<Record<string, unknown>>;
 
 const benches: Record<string, () => Promise<Bench>> = {
   'control-plane-start': async () => (await import('./control-plane-start.js')).controlPlaneStart,
-  'rollout-100': async () => (await import('./rollout.js')).rollout,
+  'rollout-100': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-100'),
+  'rollout-1000': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-1000'),
+  'rollout-1000x5': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-1000x5'),
+  'rollout-5000': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-5000'),
   'memory-1000': async () => (await import('./memory.js')).memory,
   planner: async () => (await import('./planner.js')).planner,
 };
 
+const DEFAULT = ['control-plane-start', 'rollout-100', 'memory-1000'];
 const wanted = process.argv.slice(2);
-for (const name of wanted.length ? wanted : Object.keys(benches)) {
+for (const name of wanted.length ? wanted : DEFAULT) {
   const load = benches[name];
   if (!load) {
     console.error(`unknown benchmark '${name}'; known: ${Object.keys(benches).join(', ')}`);

@@ -73,6 +73,8 @@ export interface ControlPlane {
   startupMs: number;
   /** Pids of the component processes (each leads its own process group). */
   pids: number[];
+  /** The component processes running now, by name (a restarted one under its new pid): the benchmarks read their CPU. */
+  processes(): { name: string; pid: number }[];
   /** Runs the control plane's own kubectl against it. */
   kubectl(args: string[], options?: { input?: string }): Promise<KubectlResult>;
   /** Adds simulated nodes and waits until they are Ready. */
@@ -266,6 +268,7 @@ function controlPlaneHandle(options: ControlPlaneOptions, up: Started): ControlP
     startupMs: up.startupMs,
     ...(auditLogPath ? { auditLogPath } : {}),
     pids: group.components.map((c) => c.pid),
+    processes: () => group.components.map((c) => ({ name: c.name, pid: c.pid })),
     kubectl: (args, opts) => runKubectl(binaries.kubectl, kubeconfigPath, args, opts?.input),
     addNodes: (nodes) => addSimulatedNodes(up.kubeConfig, nodes, START_TIMEOUT_MS),
     async restart(name) {

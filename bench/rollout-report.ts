@@ -1,0 +1,162 @@
+/**
+ * Turns what a rollout benchmark recorded (rollout.ts) into its printed figures: wall against the
+ * ideal, reconcile quantiles from the operator's histogram, writes per node-stage, CPU per process
+ * and per node-stage, what limited the run, and the targets.
+ */
+import { CLIENT_NODE_USER_AGENT, countClusterWrites, countWrites, writesPerNodeStage } from './audit-writes.js';
+import type { BenchCluster } from './bench-cluster.js';
+import { cores, type CpuSample, cpuReport, limitedBy } from './cpu-usage.js';
+import { histogramDelta, histogramQuantile, parseHistogram } from './histogram.js';
+import { jobsBySkyhookNode, nextNodeGaps, nextStageGaps } from './rollout-gaps.js';
+import { idealExplained, idealRolloutMs } from './rollout-ideal.js';
+import { judgeTargets } from './rollout-targets.js';
+import type { RolloutShape } from './rollout.js';
+import { summarize } from './stats.js';
+import type { StageJob } from '../test/e2e/skyhook-cluster.js';
+
+export interface RolloutRun {
+  benchmark: string;
+  shape: RolloutShape;
+  fullSize: boolean;
+  names: string[];
+  stages: number;
+  stageMs: number;
+  controlPlaneStartMs: number;
+  completed: boolean;
+  stalled?: string;
+  wallMs: number;
+  nodeSkyhooksComplete: number;
+  jobs: StageJob[];
+  metricsBefore: string;
+  metricsAfter: string;
+  cpuBefore: CpuSample;
+  cpuAfter: CpuSample;
+  load1AtEnd: number;
+  maxLoad1: number;
+  auditLog: string;
+  writesFrom: number;
+}
+
+/** The control plane of the issue's CPU figure: every component process and the operator. */
+const CONTROL_PLANE = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'operator'];
+const RECONCILE_METRIC = 'controller_runtime_reconcile_time_seconds';
+
+const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** p50/p95 in ms of one controller's reconciles during the run (the histogram's growth over it). */
+export function reconcileQuantiles(
+  before: string,
+  after: string,
+  controller: string,
+): { count: number; p50Ms: number; p95Ms: number } {
+  const delta = histogramDelta(
+    parseHistogram(before, RECONCILE_METRIC, { controller }),
+    parseHistogram(after, RECONCILE_METRIC, { controller }),
+  );
+  return {
+    count: delta.at(-1)?.count ?? 0,
+    p50Ms: Math.round(1000 * histogramQuantile(delta, 0.5)),
+    p95Ms: Math.round(1000 * histogramQuantile(delta, 0.95)),
+  };
+}
+
+export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Promise<Record<string, unknown>> {
+  const { shape, names, stages, stageMs } = run;
+  const ideal = { nodes: shape.nodes, scrs: names.map(() => ({ budget: shape.budget, stages })), stageMs };
+  const idealMs = idealRolloutMs(ideal);
+  const nodeStages = run.jobs.filter((j) => j.succeeded).length;
+  const perNodeStage = (x: number, digits = 2): number => (nodeStages > 0 ? round(x / nodeStages, digits) : NaN);
+
+  const grouped = jobsBySkyhookNode(run.jobs);
+  const sameNode = summarize(nextStageGaps(grouped));
+  const nextNode = summarize(nextNodeGaps(grouped, shape.budget, stages));
+  const jobDuration = summarize(run.jobs.map((j) => (j.doneAt ?? NaN) - j.seenAt).filter(Number.isFinite));
+
+  const operatorWrites = countWrites(run.auditLog, run.writesFrom, CLIENT_NODE_USER_AGENT);
+  // Whole cluster: every writer but the heartbeats (node and API server Leases), which grow with wall time x nodes.
+  const clusterWrites = writesPerNodeStage(countClusterWrites(run.auditLog, run.writesFrom), nodeStages);
+
+  const cpu = cpuReport(run.cpuBefore, run.cpuAfter, cores());
+  const controlPlaneCpuS = CONTROL_PLANE.reduce((sum, name) => sum + (cpu.processes[name]?.cpuSeconds ?? 0), 0);
+  const operatorCpuS = cpu.processes['operator']?.cpuSeconds ?? NaN;
+  const skyhook = reconcileQuantiles(run.metricsBefore, run.metricsAfter, 'skyhook');
+  const nodeop = reconcileQuantiles(run.metricsBefore, run.metricsAfter, 'nodeop');
+  const peakRssMb = cluster.operator.peakRssMb();
+  const wallRatio = round(run.wallMs / idealMs);
+
+  const targets = judgeTargets(
+    run.benchmark,
+    {
+      completed: run.completed,
+      wallRatio: run.completed ? wallRatio : NaN,
+      skyhookReconcileP95Ms: skyhook.p95Ms,
+      controlPlaneCpuPerNodeStageS: perNodeStage(controlPlaneCpuS, 3),
+      operatorCpuPerNodeStageMs: perNodeStage(1000 * operatorCpuS, 1),
+      operatorPeakRssMb: peakRssMb,
+      operatorWritesPerNodeStage: perNodeStage(operatorWrites.total),
+      clusterWritesPerNodeStage: clusterWrites.wholeCluster,
+      nextNodeP95Ms: nextNode.p95,
+    },
+    run.fullSize,
+  );
+  return {
+    nodes: shape.nodes,
+    budgetPerSkyhook: shape.budget,
+    skyhooks: names.length,
+    stages,
+    stageMs,
+    fullSize: run.fullSize,
+    windowS: shape.windowMs / 1000,
+    controlPlaneStartS: round(run.controlPlaneStartMs / 1000, 1),
+    completed: run.completed,
+    ...(run.stalled ? { stalled: run.stalled } : {}),
+    progress: {
+      stageJobsDone: `${nodeStages}/${shape.nodes * stages * names.length}`,
+      nodeSkyhooksComplete: `${run.nodeSkyhooksComplete}/${shape.nodes * names.length}`,
+    },
+    wallS: round(run.wallMs / 1000, 1),
+    idealS: idealMs / 1000,
+    ratio: run.completed
+      ? wallRatio
+      : `not complete after ${round(run.wallMs / 1000, 0)} s (${wallRatio} x ideal so far)`,
+    ideal: idealExplained(ideal),
+    ratioWithMeasuredStage: round(run.wallMs / idealRolloutMs({ ...ideal, stageMs: jobDuration.p50 })),
+    skyhookReconcile: skyhook,
+    nodeopReconcile: nodeop,
+    writesPerNodeStage: {
+      operator: perNodeStage(operatorWrites.total),
+      wholeCluster: clusterWrites.wholeCluster,
+      heartbeats: clusterWrites.heartbeatsPerNodeStage,
+    },
+    operator: {
+      cpuSeconds: operatorCpuS,
+      cpuMsPerNodeStage: perNodeStage(1000 * operatorCpuS, 1),
+      peakRssMb,
+      runtime: cluster.runtime,
+      reconciles: await cluster.operator.reconcileStats(),
+    },
+    controlPlaneCpu: {
+      seconds: round(controlPlaneCpuS, 1),
+      perNodeStageS: perNodeStage(controlPlaneCpuS, 3),
+      processes: CONTROL_PLANE.concat(Object.keys(cpu.processes).filter((n) => !CONTROL_PLANE.includes(n))).map(
+        (name) => ({ name, ...cpu.processes[name] }),
+      ),
+      otherProcesses: cpu.otherProcesses,
+    },
+    machine: {
+      cores: cpu.cores,
+      busyPct: cpu.machineBusyPct,
+      busyCpuSeconds: cpu.machineBusyCpuSeconds,
+      load1AtEnd: round(run.load1AtEnd),
+      maxLoad1: round(run.maxLoad1),
+    },
+    limitedBy: limitedBy(cpu, run.maxLoad1),
+    eventDriven: {
+      nextStageAfterJobDoneMs: sameNode,
+      nextNodeAfterNodeDoneMs: nextNode,
+      stageJobDurationMs: jobDuration,
+    },
+    writes: { operator: operatorWrites, wholeClusterPerNodeStage: clusterWrites },
+    targets,
+  };
+}

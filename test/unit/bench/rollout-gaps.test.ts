@@ -1,0 +1,44 @@
+/** The event-driven gaps of the rollout benchmarks, per SCR when several roll out at once. */
+import { describe, expect, it } from '@jest/globals';
+import { jobsBySkyhookNode, nextNodeGaps, nextStageGaps } from '../../../bench/rollout-gaps.js';
+import type { StageJob } from '../../../test/e2e/skyhook-cluster.js';
+
+const job = (skyhook: string, node: string, stage: string, seenAt: number, doneAt?: number): StageJob => ({
+  name: `${skyhook}-${node}-${stage}`,
+  uid: `${skyhook}-${node}-${stage}`,
+  node,
+  skyhook,
+  package: 'pkg',
+  stage,
+  failed: false,
+  succeeded: doneAt !== undefined,
+  seenAt,
+  doneAt,
+});
+
+describe('rollout gaps', () => {
+  const jobs = [
+    job('a', 'n1', 'apply', 0, 100),
+    job('a', 'n1', 'config', 110, 200),
+    job('a', 'n2', 'apply', 0, 100),
+    job('a', 'n2', 'config', 130, 250),
+    job('a', 'n3', 'apply', 215, 300),
+    // SCR b starts on n1 after a is done there: not a same-SCR stage gap.
+    job('b', 'n1', 'apply', 260, 350),
+    job('b', 'n1', 'config', 370),
+  ];
+  const grouped = jobsBySkyhookNode(jobs);
+
+  it('groups by SCR and node', () => {
+    expect([...grouped.keys()].sort()).toEqual(['a/n1', 'a/n2', 'a/n3', 'b/n1']);
+  });
+
+  it('measures the next stage of the same SCR on the same node', () => {
+    expect(nextStageGaps(grouped).sort((x, y) => x - y)).toEqual([10, 20, 30]);
+  });
+
+  it('measures a freed slot refilled per SCR, leaving out nodes not finished', () => {
+    // SCR a, budget 2: n1 finishes at 200, n3 (the third start) at 215; SCR b has no finished node.
+    expect(nextNodeGaps(grouped, 2, 2)).toEqual([15]);
+  });
+});
