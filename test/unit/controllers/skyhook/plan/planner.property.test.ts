@@ -315,3 +315,47 @@ describe('incremental planning', () => {
     );
   });
 });
+
+describe('plan cache', () => {
+  it('is never changed by the run it is given to (the planner stays pure)', () => {
+    fc.assert(
+      fc.property(historyArb, (h) => {
+        const w = historyWorld(h);
+        let cache: PlanCache | undefined = emptyPlanCache();
+        for (const round of h.rounds) {
+          for (const change of round.changes) applyChange(w, change);
+          const given = cache!;
+          const before = [...given.skyhooks].map(([name, entry]) => ({
+            name,
+            entry,
+            key: entry.key,
+            nodes: [...entry.nodes].map(([node, value]) => ({ node, value, fields: { ...value } })),
+          }));
+          const result = planNextActions({ ...plannerInput(w), cache: given });
+          const after = [...given.skyhooks].map(([name, entry]) => ({
+            name,
+            entry,
+            key: entry.key,
+            nodes: [...entry.nodes].map(([node, value]) => ({ node, value, fields: { ...value } })),
+          }));
+          expect(after.length).toBe(before.length);
+          after.forEach((scr, i) => {
+            expect(scr.entry).toBe(before[i]!.entry);
+            expect(scr.nodes.length).toBe(before[i]!.nodes.length);
+            scr.nodes.forEach((n, j) => {
+              expect(n.value).toBe(before[i]!.nodes[j]!.value);
+              for (const [field, value] of Object.entries(n.fields))
+                expect(value).toBe((before[i]!.nodes[j]!.fields as Record<string, unknown>)[field]);
+            });
+          });
+          cache = result.cache;
+          applyActions(w, result.actions);
+          w.ops = w.ops.map((op) => (op.phase === 'Running' ? { ...op, phase: 'Completed', finishedAt: w.now } : op));
+          w.now += round.advanceMs;
+        }
+        return true;
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
