@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   'rollout-1000x5': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-1000x5'),
   'rollout-5000': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-5000'),
   'memory-1000': async () => (await import('./memory.js')).memory,
+  planner: async () => (await import('./planner.js')).planner,
 };
 
 const DEFAULT = ['control-plane-start', 'rollout-100', 'memory-1000'];

@@ -6,7 +6,7 @@
  */
 import { say } from '../bench-cluster.js';
 import { SKYHOOK, until, withChaosCluster, type ChaosCluster, type ChaosSize } from './chaos-cluster.js';
-import { leftovers, judge, mirroredTaintLeft, type Fault, type Verdict } from './verdict.js';
+import { leftovers, judge, mirroredTaintLeft, rebootsOf, type Fault, type Verdict } from './verdict.js';
 
 export interface ScenarioRun {
   faults: Fault[];
@@ -62,7 +62,7 @@ export async function runScenario(name: string, scenario: Scenario, size: ChaosS
       clearInterval(progress);
     }
     const rolloutMs = Date.now() - started;
-    const { record, host } = cluster;
+    const { record } = cluster;
     const expected = run.expectedNodes ?? Array.from({ length: size.nodes }, (_, i) => `node-${i}`);
     const clean = (n: string): boolean =>
       leftovers(record.latest().get(n)!).length === 0 && !mirroredTaintLeft(record.latest().get(n)!);
@@ -72,9 +72,7 @@ export async function runScenario(name: string, scenario: Scenario, size: ChaosS
       violations.push(`completeNodes ${done.status?.completeNodes}, expected ${expected.length}/${expected.length}`);
     if (run.faults.length < run.planned)
       violations.push(`only ${run.faults.length} of ${run.planned} faults were injected before the rollout ended`);
-    const reboots = expected.map(
-      (node) => host.interrupts.filter((i) => i.node === node && i.rebootsNode && !i.failed).length,
-    );
+    const reboots = rebootsOf(record, expected);
     const notOnce = expected.map((node, i) => `${node} ×${reboots[i]}`).filter((_, i) => reboots[i] !== 1);
     if (notOnce.length) violations.push(`nodes rebooted other than once: ${notOnce.join(', ')}`);
     const all = [...violations, ...(run.violations ?? []), ...verdict.violations];

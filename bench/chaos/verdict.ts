@@ -66,6 +66,24 @@ export const MIRRORED_CORDON_TAINT = 'node.kubernetes.io/unschedulable:NoSchedul
 export const mirroredTaintLeft = (s: NodeSnapshot): boolean =>
   !s.deleted && !s.unschedulable && s.taints.includes(MIRRORED_CORDON_TAINT);
 
+/**
+ * How often each of `nodes` rebooted, as the API server saw it: the changes of its bootID in the
+ * recording. Not the simulated host's interrupt records: a reboot pod deleted after its reboot comes
+ * back and is recorded again without rebooting (the host's marker), and an interrupt whose status
+ * write failed (an API server restart) rebooted without a record of its own.
+ */
+export function rebootsOf(record: Pick<ClusterRecord, 'history'>, nodes: readonly string[]): number[] {
+  const bootIds = new Map<string, string>();
+  const reboots = new Map<string, number>();
+  for (const { node, bootId } of record.history) {
+    if (bootId === undefined) continue;
+    const before = bootIds.get(node);
+    if (before !== undefined && before !== bootId) reboots.set(node, (reboots.get(node) ?? 0) + 1);
+    bootIds.set(node, bootId);
+  }
+  return nodes.map((node) => reboots.get(node) ?? 0);
+}
+
 /** A change the operator makes (state, status, cordon), as opposed to reboots or heartbeats. */
 const operatorFields = (s: NodeSnapshot): string =>
   JSON.stringify([s.nodeState, s.status, s.unschedulable, s.cordonMarks]);

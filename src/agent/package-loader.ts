@@ -27,11 +27,15 @@ export function inspectPackage(packageDir: string, configPath = join(packageDir,
   return { config: schema.config, ...rules };
 }
 
+/** What the package's author does about it; the last line of the agent's log, so a log tail keeps it. */
+export const PACKAGE_FIX_HINT =
+  "fix the package's config.json (`skyhook agent validate <package dir>` lists every problem) and publish its image again; the failed stage is retried";
+
 export class PackageInvalidError extends Error {
   readonly problems: readonly string[];
 
   constructor(problems: readonly string[]) {
-    super(`invalid package:\n  ${problems.join('\n  ')}`);
+    super(`invalid package:\n  ${problems.join('\n  ')}\n${PACKAGE_FIX_HINT}`);
     this.problems = problems;
   }
 }

@@ -6,7 +6,7 @@
 import { Type, type Static } from 'typebox';
 import { EnvList } from './k8s-schemas.js';
 import { PACKAGE_VERSION_MAX_LENGTH, PACKAGE_VERSION_PATTERN } from './package-version.js';
-import { celRules, Duration, PositiveQuantity, StringEnum, StringMap } from './schema-helpers.js';
+import { type CelRule, celRules, Duration, PositiveQuantity, StringEnum, StringMap } from './schema-helpers.js';
 
 export const INTERRUPT_TYPES = ['service', 'reboot', 'noop', 'restartAllServices'] as const;
 export type InterruptType = (typeof INTERRUPT_TYPES)[number];
@@ -23,26 +23,42 @@ export const Interrupt = Type.Object({
 });
 export type Interrupt = Static<typeof Interrupt>;
 
+/** A quantity of a package's resources: at most 64 characters, which bounds the CEL rules below. */
+const ResourceQuantity = () => PositiveQuantity({ maxLength: RESOURCE_QUANTITY_MAX_LENGTH });
+export const RESOURCE_QUANTITY_MAX_LENGTH = 64;
+
+/** `limit >= request` in CEL, when both are set; int-or-string values are compared as quantities. */
+function limitNotBelowRequest(kind: 'cpu' | 'memory'): CelRule {
+  const [limit, request] = [`self.${kind}Limit`, `self.${kind}Request`];
+  return {
+    rule: `!has(${limit}) || !has(${request}) || quantity(string(${limit})).compareTo(quantity(string(${request}))) >= 0`,
+    message: `resources: ${kind}Limit is below ${kind}Request; raise the limit or lower the request`,
+    fieldPath: `.${kind}Limit`,
+  };
+}
+
 /**
- * Package resources: all four or none (a CEL rule), each above zero (by pattern). That each limit is
- * at least its request is checked by the controller, which reports an InvalidSpec condition: a CEL
- * rule parsing two int-or-string quantities per package exceeds the API server's cost budget. Tried
- * on Kubernetes 1.33 with `quantity(string(self.cpuLimit)).compareTo(quantity(string(self.cpuRequest))) >= 0`
- * (and isGreaterThan, and an isQuantity guard): "estimated rule cost exceeds budget by factor of
- * 8.1x", the same with maxLength 64 or 32 on the fields, since the estimator does not bound an
- * int-or-string's `string()` by maxLength (docs/bad-input.md).
+ * Package resources: all four or none, and each limit at least its request (CEL rules), each above
+ * zero (by pattern). The limit rules parse two int-or-string quantities per package; the API server
+ * bounds that cost by the fields' maxLength from Kubernetes 1.34 on (1.33 treated an int-or-string
+ * as the whole request's size and refused the rules as 8.1x over the budget, docs/bad-input.md).
+ * The controller still checks it too (spec-checks.ts), for SCRs stored before these rules.
  */
 export const PackageResources = Type.Object(
   {
-    cpuRequest: Type.Optional(PositiveQuantity()),
-    cpuLimit: Type.Optional(PositiveQuantity()),
-    memoryRequest: Type.Optional(PositiveQuantity()),
-    memoryLimit: Type.Optional(PositiveQuantity()),
+    cpuRequest: Type.Optional(ResourceQuantity()),
+    cpuLimit: Type.Optional(ResourceQuantity()),
+    memoryRequest: Type.Optional(ResourceQuantity()),
+    memoryLimit: Type.Optional(ResourceQuantity()),
   },
-  celRules({
-    rule: 'has(self.cpuRequest) == has(self.cpuLimit) && has(self.cpuRequest) == has(self.memoryRequest) && has(self.cpuRequest) == has(self.memoryLimit)',
-    message: 'resources: set all of cpuRequest, cpuLimit, memoryRequest and memoryLimit, or none of them',
-  }),
+  celRules(
+    {
+      rule: 'has(self.cpuRequest) == has(self.cpuLimit) && has(self.cpuRequest) == has(self.memoryRequest) && has(self.cpuRequest) == has(self.memoryLimit)',
+      message: 'resources: set all of cpuRequest, cpuLimit, memoryRequest and memoryLimit, or none of them',
+    },
+    limitNotBelowRequest('cpu'),
+    limitNotBelowRequest('memory'),
+  ),
 );
 
 /** The last path segment of the image (after the last `/`), so a registry port is not taken for a tag. */

@@ -1,9 +1,9 @@
 /**
  * The rules of a Skyhook spec that the API server cannot check with CEL: a dependency cycle, a
- * configInterrupts glob that matches no configMap key, and a resource limit below its request (CEL
- * could compare quantities, but not within the cost budget, see PackageResources), and the rules of
- * the objects derived from the spec (spec-checks-kube.ts). The controller
- * reports these as an InvalidSpec condition instead of acting on the SCR.
+ * configInterrupts glob that matches no configMap key, and the rules of the objects derived from
+ * the spec (spec-checks-kube.ts). A resource limit below its request is refused by the CRD's CEL
+ * rules now (PackageResources); it is still checked here for SCRs stored before those rules. The
+ * controller reports these as an InvalidSpec condition instead of acting on the SCR.
  */
 import type { Package, SkyhookSpec } from './skyhook.js';
 import { kubeObjectProblems } from './spec-checks-kube.js';

@@ -164,6 +164,15 @@ describe('valid documents', () => {
     ['build metadata', { version: '1.0.0+build.7' }],
     ['integer quantities', { resources: { cpuRequest: 1, cpuLimit: 2, memoryRequest: '64Mi', memoryLimit: '1Gi' } }],
     [
+      'limits equal to requests in other units (1 = 1000m, 1Gi = 1024Mi)',
+      { resources: { cpuRequest: '1000m', cpuLimit: 1, memoryRequest: '1024Mi', memoryLimit: '1Gi' } },
+    ],
+    [
+      'limits above requests across units (1Gi > 1G, 1.5 > 1200m)',
+      { resources: { cpuRequest: '1200m', cpuLimit: '1.5', memoryRequest: '1G', memoryLimit: '1Gi' } },
+    ],
+
+    [
       'a glob configInterrupt',
       { configMap: { 'a.conf': 'x' }, configInterrupts: { '*.conf': { type: 'service', services: ['containerd'] } } },
     ],
@@ -307,6 +316,28 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
     'a zero resource request',
     withPackage({ resources: { cpuRequest: '0', cpuLimit: '1', memoryRequest: '1Mi', memoryLimit: '1Mi' } }),
     ['spec.packages.tuning.resources.cpuRequest'],
+  ],
+  [
+    'a cpuLimit below its cpuRequest',
+    withPackage({ resources: { cpuRequest: '2', cpuLimit: '500m', memoryRequest: '1Mi', memoryLimit: '1Mi' } }),
+    ['spec.packages[tuning].resources.cpuLimit', 'cpuLimit is below cpuRequest; raise the limit or lower the request'],
+  ],
+  [
+    'a memoryLimit below its memoryRequest in other units (1Gi < 2G)',
+    withPackage({ resources: { cpuRequest: '1', cpuLimit: '1', memoryRequest: '2G', memoryLimit: '1Gi' } }),
+    ['spec.packages[tuning].resources.memoryLimit', 'memoryLimit is below memoryRequest'],
+  ],
+  [
+    'an integer cpuRequest above a string cpuLimit',
+    withPackage({ resources: { cpuRequest: 2, cpuLimit: '1500m', memoryRequest: '1Mi', memoryLimit: '1Mi' } }),
+    ['spec.packages[tuning].resources.cpuLimit', 'cpuLimit is below cpuRequest'],
+  ],
+  [
+    'a resource quantity longer than 64 characters',
+    withPackage({
+      resources: { cpuRequest: '1', cpuLimit: `1${'0'.repeat(64)}`, memoryRequest: '1Mi', memoryLimit: '1Mi' },
+    }),
+    ['spec.packages.tuning.resources.cpuLimit', 'may not be more than 64'],
   ],
   [
     'a configInterrupts key that is not a configMap key',
@@ -492,6 +523,11 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
     ['spec.interrupt', 'required for the interrupt stages'],
   ],
   ['a relative hostMountPath', nodeOp({ hostMountPath: 'host' }), ['spec.hostMountPath', 'should match']],
+  [
+    'a NodeOp memoryLimit below its memoryRequest',
+    nodeOp({ resources: { cpuRequest: '1', cpuLimit: '1', memoryRequest: '2Gi', memoryLimit: '1Gi' } }),
+    ['spec.resources.memoryLimit', 'memoryLimit is below memoryRequest'],
+  ],
   [
     'duplicate init step names',
     nodeOp({ initSteps: [{ name: 'copy' }, { name: 'copy' }] }),

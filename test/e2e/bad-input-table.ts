@@ -187,15 +187,6 @@ export const BAD_INPUT_ROWS: BadInputRow[] = [
     message: 'podNonInterruptLabels.matchExpressions[0].key: "app name" is not a valid label key',
   },
   {
-    id: 'limit-below-request',
-    category: 'spec the API server accepts',
-    input: 'cpuLimit below cpuRequest',
-    signal: 'Skyhook condition',
-    reason: 'InvalidSpec/InvalidSpec',
-    change: 'kept',
-    message: 'packages[pkg].resources: cpuLimit is below cpuRequest',
-  },
-  {
     id: 'depends-cycle',
     category: 'spec the API server accepts',
     input: 'dependsOn cycle',

@@ -192,11 +192,6 @@ beforeAll(async () => {
     scr('spec-podlabels', 'spec', {
       podNonInterruptLabels: { matchExpressions: [{ key: 'app name', operator: 'Exists' }] },
     }),
-    scr('spec-limits', 'spec', {
-      packages: {
-        pkg: { ...PKG, resources: { cpuRequest: '2', cpuLimit: '1', memoryRequest: '1Gi', memoryLimit: '1Gi' } },
-      },
-    }),
     scr('spec-cycle', 'spec', {
       packages: {
         first: { ...PKG, dependsOn: { second: '1.0.0' } },
@@ -274,7 +269,6 @@ describe('specs the API server accepts but Kubernetes would refuse to run: Inval
     ['spec-selkey', 'selector-key'],
     ['spec-selvalue', 'selector-value'],
     ['spec-podlabels', 'pod-labels-key'],
-    ['spec-limits', 'limit-below-request'],
     ['spec-cycle', 'depends-cycle'],
     ['spec-glob', 'glob-unmatched'],
     ['agentws', 'agent-image-space'],

@@ -4,13 +4,14 @@
  * process using the built agent and sentinel images. Real-node files run one at a time (a lock
  * across jest workers: each holds two root filesystems and kubelets on a 2-core machine).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { CHILD_LABELS } from '../../src/api/names.js';
 import { isAlive } from '../../src/sandbox/processes.js';
 import { startControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
-import { ensureImages, type ImageSet } from '../../src/sandbox/images/ensure-images.js';
+import { ensureImages, imageBuildah, type ImageSet } from '../../src/sandbox/images/ensure-images.js';
 import { startRealNodes, type RealNodeFleet } from '../../src/sandbox/real-node/real-nodes.js';
 import type { RealNode } from '../../src/sandbox/real-node/real-node.js';
 import {
@@ -140,4 +141,34 @@ export async function stageLogs(h: SkyhookHarness, skyhook: string, node: string
     }
   }
   return logs;
+}
+
+/**
+ * A package image made from the shellscript package's image with `files` over /skyhook-package
+ * (e.g. a broken config.json; none: the package unchanged), tagged `ref` and put on `node` as a
+ * registry pull would: what a package author publishes, for nodes without a registry.
+ */
+export async function publishPackageImage(
+  h: RealHarness,
+  node: string,
+  ref: string,
+  files: Record<string, string>,
+): Promise<void> {
+  const base = h.images.archives[h.images.images.findIndex((image) => image.ref === h.images.packageImage)];
+  if (!base) throw new Error(`no archive of ${h.images.packageImage} in the image set`);
+  const work = mkdtempSync(join(tmpdir(), 'skyhook-package-image-'));
+  try {
+    const staging = join(work, 'files');
+    mkdirSync(staging);
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(staging, name), content);
+    // The image build's own storage (buildah locks it); the archive pins exactly the set's image.
+    const buildah = imageBuildah();
+    const container = await buildah.from(`docker-archive:${base}`);
+    await buildah.copy(container, staging, '/skyhook-package');
+    const id = await buildah.commit(container, ref);
+    await buildah.exportArchive(id, ref, join(work, 'image.tar'));
+    await h.node(node).importImage(join(work, 'image.tar'));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }

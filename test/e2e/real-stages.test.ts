@@ -6,7 +6,9 @@
  *     comes back with a new boot ID (its kubelet and containerd restarted), post-interrupt runs
  *     after, no stage runs twice, and the node is uncordoned;
  *   - a failing package step: its log tail is in the Skyhook's Event, the node is erroring, and
- *     fixing the SCR recovers it.
+ *     fixing the SCR recovers it;
+ *   - a package image whose config.json is invalid: the Event names config.json, the problem and the
+ *     fix, no state on the node is lost, and publishing the fixed image recovers it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
@@ -28,11 +30,13 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { getJson, waitForList } from '../../src/kube/wait.js';
+import { PACKAGE_FIX_HINT } from '../../src/agent/package-loader.js';
 import { recordNodeTimeline } from './node-timeline.js';
 import {
   createGroupSkyhook,
   GROUP_LABEL,
   NAMESPACE,
+  publishPackageImage,
   recordStageJobs,
   reportedBootId,
   setSkyhookPackages,
@@ -294,4 +298,64 @@ describe('a failing package step on a real node', () => {
     expect(fixed.status?.nodeStatus?.[NODE]).toBe('complete');
     expect(readFileSync(join(h.node(NODE).rootDir, 'skyhook-hugepages'), 'utf8')).toBe('fixed\n');
   }, 360_000);
+});
+
+describe('a package image whose config.json is invalid, on a real node', () => {
+  it('fails the stage naming config.json, its problem and the fix, loses no node state, and recovers when the image is fixed', async () => {
+    const image = 'registry.invalid/team/broken-config';
+    // What a package author may push: config.json cut off mid-object.
+    await publishPackageImage(h, NODE, `${image}:1.0.0`, { 'config.json': '{"schema_version": "v1", "modes": {' });
+    const stateOf = async (): Promise<Record<string, string>> =>
+      Object.fromEntries(
+        Object.entries((await h.core.readNode({ name: NODE })).metadata?.annotations ?? {}).filter(([key]) =>
+          key.startsWith(nodeAnnotations.nodeState('')),
+        ),
+      );
+    const before = await stateOf();
+    const jobs = await recordStageJobs(h);
+    await createGroupSkyhook(h, 'badconfig', GROUP, {
+      packages: {
+        good: { version: '1.1.0', image: IMAGE, configMap: { 'apply.sh': 'echo good >> /skyhook-badconfig-good' } },
+        broken: { version: '1.0.0', image, configMap: { 'apply.sh': 'echo fixed > /skyhook-badconfig' } },
+      },
+    });
+    const failed = (e: CoreV1Event) => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === 'badconfig';
+    const events = await waitForList<CoreV1Event>(
+      h.cp.kubeConfig,
+      '/api/v1/events',
+      (all) => all.some(failed),
+      120_000,
+      'StageFailed event on the SCR',
+    );
+    const message = events.find(failed)!.message ?? '';
+    expect(message).toContain(
+      `Package [broken:1.0.0] stage [apply] failed on node [${NODE}]: container broken-apply exited with code 1`,
+    );
+    // The problem (which file, what is wrong with it) and the fix, as the agent said them.
+    expect(message).toMatch(
+      /ERROR:root:invalid package: \| +\S*\/config\.json: Expected property name or '\}' in JSON/,
+    );
+    expect(message).toContain(PACKAGE_FIX_HINT);
+    await waitForSkyhook(h, 'badconfig', (s) => s.status?.nodeStatus?.[NODE] === 'erroring', 60_000);
+    // Nothing the node had recorded for other Skyhooks changed.
+    const during = await stateOf();
+    for (const [key, value] of Object.entries(before)) expect(during[key]).toBe(value);
+
+    // The author publishes the fixed image under the same tag; the stage's retry picks it up.
+    await publishPackageImage(h, NODE, `${image}:1.0.0`, {});
+    const fixed = await waitForSkyhook(h, 'badconfig', (s) => s.status?.status === 'complete', 180_000);
+    await jobs.stop();
+    expect(fixed.status?.nodeStatus?.[NODE]).toBe('complete');
+    expect(readFileSync(join(h.node(NODE).rootDir, 'skyhook-badconfig'), 'utf8')).toBe('fixed\n');
+    // The other package ran each stage once: its progress was kept through this one's failure.
+    expect(readFileSync(join(h.node(NODE).rootDir, 'skyhook-badconfig-good'), 'utf8')).toBe('good\n');
+    const good = [...jobs.jobs.values()].filter((j) => j.skyhook === 'badconfig' && j.package.startsWith('good'));
+    expect(good.map((j) => j.stage).sort()).toEqual(['apply', 'config']);
+    const after = await stateOf();
+    for (const [key, value] of Object.entries(before)) expect(after[key]).toBe(value);
+    expect(parseNodeState(after[nodeAnnotations.nodeState('badconfig')] ?? '{}')).toMatchObject({
+      'good|1.1.0': { state: 'complete' },
+      'broken|1.0.0': { state: 'complete' },
+    });
+  }, 240_000);
 });

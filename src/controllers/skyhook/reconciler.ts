@@ -15,12 +15,13 @@ import { ignoreNotFound } from '../../kube/writes.js';
 import type { ReconcileResult } from '../../kube/queue.js';
 import { deleteStaleNodeMetadata, NODE_METADATA_KIND } from './write/node-metadata-writes.js';
 import { clearSkyhookFromNode, hasSkyhookTraces } from './write/node-writes.js';
-import { stageOpSummaries } from './views/op-summary.js';
+import { StageOpSummaryMemo } from './views/op-summary.js';
 import { configMapsOf, packageConfigMapData, staleConfigMaps } from './build/package-configmaps.js';
 import { anyPodBarrier, podViewsByNode } from './views/node-pods.js';
-import { nodeViewOf } from './views/node-view.js';
-import { planNextActions } from './plan/planner.js';
-import type { NodeView, PlannerInput, SetSkyhookStatus } from './plan/planner-types.js';
+import { NodeViewMemo } from './views/node-view.js';
+import { emptyPlanCache, type PlanCache } from './plan/plan-cache.js';
+import { planNextActions, type PlanRunInput } from './plan/planner.js';
+import type { NodeView, SetSkyhookStatus } from './plan/planner-types.js';
 import { applyActions } from './write/apply-actions.js';
 import { evaluateHealthGates, gateRecheckMs } from './views/health-gates/evaluate.js';
 import { earliest } from './plan/pass-advance.js';
@@ -40,6 +41,10 @@ const CACHE_CATCH_UP_RECHECK_MS = 2_000;
 export class SkyhookReconciler {
   /** Progress-only status changes are batched (status-write-pacing.ts). */
   private readonly statusPacing = new StatusWritePacing();
+  /** Incremental planning (plan/plan-cache.ts): the planner's per-node results and the views they key on. */
+  private planCache: PlanCache = emptyPlanCache();
+  private readonly nodeViewMemo = new NodeViewMemo();
+  private readonly opSummaries = new StageOpSummaryMemo();
   /** Health gates' Prometheus answers, shared by every reconcile (briefly cached). */
   private readonly prometheus = new PrometheusGate();
 
@@ -115,6 +120,7 @@ export class SkyhookReconciler {
     }
 
     const plan = planNextActions(await this.plannerInput(key));
+    if (plan.cache) this.planCache = plan.cache;
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
     const statusWrite = pacedStatusWrite(
@@ -142,7 +148,7 @@ export class SkyhookReconciler {
     return statusWrite.requeueAfterMs === undefined ? undefined : { requeueAfterMs: statusWrite.requeueAfterMs };
   }
 
-  private async plannerInput(only: string): Promise<PlannerInput> {
+  private async plannerInput(only: string): Promise<PlanRunInput> {
     const { caches, settings } = this.io;
     const namespace = settings.namespace;
     const skyhooks = caches.skyhooks.list().filter((scr) => !scr.metadata.deletionTimestamp);
@@ -163,7 +169,7 @@ export class SkyhookReconciler {
         packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, nameOf(scr))),
       })),
       nodes: this.nodeViews(skyhooks),
-      stageOps: stageOpSummaries(caches.nodeOps.list(namespace), skyhooks, namespace),
+      stageOps: this.opSummaries.of(caches.nodeOps.list(namespace), skyhooks, namespace),
       settings: {
         operatorVersion: settings.operatorVersion,
         defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds,
@@ -174,6 +180,8 @@ export class SkyhookReconciler {
       ...(healthGates ? { healthGates } : {}),
       disruptionBudgets: caches.disruptionBudgets?.list() ?? [],
       only,
+      // Incremental planning: a stale cache (another key's reconcile wrote one meanwhile) is only less useful.
+      cache: this.planCache,
     };
   }
 
@@ -205,11 +213,11 @@ export class SkyhookReconciler {
    */
   private nodeViews(skyhooks: Skyhook[]): NodeView[] {
     const { caches } = this.io;
-    const views = caches.nodes.list().map(nodeViewOf);
+    const nodes = caches.nodes.list();
     const barrier = anyPodBarrier(skyhooks);
-    return views.map((view) => {
-      const on = podViewsByNode(caches.pods.byIndex(PODS_BY_NODE, view.name), !barrier).get(view.name);
-      return barrier || on !== undefined ? { ...view, pods: on ?? [] } : view;
+    return this.nodeViewMemo.viewsWithPods(nodes, (name) => {
+      const on = podViewsByNode(caches.pods.byIndex(PODS_BY_NODE, name), !barrier).get(name);
+      return barrier || on !== undefined ? (on ?? []) : undefined;
     });
   }
 

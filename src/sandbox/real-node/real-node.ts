@@ -6,10 +6,11 @@
  * again with a new boot ID; the disk (root filesystem) persists, /run does not.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Logger } from 'pino';
 import { SANDBOX_NAMES } from '../../api/names.js';
+import { runCommand } from '../images/run-command.js';
 import { isAlive, startComponent, stopComponent, type Component } from '../processes.js';
 import { startApiRelay, type ApiRelay } from './api-relay.js';
 import {
@@ -57,6 +58,11 @@ export interface RealNode {
   stop(options?: { keepDir?: boolean }): Promise<void>;
   /** What stop() undoes, synchronously, for process-exit hooks: kills the node and frees its resources. */
   destroyNow(): void;
+  /**
+   * Imports a docker-archive into the running node's containerd, where a pull from a registry would
+   * have put it (the nodes have no registry): for images made after the node's root filesystem.
+   */
+  importImage(archive: string): Promise<void>;
 }
 
 function sleepSync(ms: number): void {
@@ -141,6 +147,7 @@ function realNodeHandle(run: NodeRun): RealNode {
       return run.crashed;
     },
     destroyNow,
+    importImage: (archive) => importIntoNode(run, archive),
     async stop(options = {}) {
       run.stopping = true;
       if (run.current) await stopComponent(run.current, 0); // SIGKILL: unshare ignores SIGTERM; the node's PID 1 takes everything with it
@@ -221,4 +228,34 @@ function bootLoop(spec: RealNodeSpec, run: NodeRun): () => void {
     });
   };
   return boot;
+}
+
+/**
+ * `ctr images import` inside the node's mount namespace (its `/`, its containerd socket), entered
+ * through its PID 1: the child of the `unshare --fork` the supervisor started. The archive goes
+ * through the node's /run/host, which is the node directory's host/ on the machine.
+ */
+async function importIntoNode(run: NodeRun, archive: string): Promise<void> {
+  const unshare = run.current?.pid;
+  if (unshare === undefined || !isAlive(unshare)) throw new Error(`real node ${run.name} is not running`);
+  const init = readFileSync(`/proc/${unshare}/task/${unshare}/children`, 'utf8').trim().split(/\s+/)[0];
+  if (!init) throw new Error(`real node ${run.name} has no PID 1 yet`);
+  const name = `import-${process.pid}-${basename(archive)}`;
+  copyFileSync(archive, join(run.dir, 'host', name));
+  try {
+    await runCommand('nsenter', [
+      '-t',
+      init,
+      '-m',
+      '--',
+      'ctr',
+      '--namespace',
+      'k8s.io',
+      'images',
+      'import',
+      `/run/host/${name}`,
+    ]);
+  } finally {
+    rmSync(join(run.dir, 'host', name), { force: true });
+  }
 }

@@ -18,6 +18,7 @@ import { selectorMatches } from '../../../api/label-selector.js';
 import type { NodeView } from './planner-types.js';
 import type { ConditionValue } from './skyhook-status.js';
 import { nameOf } from '../../../api/object-meta.js';
+import { memo, type SkyhookCacheRun } from './plan-cache.js';
 
 export interface InputWarning {
   /** CamelCase, the condition's reason when it is the only kind of warning. */
@@ -33,6 +34,20 @@ export interface InputWarningsInput {
   targeted: NodeView[];
   compartments: Compartment[];
   policy?: DeploymentPolicy;
+  /** The SCR's per-node cache (plan-cache.ts): a node's own facts are read again only when it changed. */
+  cache?: SkyhookCacheRun;
+}
+
+/** What a node itself says that the warnings read: its ignore label's value, the SCRs its cordon claims name. */
+interface NodeFacts {
+  ignoreValue?: string;
+  claimKeys: string[];
+}
+
+function nodeFacts(node: NodeView): NodeFacts {
+  const claimKeys = Object.keys(node.annotations).filter((key) => key.startsWith(NODE_ANNOTATION_PREFIXES.cordon));
+  const ignoreValue = node.labels[IGNORE_NODE_LABEL];
+  return ignoreValue === undefined ? { claimKeys } : { ignoreValue, claimKeys };
 }
 
 const NODES_SHOWN = 5;
@@ -62,7 +77,7 @@ function annotationWarnings(skyhook: Skyhook): InputWarning[] {
     }));
 }
 
-function nodeWarnings({ skyhooks, targeted }: InputWarningsInput): InputWarning[] {
+function nodeWarnings({ skyhooks, targeted, cache }: InputWarningsInput): InputWarning[] {
   const warnings: InputWarning[] = [];
   if (targeted.length === 0) {
     warnings.push({
@@ -71,9 +86,10 @@ function nodeWarnings({ skyhooks, targeted }: InputWarningsInput): InputWarning[
         'spec.nodeSelectors matches no node, so nothing will be installed; check it against `kubectl get nodes --show-labels`',
     });
   }
+  const facts = targeted.map((node) => memo(cache, node.name, 'nodeFacts', [node], () => nodeFacts(node)));
   const byValue = new Map<string, string[]>();
-  for (const node of targeted) {
-    const value = node.labels[IGNORE_NODE_LABEL];
+  for (const [i, node] of targeted.entries()) {
+    const value = facts[i]!.ignoreValue;
     if (value !== undefined && value !== 'true' && value !== 'false')
       byValue.set(value, [...(byValue.get(value) ?? []), node.name]);
   }
@@ -86,9 +102,8 @@ function nodeWarnings({ skyhooks, targeted }: InputWarningsInput): InputWarning[
   // A cordon claim of an SCR that does not exist keeps the node from ever being uncordoned by the SCRs that do.
   const known = new Set(skyhooks.map((scr) => nameOf(scr)));
   const stale = new Map<string, string[]>();
-  for (const node of targeted) {
-    for (const key of Object.keys(node.annotations)) {
-      if (!key.startsWith(NODE_ANNOTATION_PREFIXES.cordon)) continue;
+  for (const [i, node] of targeted.entries()) {
+    for (const key of facts[i]!.claimKeys) {
       const owner = key.slice(NODE_ANNOTATION_PREFIXES.cordon.length);
       if (!known.has(owner)) stale.set(key, [...(stale.get(key) ?? []), node.name]);
     }

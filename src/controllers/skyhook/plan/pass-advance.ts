@@ -123,8 +123,13 @@ export function advanceAdmittedNodes(
   // Nodes held by their pods go last, so whatever they take (a cordon, a cluster budget's slot) goes
   // to the nodes that can proceed first; their works keep their place.
   const works: NodeWork[] = [];
-  const last = (index: number): number => (admission.podHolds.has(decided.works[index]!.node.name) ? 1 : 0);
-  const order = decided.works.map((_, index) => index).sort((a, b) => last(a) - last(b) || a - b);
+  // A stable partition (sorting 5000 indices by a comparator was a tenth of an incremental pass).
+  const order: number[] = [];
+  const held: number[] = [];
+  for (const [index, work] of decided.works.entries()) {
+    (admission.podHolds.has(work.node.name) ? held : order).push(index);
+  }
+  order.push(...held);
   for (const index of order) {
     const decidedWork = decided.works[index]!;
     const plan = decided.plans[index]!;
@@ -193,7 +198,7 @@ function flowInput(
     plan,
     configUpdates,
     ops: work.ops,
-    otherLiveOps: pass.stageOps.filter((op) => op.skyhook !== name && op.node === work.node.name && isLive(op)),
+    otherLiveOps: pass.opIndex.allOnNode(work.node.name).filter((op) => op.skyhook !== name && isLive(op)),
     ...(windows.open ? {} : { windowHold: windows.hold }),
   };
 }

@@ -16,7 +16,8 @@ import {
   recordRunningStages,
   type NodeWork,
 } from './node-work.js';
-import type { DeleteStageOp, PlannerEvent, UpsertPackageConfigMap } from './planner-types.js';
+import type { DecidedNode, RefreshedNode } from './plan-cache.js';
+import type { DeleteStageOp, NodeView, PlannerEvent, StageOpSummary, UpsertPackageConfigMap } from './planner-types.js';
 import { blockedReason, type SkyhookPass } from './skyhook-pass.js';
 import { planNodePackages, type NodePackagesPlan } from './stage-machine.js';
 import { applyVersionChanges, startConfigCycle } from './state-transitions.js';
@@ -40,36 +41,50 @@ export function untargetedOpDeletes(pass: SkyhookPass): DeleteStageOp[] {
 }
 
 export function refreshNodes(pass: SkyhookPass): RefreshedNodes {
-  const { name, spec } = pass;
   const events: PlannerEvent[] = [];
   const configUpdates: Record<string, string[]> = { ...(pass.scr.status?.configUpdates ?? {}) };
   let versionChanged = false;
   const works = pass.targeted.map((node): NodeWork => {
-    const record = readNodeSkyhookRecord(node, name);
-    const recordedUids = recordedOpUids(node, name);
-    const ops = pass.ops
-      .filter((op) => op.node === node.name)
-      .map((op) => (recordedUids.has(op.uid) ? { ...op, recorded: true } : op));
-    const work: NodeWork = { node, record, state: record.state, ops, recorded: [], recordedUids };
-    if (record.malformed) return work;
-    // The state below is the operator's copy; this pass writes it back over the unreadable one.
-    if (record.restored)
-      events.push({
-        kind: 'event',
-        involved: { kind: 'Node', name: node.name },
-        type: 'Warning',
-        reason: 'NodeStateRestored',
-        message: `${record.restored.message}; restored from ${nodeAnnotations.nodeStateCopy(name)}, the copy the operator keeps`,
-      });
-    const outcomes = absorbOpOutcomes(work);
-    events.push(...outcomes.events);
-    if (pass.frozen) return { ...work, state: outcomes.state, recorded: outcomes.recorded };
-    const change = applyVersionChanges(outcomes.state, spec.packages);
-    for (const pkg of change.changedPackages) delete configUpdates[pkg];
-    versionChanged ||= change.changedPackages.length > 0;
-    return { ...work, state: releaseOrphanedSkips(change.state, ops), recorded: outcomes.recorded };
+    const ops = pass.opIndex.onNode(pass.name, node.name);
+    const refreshed = pass.cache
+      ? pass.cache.refresh(node, ops, () => refreshNode(pass, node, ops))
+      : refreshNode(pass, node, ops);
+    events.push(...refreshed.events);
+    for (const pkg of refreshed.changedPackages) delete configUpdates[pkg];
+    versionChanged ||= refreshed.changedPackages.length > 0;
+    return refreshed.work;
   });
   return { works, configUpdates, versionChanged, events };
+}
+
+/** One node's record with its ops' outcomes and the spec's version changes in (cached: plan-cache.ts). */
+function refreshNode(pass: SkyhookPass, node: NodeView, nodeOps: readonly StageOpSummary[]): RefreshedNode {
+  const { name, spec } = pass;
+  const events: PlannerEvent[] = [];
+  const record = readNodeSkyhookRecord(node, name);
+  const recordedUids = recordedOpUids(node, name);
+  const ops = nodeOps.map((op) => (recordedUids.has(op.uid) ? { ...op, recorded: true } : op));
+  const work: NodeWork = { node, record, state: record.state, ops, recorded: [], recordedUids };
+  if (record.malformed) return { work, events, changedPackages: [] };
+  // The state below is the operator's copy; this pass writes it back over the unreadable one.
+  if (record.restored)
+    events.push({
+      kind: 'event',
+      involved: { kind: 'Node', name: node.name },
+      type: 'Warning',
+      reason: 'NodeStateRestored',
+      message: `${record.restored.message}; restored from ${nodeAnnotations.nodeStateCopy(name)}, the copy the operator keeps`,
+    });
+  const outcomes = absorbOpOutcomes(work);
+  events.push(...outcomes.events);
+  if (pass.frozen)
+    return { work: { ...work, state: outcomes.state, recorded: outcomes.recorded }, events, changedPackages: [] };
+  const change = applyVersionChanges(outcomes.state, spec.packages);
+  return {
+    work: { ...work, state: releaseOrphanedSkips(change.state, ops), recorded: outcomes.recorded },
+    events,
+    changedPackages: change.changedPackages,
+  };
 }
 
 export interface ConfigCycles {
@@ -123,29 +138,45 @@ export interface DecidedNodes {
 }
 
 export function decideStatuses(pass: SkyhookPass, cycles: ConfigCycles): DecidedNodes {
-  const { settings } = pass;
   const nodeStatus: Record<string, SkyhookStatusValue> = {};
   const plans: NodePackagesPlan[] = [];
   const gates = new Map<string, GateDecision>();
-  const works = cycles.works.map((work) => {
-    const plan = planNodePackages({
-      packages: pass.spec.packages,
-      state: work.state,
-      configUpdates: cycles.configUpdates,
-      ops: work.ops,
-      now: pass.now,
-      retry: { baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs },
-    });
-    plans.push(plan);
-    nodeStatus[work.node.name] = statusBeforeAdmission(pass, work, plan);
-    if (nodeStatus[work.node.name] === 'complete') {
-      const gate = gateDecision(pass, work);
-      gates.set(work.node.name, gate);
-      nodeStatus[work.node.name] = gate.status;
+  const configKey = pass.cache ? JSON.stringify(cycles.configUpdates) : '';
+  const works = cycles.works.map((from) => {
+    const compute = (): DecidedNode => decideNode(pass, from, cycles.configUpdates, configKey);
+    const decided = pass.cache ? pass.cache.decide(from, configKey, compute) : compute();
+    plans.push(decided.plan);
+    nodeStatus[from.node.name] = decided.status;
+    // Health gates wait with timeouts (`now`): decided afresh on every pass, never cached.
+    if (decided.status === 'complete') {
+      const gate = gateDecision(pass, from);
+      gates.set(from.node.name, gate);
+      nodeStatus[from.node.name] = gate.status;
     }
-    return work.record.malformed ? work : { ...work, state: recordRunningStages(work.state, plan) };
+    return decided.work;
   });
   return { works, plans, nodeStatus, gates };
+}
+
+/** One node's stage plan and status before admission and health gates. */
+function decideNode(
+  pass: SkyhookPass,
+  work: NodeWork,
+  configUpdates: Record<string, string[]>,
+  configKey: string,
+): DecidedNode {
+  const { settings } = pass;
+  const plan = planNodePackages({
+    packages: pass.spec.packages,
+    state: work.state,
+    configUpdates,
+    ops: work.ops,
+    now: pass.now,
+    retry: { baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs },
+  });
+  const status = statusBeforeAdmission(pass, work, plan);
+  const decided = work.record.malformed ? work : { ...work, state: recordRunningStages(work.state, plan) };
+  return { from: work, configKey, plan, status, work: decided };
 }
 
 /** A node done with its packages passes the policy's health gates before it counts as complete. */

@@ -65,6 +65,7 @@ export function scrStatus(
         targeted: pass.targeted,
         compartments: outcome.rollout.compartments,
         ...(policy ? { policy } : {}),
+        ...(pass.cache ? { cache: pass.cache } : {}),
       }),
     ),
     compartmentStatuses: compartmentStatuses(

@@ -18,6 +18,7 @@ import type {
 } from './planner-types.js';
 import type { NodeWrite } from './action-order.js';
 import { podWait } from './non-interrupt-wait.js';
+import { memo } from './plan-cache.js';
 import type { SkyhookPass } from './skyhook-pass.js';
 import type { GateDecision } from './health-gate-plan.js';
 
@@ -113,30 +114,60 @@ export function writeBack(
   earlierEvents: PlannerEvent[],
   gates: ReadonlyMap<string, GateDecision> = new Map(),
 ): NodeWriteBack {
-  const { name, settings } = pass;
   const out: NodeWriteBack = { nodeWrites: [], slotTakers: [], events: [...earlierEvents] };
   for (const work of works) {
     const status = nodeStatus[work.node.name]!;
-    const writes = takesSlot(status) && !takesSlot(work.record.status) ? out.slotTakers : out.nodeWrites;
-    const garbled = garbledNodeRecords(work.node, name);
-    if (!work.record.malformed) writes.push(...stateWrites(pass, work, garbled.recordedOps));
-    const rewritten = [
-      ...garbled.status,
-      ...(garbled.recordedOps ? [`annotation ${nodeAnnotations.recordedOps(name)}`] : []),
-    ];
-    if (rewritten.length > 0) out.events.push(garbledRecordsEvent(work.node.name, name, rewritten));
-    if (status === work.record.status && work.record.version === settings.operatorVersion && rewritten.length === 0)
-      continue;
-    writes.push({
-      kind: 'setNodeStatus',
-      node: work.node.name,
-      skyhook: name,
-      status,
-      operatorVersion: settings.operatorVersion,
-      conditions: nodeSkyhookConditions(name, status === 'complete', work.state, gates.get(work.node.name)?.failure),
-    });
-    if (status === 'complete' && work.record.status !== 'complete') out.events = withCompletion(out.events, work, name);
+    const failure = gates.get(work.node.name)?.failure;
+    // Unchanged node, status and gate failure: the same writes as last pass (plan-cache.ts).
+    const node = memo(pass.cache, work.node.name, 'writeBack', [work, status, failure], () =>
+      nodeWriteBack(pass, work, status, failure),
+    );
+    (node.slotTaker ? out.slotTakers : out.nodeWrites).push(...node.writes);
+    if (node.garbled) out.events.push(node.garbled);
+    if (node.completes) out.events = withCompletion(out.events, work, pass.name);
   }
+  return out;
+}
+
+interface NodeWriteOutcome {
+  slotTaker: boolean;
+  writes: NodeWrite[];
+  garbled?: PlannerEvent;
+  /** The node completes with this pass: its completion Event is added to the pass's. */
+  completes: boolean;
+}
+
+function nodeWriteBack(
+  pass: SkyhookPass,
+  work: NodeWork,
+  status: SkyhookStatusValue,
+  failure: string | undefined,
+): NodeWriteOutcome {
+  const { name, settings } = pass;
+  const writes: NodeWrite[] = [];
+  const garbled = garbledNodeRecords(work.node, name);
+  if (!work.record.malformed) writes.push(...stateWrites(pass, work, garbled.recordedOps));
+  const rewritten = [
+    ...garbled.status,
+    ...(garbled.recordedOps ? [`annotation ${nodeAnnotations.recordedOps(name)}`] : []),
+  ];
+  const out: NodeWriteOutcome = {
+    slotTaker: takesSlot(status) && !takesSlot(work.record.status),
+    writes,
+    completes: false,
+  };
+  if (rewritten.length > 0) out.garbled = garbledRecordsEvent(work.node.name, name, rewritten);
+  if (status === work.record.status && work.record.version === settings.operatorVersion && rewritten.length === 0)
+    return out;
+  writes.push({
+    kind: 'setNodeStatus',
+    node: work.node.name,
+    skyhook: name,
+    status,
+    operatorVersion: settings.operatorVersion,
+    conditions: nodeSkyhookConditions(name, status === 'complete', work.state, failure),
+  });
+  out.completes = status === 'complete' && work.record.status !== 'complete';
   return out;
 }
 

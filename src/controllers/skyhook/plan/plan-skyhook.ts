@@ -23,6 +23,18 @@ export interface SkyhookPlan {
   requeueAfterMs?: number;
 }
 
+/**
+ * Which targeted nodes the SCR has complete, without planning it: what a later SCR's priority gate
+ * and the runtime-required taint need of an earlier one. Only the per-node phases run (cached:
+ * plan-cache.ts); later phases never make a node complete nor take that away (only `waiting` nodes
+ * are admitted, and they become in_progress or erroring), so the complete nodes are a full plan's.
+ * Not for a run with cluster budgets: there every SCR's admission draws on the shared ledger.
+ */
+export function skyhookCompletion(input: SkyhookPlanInput): Record<string, SkyhookStatusValue> {
+  const pass = skyhookPass(input);
+  return decideStatuses(pass, runConfigCycles(pass, refreshNodes(pass))).nodeStatus;
+}
+
 export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
   const pass = skyhookPass(input);
   const refreshed = refreshNodes(pass);

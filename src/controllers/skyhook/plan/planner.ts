@@ -9,12 +9,29 @@ import type { Skyhook } from '../../../api/skyhook.js';
 import { readNodeSkyhookRecord, type SkyhookStatusValue } from '../../../api/node-state.js';
 import { planAutoTaints, planRuntimeRequiredRelease } from './runtime-required.js';
 import { PriorityGates } from './priority-gates.js';
-import { planSkyhook } from './plan-skyhook.js';
+import { planSkyhook, skyhookCompletion, type SkyhookPlan } from './plan-skyhook.js';
+import { OpIndex } from './op-index.js';
+import { PlanCacheRun, type PlanCache } from './plan-cache.js';
 import { DEFAULT_PLANNER_SETTINGS, type PlannerAction, type PlannerInput, type PlanResult } from './planner-types.js';
 import { nameOf } from '../../../api/object-meta.js';
 import { DisruptionLedger } from '../../disruption/budget-rules.js';
 
-export function planNextActions(input: PlannerInput): PlanResult {
+/**
+ * A run's input with the cache of incremental planning (plan-cache.ts): what the previous run
+ * returned, or `emptyPlanCache()` at first. Per-node results are reused where their inputs are
+ * unchanged, and SCRs before `only` give only their complete nodes. Without a cache everything is
+ * planned afresh; the actions are the same (planner.property.test.ts).
+ */
+export interface PlanRunInput extends PlannerInput {
+  cache?: PlanCache;
+}
+
+/** With an input cache, the cache to pass to the next run (the caller keeps it; the planner keeps no state). */
+export interface PlanRunResult extends PlanResult {
+  cache?: PlanCache;
+}
+
+export function planNextActions(input: PlanRunInput): PlanRunResult {
   const settings = { ...DEFAULT_PLANNER_SETTINGS, ...input.settings };
   const gates = new PriorityGates();
   const actions: PlannerAction[] = [];
@@ -26,8 +43,12 @@ export function planNextActions(input: PlannerInput): PlanResult {
   const planned = new Map<string, Record<string, SkyhookStatusValue>>();
   // One ledger for the whole run: SCRs draw cluster-budget slots from it in priority order.
   const ledger = new DisruptionLedger(input.disruptionBudgets ?? [], input.nodes);
+  const opIndex = new OpIndex(input.stageOps);
+  // With a cache (even an empty one) the run is incremental; without one, everything is planned afresh.
+  const caches = input.cache ? new PlanCacheRun(input.cache) : undefined;
   for (const skyhook of [...input.skyhooks].sort((a, b) => comparePriority(a.skyhook, b.skyhook))) {
-    const plan = planSkyhook({
+    const name = nameOf(skyhook.skyhook);
+    const skyhookInput = {
       skyhook,
       nodes: input.nodes,
       stageOps: input.stageOps,
@@ -39,8 +60,14 @@ export function planNextActions(input: PlannerInput): PlanResult {
       ...(input.disruptionBudgets ? { budgets: input.disruptionBudgets } : {}),
       ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}),
       ...(input.healthGates ? { healthGates: input.healthGates } : {}),
-    });
-    const name = nameOf(skyhook.skyhook);
+      opIndex,
+      ...(caches ? { caches } : {}),
+    };
+    // An SCR before `only` gives only which nodes it has complete, unless cluster budgets share slots.
+    const plan: SkyhookPlan =
+      caches !== undefined && input.only !== undefined && input.only !== name && ledger.empty
+        ? { actions: [], nodeStatus: skyhookCompletion(skyhookInput) }
+        : planSkyhook(skyhookInput);
     planned.set(name, plan.nodeStatus);
     const wanted = input.only === undefined || input.only === name;
     if (wanted) actions.push(...plan.actions);
@@ -62,7 +89,10 @@ export function planNextActions(input: PlannerInput): PlanResult {
       ...(input.only !== undefined ? { only: input.only } : {}),
     }),
   );
-  return requeueAfterMs === undefined ? { actions } : { actions, requeueAfterMs: Math.max(0, requeueAfterMs) };
+  const result: PlanRunResult =
+    requeueAfterMs === undefined ? { actions } : { actions, requeueAfterMs: Math.max(0, requeueAfterMs) };
+  if (caches) result.cache = caches.result(scrs.map(nameOf));
+  return result;
 }
 
 /** Lower priority number first, ties by name. */

@@ -32,6 +32,11 @@ export interface ReplayOptions {
    * name already taken. Otherwise such an action changes nothing (a node) or is applied anyway (an op).
    */
   strict?: boolean;
+  /**
+   * Replace a changed node, SCR or ConfigMap record with a changed copy instead of changing it in
+   * place, as an informer does: incremental planning (plan-cache.ts) tells what changed by identity.
+   */
+  copyOnWrite?: boolean;
 }
 
 export interface ReplayedCreate {
@@ -66,13 +71,16 @@ export function replayActions(
         break;
       }
       case 'setSkyhookStatus': {
-        const skyhook = snapshot.skyhooks.find((candidate) => candidate.metadata.name === action.skyhook);
-        if (skyhook) skyhook.status = action.status;
+        const index = snapshot.skyhooks.findIndex((candidate) => candidate.metadata.name === action.skyhook);
+        const skyhook = snapshot.skyhooks[index];
+        if (skyhook && options.copyOnWrite) snapshot.skyhooks[index] = { ...skyhook, status: action.status };
+        else if (skyhook) skyhook.status = action.status;
         else if (options.strict) throw new Error(`no Skyhook ${action.skyhook}`);
         break;
       }
       case 'upsertPackageConfigMap': {
-        const configMaps = snapshot.configMaps[action.skyhook] ?? {};
+        const existing = snapshot.configMaps[action.skyhook] ?? {};
+        const configMaps = options.copyOnWrite ? { ...existing } : existing;
         configMaps[packageKey(action.package, action.version)] = { ...action.data };
         snapshot.configMaps[action.skyhook] = configMaps;
         break;
@@ -81,9 +89,12 @@ export function replayActions(
       case 'event':
         break;
       default: {
-        const node = snapshot.nodes.find((candidate) => candidate.name === action.node);
+        const index = snapshot.nodes.findIndex((candidate) => candidate.name === action.node);
+        const found = snapshot.nodes[index];
+        const node = found && options.copyOnWrite ? copyNode(found) : found;
         if (node) replayNodeAction(node, action);
         else if (options.strict) throw new Error(`no node ${action.node}`);
+        if (node && node !== found) snapshot.nodes[index] = node;
       }
     }
   }
@@ -154,6 +165,10 @@ function createdOp(action: CreateStageOp, options: ReplayOptions): StageOpSummar
   };
   if (action.package.containerSHA) op.containerSHA = action.package.containerSHA;
   return op;
+}
+
+function copyNode(node: NodeView): NodeView {
+  return { ...node, labels: { ...node.labels }, annotations: { ...node.annotations }, taints: [...node.taints] };
 }
 
 function setAnnotations(node: NodeView, annotations: Record<string, string | null>): void {

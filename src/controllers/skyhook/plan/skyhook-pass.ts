@@ -22,6 +22,8 @@ import type { NodeWork } from './node-work.js';
 import type { PriorityGates } from './priority-gates.js';
 import type { NodeView, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
 import { nameOf } from '../../../api/object-meta.js';
+import { OpIndex } from './op-index.js';
+import type { PlanCacheRun, SkyhookCacheRun } from './plan-cache.js';
 
 export interface SkyhookPlanInput {
   skyhook: SkyhookInput;
@@ -40,6 +42,10 @@ export interface SkyhookPlanInput {
   ledger?: DisruptionLedger;
   /** The cluster-wide DisruptionBudgets, for the maintenance windows of those covering a node. */
   budgets?: readonly DisruptionBudget[];
+  /** `stageOps` indexed once for the run (built here when absent). */
+  opIndex?: OpIndex;
+  /** The run's per-node caches (plan-cache.ts); absent = everything computed afresh. */
+  caches?: PlanCacheRun;
 }
 
 export interface SkyhookPass extends SkyhookPlanInput {
@@ -54,6 +60,9 @@ export interface SkyhookPass extends SkyhookPlanInput {
   frozen: boolean;
   /** This SCR's ops (on any node). */
   ops: StageOpSummary[];
+  opIndex: OpIndex;
+  /** This SCR's per-node cache for this run, if the caller keeps one. */
+  cache?: SkyhookCacheRun;
   /** The nodes the SCR selects, oldest first (the order work starts in). */
   targeted: NodeView[];
   targetedNames: ReadonlySet<string>;
@@ -82,8 +91,10 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
   const policy = spec.deploymentPolicy
     ? input.policies?.find((candidate) => candidate.metadata.name === spec.deploymentPolicy)
     : undefined;
+  const opIndex = input.opIndex ?? new OpIndex(input.stageOps);
   const pass: SkyhookPass = {
     ...input,
+    opIndex,
     scr,
     name,
     spec,
@@ -91,7 +102,7 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
     disabled,
     problems,
     frozen: paused || disabled || problems.length > 0,
-    ops: input.stageOps.filter((op) => op.skyhook === name),
+    ops: opIndex.ofSkyhook(name),
     targeted,
     targetedNames: new Set(targeted.map((node) => node.name)),
     claim: cordonClaim(name),
@@ -99,7 +110,14 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
   };
   if (policy) pass.policy = policy;
   if (spec.deploymentPolicy && policy === undefined) pass.missingPolicy = spec.deploymentPolicy;
+  if (input.caches) pass.cache = input.caches.forSkyhook(name, cacheKey(pass));
   return pass;
+}
+
+/** Everything of the pass that the cached per-node phases read besides the node and its ops. */
+function cacheKey(pass: SkyhookPass): string {
+  const { name, spec, paused, disabled, problems, missingPolicy, settings } = pass;
+  return JSON.stringify([name, spec, paused, disabled, problems, missingPolicy ?? null, settings]);
 }
 
 /** Why nothing may start on the node whatever the rollout says, if anything. */

@@ -28,12 +28,14 @@ export interface AggregateInput {
 }
 
 export function aggregateStatus({ nodeStatus, paused, disabled, blocked }: AggregateInput): SkyhookStatusValue {
-  const pending: SkyhookStatusValue[] = Object.values(nodeStatus).filter((status) => status !== 'complete');
-  if (pending.length === 0 && !blocked) return 'complete';
+  // One pass, no arrays: this runs on every pass over every targeted node.
+  const pending = new Set<SkyhookStatusValue>();
+  for (const node in nodeStatus) if (nodeStatus[node] !== 'complete') pending.add(nodeStatus[node]!);
+  if (pending.size === 0 && !blocked) return 'complete';
   if (disabled) return 'disabled';
   if (paused) return 'paused';
   if (blocked) return 'blocked';
-  return AGGREGATE_ORDER.find((status) => pending.includes(status)) ?? 'unknown';
+  return AGGREGATE_ORDER.find((status) => pending.has(status)) ?? 'unknown';
 }
 
 /** `name:version` of the spec packages, sorted, joined by `,` (the Packages printer column). */
@@ -44,12 +46,22 @@ export function packageList(spec: SkyhookSpec): string {
     .join(',');
 }
 
-export const completeNodes = (nodeStatus: Record<string, SkyhookStatusValue>): string =>
-  `${Object.values(nodeStatus).filter((status) => status === 'complete').length}/${Object.keys(nodeStatus).length}`;
+export function completeNodes(nodeStatus: Record<string, SkyhookStatusValue>): string {
+  let complete = 0;
+  let total = 0;
+  for (const node in nodeStatus) {
+    total++;
+    if (nodeStatus[node] === 'complete') complete++;
+  }
+  return `${complete}/${total}`;
+}
 
 /** Upstream counts erroring nodes as in progress. */
-export const nodesInProgress = (nodeStatus: Record<string, SkyhookStatusValue>): number =>
-  Object.values(nodeStatus).filter((status) => status === 'in_progress' || status === 'erroring').length;
+export function nodesInProgress(nodeStatus: Record<string, SkyhookStatusValue>): number {
+  let count = 0;
+  for (const node in nodeStatus) if (nodeStatus[node] === 'in_progress' || nodeStatus[node] === 'erroring') count++;
+  return count;
+}
 
 const READY_REASONS: Partial<Record<SkyhookStatusValue, string>> = {
   complete: 'NodesConverged',
@@ -81,11 +93,20 @@ function nodeList(names: string[]): string {
 
 /** `"2/3 nodes complete (a, b), 1 in progress (c)"`, as newer upstream words it. */
 export function readyMessage(nodeStatus: Record<string, SkyhookStatusValue>): string {
-  const named = (status: SkyhookStatusValue) => Object.keys(nodeStatus).filter((node) => nodeStatus[node] === status);
-  const complete = named('complete');
-  let message = `${complete.length}/${Object.keys(nodeStatus).length} nodes complete${complete.length > 0 ? nodeList(complete) : ''}`;
+  // One pass over the nodes (not one per status: at 5000 nodes this ran on every pass).
+  const named = new Map<SkyhookStatusValue, string[]>();
+  let total = 0;
+  for (const node in nodeStatus) {
+    total++;
+    const status = nodeStatus[node]!;
+    const list = named.get(status);
+    if (list) list.push(node);
+    else named.set(status, [node]);
+  }
+  const complete = named.get('complete') ?? [];
+  let message = `${complete.length}/${total} nodes complete${complete.length > 0 ? nodeList(complete) : ''}`;
   for (const [status, words] of READY_BUCKETS) {
-    const nodes = named(status);
+    const nodes = named.get(status) ?? [];
     if (nodes.length > 0) message += `, ${nodes.length} ${words}${nodeList(nodes)}`;
   }
   return message;

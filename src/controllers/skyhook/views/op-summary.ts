@@ -10,6 +10,7 @@ import type { Skyhook } from '../../../api/skyhook.js';
 import type { StageOpSummary } from '../plan/planner-types.js';
 import { packageSpecHash } from '../build/stage-nodeop.js';
 import { nameOf } from '../../../api/object-meta.js';
+import { sameJson } from '../../../util/json-equal.js';
 
 /** The stage ops of `namespace` (NodeOps with a skyhookStage), as the planner reads them. */
 export function stageOpSummaries(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
@@ -17,6 +18,47 @@ export function stageOpSummaries(nodeOps: NodeOp[], skyhooks: Skyhook[], namespa
   return nodeOps
     .filter((op) => op.metadata.namespace === namespace && op.spec.skyhookStage !== undefined)
     .map((op) => summarize(op, byName.get(op.spec.skyhookStage!.skyhook)));
+}
+
+/**
+ * The summaries of one reconciler, kept while their NodeOp is the same object (an informer replaces
+ * it when it changes) and its SCR's spec is the same generation: incremental planning
+ * (plan/plan-cache.ts) reuses a node's results while its ops are the same objects.
+ */
+export class StageOpSummaryMemo {
+  private summaries = new WeakMap<NodeOp, { spec: string; summary: StageOpSummary }>();
+  /** The last summary of each op by name: kept when an update changed nothing the summary reads. */
+  private last = new Map<string, StageOpSummary>();
+
+  of(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
+    const byName = new Map(skyhooks.map((scr) => [nameOf(scr), scr]));
+    const next = new Map<string, StageOpSummary>();
+    const summaries = nodeOps
+      .filter((op) => op.metadata.namespace === namespace && op.spec.skyhookStage !== undefined)
+      .map((op) => {
+        const skyhook = byName.get(op.spec.skyhookStage!.skyhook);
+        const spec = specKey(skyhook);
+        const old = this.summaries.get(op);
+        let summary = old !== undefined && old.spec === spec ? old.summary : undefined;
+        if (summary === undefined) {
+          const fresh = summarize(op, skyhook);
+          const previous = this.last.get(fresh.name);
+          summary = previous !== undefined && sameJson(previous, fresh) ? previous : fresh;
+          this.summaries.set(op, { spec, summary });
+        }
+        next.set(summary.name, summary);
+        return summary;
+      });
+    this.last = next;
+    return summaries;
+  }
+}
+
+/** What of the SCR a summary reads (its spec, through `stale`): the spec's generation, or the packages. */
+function specKey(skyhook: Skyhook | undefined): string {
+  if (skyhook === undefined) return '';
+  const { uid, generation } = skyhook.metadata;
+  return generation === undefined ? JSON.stringify(skyhook.spec.packages ?? {}) : `${uid ?? ''}:${generation}`;
 }
 
 export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOpSummary {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterRecord, NodeSnapshot, StageStart } from '../../../../bench/chaos/cluster-record.js';
-import { judge, type Fault } from '../../../../bench/chaos/verdict.js';
+import { judge, rebootsOf, type Fault } from '../../../../bench/chaos/verdict.js';
 import type { StageJob } from '../../../e2e/skyhook-cluster.js';
 
 const snapshot = (node: string, at: number, over: Partial<NodeSnapshot> = {}): NodeSnapshot => ({
@@ -170,5 +170,23 @@ describe('judge', () => {
     expect(judge(recordOf([], { history }), [{ kind: 'operator-kill', at: 40, endedAt: 40 }], 3).violations).toEqual([
       'no operator action after the operator-kill fault',
     ]);
+  });
+
+  it('counts reboots from the bootIDs the API server showed, not from interrupt records', () => {
+    // n1 rebooted once (its reboot pod deleted and recreated after the reboot shows no new bootID);
+    // n2 twice; n3 never; n4 was deleted (no bootID in its last snapshot) after one reboot.
+    const history = [
+      snapshot('n1', 1, { bootId: 'a1' }),
+      snapshot('n2', 1, { bootId: 'b1' }),
+      snapshot('n3', 1, { bootId: 'c1' }),
+      snapshot('n4', 1, { bootId: 'd1' }),
+      snapshot('n1', 5, { bootId: 'a2' }),
+      snapshot('n1', 6, { bootId: 'a2', status: 'complete' }),
+      snapshot('n2', 7, { bootId: 'b2' }),
+      snapshot('n4', 7, { bootId: 'd2' }),
+      snapshot('n4', 8, { bootId: undefined, deleted: true }),
+      snapshot('n2', 9, { bootId: 'b3' }),
+    ];
+    expect(rebootsOf(recordOf([], { history }), ['n1', 'n2', 'n3', 'n4', 'n5'])).toEqual([1, 2, 0, 1, 0]);
   });
 });

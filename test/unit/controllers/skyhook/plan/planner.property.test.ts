@@ -3,7 +3,23 @@ import fc from 'fast-check';
 import type { Package } from '../../../../../src/api/skyhook.js';
 import { budgetCeiling } from '../../../../../src/controllers/skyhook/plan/rollout.js';
 import type { CreateStageOp, PlannerAction } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
-import { applyActions, node, pkg, plan, scr, world, type World } from './world.js';
+import type { Interrupt } from '../../../../../src/api/skyhook.js';
+import { SKYHOOK_ANNOTATIONS } from '../../../../../src/api/names.js';
+import { planNextActions } from '../../../../../src/controllers/skyhook/plan/planner.js';
+import { emptyPlanCache, type PlanCache } from '../../../../../src/controllers/skyhook/plan/plan-cache.js';
+import { budget } from '../../disruption/budgets.js';
+import {
+  applyActions,
+  node,
+  pkg,
+  plan,
+  plannerInput,
+  policy,
+  scr,
+  SELECTOR_LABEL,
+  world,
+  type World,
+} from './world.js';
 
 /** Up to four packages; each may depend on earlier ones only, so the graph is acyclic. */
 const packagesArb = fc
@@ -137,6 +153,209 @@ describe('planner properties', () => {
         return true;
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+/**
+ * Incremental planning (plan-cache.ts): on random histories of several SCRs (priorities, interrupts,
+ * pause, version bumps, nodes relabelled or tainted, ops finishing or failing, plans cut short, random
+ * `only`, cluster budgets or not), planning with the cache the previous run returned gives the same
+ * actions and requeue as planning from scratch, at every step.
+ */
+const interruptArb = fc.oneof(
+  fc.constant(undefined),
+  fc.constant<Interrupt>({ type: 'reboot' }),
+  fc.constant<Interrupt>({ type: 'service', services: ['containerd'] }),
+);
+const incrementalSkyhookArb = fc.record({
+  packages: packagesArb,
+  interrupt: interruptArb,
+  budget: budgetArb,
+  priority: fc.integer({ min: 1, max: 3 }),
+  sequencingAll: fc.boolean(),
+  /** Interrupts wait for pods labelled KEEP (podNonInterruptLabels). */
+  barrier: fc.boolean(),
+  /** Under a DeploymentPolicy whose maintenance window is open 10:00-14:00 UTC. */
+  windowed: fc.boolean(),
+  /** Every node, or one group's (SCRs on disjoint groups compete for the cluster budget, not by priority). */
+  group: fc.constantFrom(undefined, 'a', 'b'),
+});
+const changeArb = fc.oneof(
+  fc.constant({ kind: 'none' as const }),
+  fc.record({ kind: fc.constant('pause' as const), scr: fc.nat() }),
+  fc.record({ kind: fc.constant('bump' as const), scr: fc.nat() }),
+  fc.record({ kind: fc.constant('relabel' as const), node: fc.nat() }),
+  fc.record({ kind: fc.constant('taint' as const), node: fc.nat() }),
+  fc.record({ kind: fc.constant('pods' as const), node: fc.nat() }),
+);
+const incrementalRoundArb = fc.record({
+  outcomes: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 8 }),
+  applied: fc.double({ min: 0, max: 1, noNaN: true }),
+  only: fc.option(fc.nat(), { nil: undefined }),
+  changes: fc.array(changeArb, { maxLength: 2 }),
+  advanceMs: fc.oneof(fc.integer({ min: 0, max: 40_000 }), fc.integer({ min: 0, max: 4 * 3_600_000 })),
+});
+const historyArb = fc.record({
+  nodes: fc.integer({ min: 1, max: 6 }),
+  skyhooks: fc.array(incrementalSkyhookArb, { minLength: 1, maxLength: 3 }),
+  clusterBudget: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+  rounds: fc.array(incrementalRoundArb, { minLength: 5, maxLength: 30 }),
+});
+type History = typeof historyArb extends fc.Arbitrary<infer T> ? T : never;
+
+function historyWorld(h: History): World {
+  const skyhooks = h.skyhooks.map((s, i) => {
+    const packages = Object.fromEntries(
+      Object.entries(s.packages).map(([name, p], j) => [
+        name,
+        j === 0 && s.interrupt ? { ...p, interrupt: s.interrupt } : p,
+      ]),
+    );
+    return scr(`s${i}`, {
+      packages,
+      interruptionBudget: s.budget,
+      priority: s.priority,
+      ...(s.sequencingAll ? { sequencing: 'all' as const } : {}),
+      ...(s.barrier ? { podNonInterruptLabels: { matchLabels: KEEP } } : {}),
+      ...(s.windowed ? { deploymentPolicy: 'windowed' } : {}),
+      ...(s.group ? { nodeSelectors: { matchLabels: { [SELECTOR_LABEL]: 'yes', group: s.group } } } : {}),
+    });
+  });
+  const w = world(
+    skyhooks,
+    Array.from({ length: h.nodes }, (_, i) => ({
+      ...node(`n${i}`, i, { [SELECTOR_LABEL]: 'yes', group: i % 2 === 0 ? 'a' : 'b' }),
+      pods: [],
+    })),
+  );
+  w.copyOnWrite = true;
+  w.now = Date.UTC(2026, 5, 1, 9, 0);
+  w.policies = [
+    policy('windowed', {
+      default: { budget: { count: 2 }, strategy: { fixed: {} } },
+      maintenanceWindows: [
+        { days: ['mo', 'tu', 'we', 'th', 'fr', 'sa', 'su'], start: '10:00', end: '14:00', timeZone: 'UTC' },
+      ],
+    }),
+  ];
+  if (h.clusterBudget !== undefined) w.budgets = [budget('cluster', { maxDisrupted: { count: h.clusterBudget } })];
+  return w;
+}
+
+const KEEP = { dontmess: 'withme' };
+
+/** A change from outside the planner, made as an informer shows it: a new object. */
+function applyChange(w: World, change: History['rounds'][number]['changes'][number]): void {
+  if (change.kind === 'pause' || change.kind === 'bump') {
+    const i = change.scr % w.skyhooks.length;
+    const old = w.skyhooks[i]!;
+    if (change.kind === 'pause') {
+      const paused = old.metadata.annotations?.[SKYHOOK_ANNOTATIONS.pause] === 'true';
+      const annotations = { ...old.metadata.annotations, [SKYHOOK_ANNOTATIONS.pause]: paused ? 'false' : 'true' };
+      w.skyhooks[i] = { ...old, metadata: { ...old.metadata, annotations } };
+    } else {
+      const packages = Object.fromEntries(
+        Object.entries(old.spec.packages ?? {}).map(([name, p]) => [
+          name,
+          { ...p, version: p.version === '1.0.0' ? '1.1.0' : '1.0.0', dependsOn: undefined },
+        ]),
+      );
+      const generation = (old.metadata.generation ?? 1) + 1;
+      w.skyhooks[i] = { ...old, metadata: { ...old.metadata, generation }, spec: { ...old.spec, packages } };
+    }
+  } else if (change.kind !== 'none') {
+    const i = change.node % w.nodes.length;
+    const old = w.nodes[i]!;
+    const keeper = { namespace: 'default', name: 'train', labels: { ...KEEP }, phase: 'Running' };
+    w.nodes[i] =
+      change.kind === 'relabel'
+        ? { ...old, labels: { ...old.labels, [SELECTOR_LABEL]: old.labels[SELECTOR_LABEL] ? 'no' : 'yes' } }
+        : change.kind === 'taint'
+          ? { ...old, taints: old.taints.length > 0 ? [] : [{ key: 'example.com/gpu', effect: 'NoSchedule' }] }
+          : { ...old, pods: old.pods?.length ? [] : [keeper] };
+  }
+}
+
+describe('incremental planning', () => {
+  it('gives the same actions and requeue as planning from scratch, at every step of random histories', () => {
+    fc.assert(
+      fc.property(historyArb, (h) => {
+        const w = historyWorld(h);
+        let cache: PlanCache | undefined = emptyPlanCache();
+        for (const round of h.rounds) {
+          for (const change of round.changes) applyChange(w, change);
+          const input = {
+            ...plannerInput(w),
+            ...(round.only !== undefined ? { only: `s${round.only % w.skyhooks.length}` } : {}),
+          };
+          const full = planNextActions(input);
+          const incremental = planNextActions({ ...input, cache });
+          expect(incremental.actions).toEqual(full.actions);
+          expect(incremental.requeueAfterMs).toEqual(full.requeueAfterMs);
+          cache = incremental.cache;
+          applyActions(w, full.actions.slice(0, Math.ceil(full.actions.length * round.applied)));
+          let i = 0;
+          w.ops = w.ops.map((op) => {
+            if (op.phase !== 'Running') return op;
+            const outcome = round.outcomes[i++] ?? 1;
+            if (outcome === 0) return op;
+            return {
+              ...op,
+              phase: outcome === 1 ? 'Completed' : 'Failed',
+              restarts: outcome === 2 ? op.restarts + 1 : op.restarts,
+              finishedAt: w.now,
+            };
+          });
+          w.now += round.advanceMs;
+        }
+        return true;
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('plan cache', () => {
+  it('is never changed by the run it is given to (the planner stays pure)', () => {
+    fc.assert(
+      fc.property(historyArb, (h) => {
+        const w = historyWorld(h);
+        let cache: PlanCache | undefined = emptyPlanCache();
+        for (const round of h.rounds) {
+          for (const change of round.changes) applyChange(w, change);
+          const given = cache!;
+          const before = [...given.skyhooks].map(([name, entry]) => ({
+            name,
+            entry,
+            key: entry.key,
+            nodes: [...entry.nodes].map(([node, value]) => ({ node, value, fields: { ...value } })),
+          }));
+          const result = planNextActions({ ...plannerInput(w), cache: given });
+          const after = [...given.skyhooks].map(([name, entry]) => ({
+            name,
+            entry,
+            key: entry.key,
+            nodes: [...entry.nodes].map(([node, value]) => ({ node, value, fields: { ...value } })),
+          }));
+          expect(after.length).toBe(before.length);
+          after.forEach((scr, i) => {
+            expect(scr.entry).toBe(before[i]!.entry);
+            expect(scr.nodes.length).toBe(before[i]!.nodes.length);
+            scr.nodes.forEach((n, j) => {
+              expect(n.value).toBe(before[i]!.nodes[j]!.value);
+              for (const [field, value] of Object.entries(n.fields))
+                expect(value).toBe((before[i]!.nodes[j]!.fields as Record<string, unknown>)[field]);
+            });
+          });
+          cache = result.cache;
+          applyActions(w, result.actions);
+          w.ops = w.ops.map((op) => (op.phase === 'Running' ? { ...op, phase: 'Completed', finishedAt: w.now } : op));
+          w.now += round.advanceMs;
+        }
+        return true;
+      }),
+      { numRuns: 50 },
     );
   });
 });

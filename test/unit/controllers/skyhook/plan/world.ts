@@ -53,6 +53,11 @@ export interface World {
   creates: CreateStageOp[];
   policies?: DeploymentPolicy[];
   budgets?: DisruptionBudget[];
+  /**
+   * Actions replace the nodes, SCRs and ConfigMap records they change instead of changing them in
+   * place, as informers do (incremental planning tells what changed by identity: plan-cache.ts).
+   */
+  copyOnWrite?: boolean;
 }
 
 export function world(skyhooks: Skyhook[], nodes: NodeView[]): World {
@@ -83,6 +88,7 @@ export function applyActions(w: World, actions: PlannerAction[]): void {
         opName(action.skyhook, action.node, action.package.name, action.package.version, action.stage),
       uid: () => `uid-${++createdOps}`,
       strict: true,
+      ...(w.copyOnWrite ? { copyOnWrite: true } : {}),
     });
     for (const { action, op } of created) {
       w.created.push(op);
