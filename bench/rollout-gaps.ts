@@ -39,3 +39,33 @@ export function nextNodeGaps(grouped: Map<string, StageJob[]>, budget: number, s
     return starts.slice(budget, budget + finishes.length).map((start, k) => start - finishes[k]!);
   });
 }
+
+/**
+ * The most nodes of one SCR seen in progress at once (first Job seen, last stage not yet done), as the
+ * recording shows it: above the budget means the budget was exceeded or the recording lagged (a watch
+ * delayed on a saturated machine), and the next-node gaps above are then not to be trusted.
+ */
+export function maxInProgress(grouped: Map<string, StageJob[]>, stagesPerNode: number): number {
+  const bySkyhook = new Map<string, [number, number][]>();
+  for (const jobs of grouped.values()) {
+    const last = jobs.at(-1)!;
+    const end = jobs.length === stagesPerNode && last.doneAt !== undefined ? last.doneAt : Infinity;
+    const skyhook = jobs[0]!.skyhook;
+    bySkyhook.set(skyhook, [...(bySkyhook.get(skyhook) ?? []), [jobs[0]!.seenAt, end]]);
+  }
+  let max = 0;
+  for (const spans of bySkyhook.values()) {
+    // Ends sort before starts at the same instant: a slot freed and taken at once is not two nodes.
+    const events = spans.flatMap(([start, end]): [number, number][] => [
+      [start, 1],
+      [end, -1],
+    ]);
+    events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let current = 0;
+    for (const [, delta] of events) {
+      current += delta;
+      max = Math.max(max, current);
+    }
+  }
+  return max;
+}

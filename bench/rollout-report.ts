@@ -7,7 +7,7 @@ import { CLIENT_NODE_USER_AGENT, countClusterWrites, countWrites, writesPerNodeS
 import type { BenchCluster } from './bench-cluster.js';
 import { cores, type CpuSample, cpuReport, limitedBy } from './cpu-usage.js';
 import { histogramDelta, histogramQuantile, parseHistogram } from './histogram.js';
-import { jobsBySkyhookNode, nextNodeGaps, nextStageGaps } from './rollout-gaps.js';
+import { jobsBySkyhookNode, maxInProgress, nextNodeGaps, nextStageGaps } from './rollout-gaps.js';
 import { idealExplained, idealRolloutMs } from './rollout-ideal.js';
 import { judgeTargets } from './rollout-targets.js';
 import type { RolloutShape } from './rollout.js';
@@ -154,6 +154,7 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
     eventDriven: {
       nextStageAfterJobDoneMs: sameNode,
       nextNodeAfterNodeDoneMs: nextNode,
+      maxNodesInProgressPerSkyhook: maxInProgress(grouped, stages),
       stageJobDurationMs: jobDuration,
     },
     writes: { operator: operatorWrites, wholeClusterPerNodeStage: clusterWrites },

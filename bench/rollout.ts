@@ -105,10 +105,12 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
         lastSample = sample;
         maxLoad1 = Math.max(maxLoad1, load1());
         const done = [...jobs.jobs.values()].filter((j) => j.succeeded).length;
+        // The time of this tick: the SCR list may answer late on a loaded API server.
+        const elapsedS = ((Date.now() - started) / 1000).toFixed(0);
         void getJson<{ items: Skyhook[] }>(cp.kubeConfig, SKYHOOKS_PATH).then(
           ({ items }) =>
             say(
-              `${benchmark} ${((Date.now() - started) / 1000).toFixed(0)} s: ${done}/${expectedJobs} stage Jobs done, ` +
+              `${benchmark} ${elapsedS} s: ${done}/${expectedJobs} stage Jobs done, ` +
                 `${completeNodesOf(items, names)}/${shape.nodes * names.length} node-SCRs complete; operator ` +
                 `${((sample.processes['operator'] ?? 0) / 100 - (cpuBefore.processes['operator'] ?? 0) / 100).toFixed(0)} s CPU, ` +
                 `peak RSS ${operator.peakRssMb()} MB; machine ${busy} % busy, load ${load1().toFixed(1)}`,

@@ -1,6 +1,6 @@
 /** The event-driven gaps of the rollout benchmarks, per SCR when several roll out at once. */
 import { describe, expect, it } from '@jest/globals';
-import { jobsBySkyhookNode, nextNodeGaps, nextStageGaps } from '../../../bench/rollout-gaps.js';
+import { jobsBySkyhookNode, maxInProgress, nextNodeGaps, nextStageGaps } from '../../../bench/rollout-gaps.js';
 import type { StageJob } from '../../../test/e2e/skyhook-cluster.js';
 
 const job = (skyhook: string, node: string, stage: string, seenAt: number, doneAt?: number): StageJob => ({
@@ -40,5 +40,12 @@ describe('rollout gaps', () => {
   it('measures a freed slot refilled per SCR, leaving out nodes not finished', () => {
     // SCR a, budget 2: n1 finishes at 200, n3 (the third start) at 215; SCR b has no finished node.
     expect(nextNodeGaps(grouped, 2, 2)).toEqual([15]);
+  });
+
+  it('counts the most nodes of one SCR in progress at once, a slot freed and taken at once not twice', () => {
+    // SCR a: n1 [0, 200], n2 [0, 250], n3 [215, not finished]; SCR b: n1 [260, not finished].
+    expect(maxInProgress(grouped, 2)).toBe(2);
+    const handOver = jobsBySkyhookNode([job('c', 'x', 'apply', 0, 10), job('c', 'y', 'apply', 10, 20)]);
+    expect(maxInProgress(handOver, 1)).toBe(1);
   });
 });

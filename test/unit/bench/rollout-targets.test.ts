@@ -37,9 +37,16 @@ describe('judgeTargets', () => {
     ]);
   });
 
-  it('fails a run that did not complete and a figure not measured (NaN)', () => {
-    const stalled = judgeTargets('rollout-1000x5', { ...figures, completed: false, wallRatio: NaN }, true);
-    expect(stalled.map((t) => t.met)).toEqual([false, false]);
+  it('fails a run that did not complete and judges nothing else of it (its figures are of part of the rollout)', () => {
+    const stalled = judgeTargets('rollout-5000', { ...figures, completed: false, wallRatio: NaN }, true);
+    expect(stalled.map((t) => t.met)).toEqual([false, 'not judged (not complete)', 'not judged (not complete)']);
+  });
+
+  it('fails a figure not measured (NaN)', () => {
+    expect(judgeTargets('rollout-1000x5', { ...figures, wallRatio: NaN }, true).map((t) => t.met)).toEqual([
+      true,
+      false,
+    ]);
   });
 
   it('does not judge a smaller run', () => {
