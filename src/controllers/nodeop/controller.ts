@@ -10,7 +10,7 @@ import { cordonedBy } from '../../jobs/cordon/claims.js';
 import { systemClock, type Clock } from '../../kube/clock.js';
 import { Controller, ownerKeys, ownKey, parseKey } from '../../kube/controller.js';
 import { CustomObjects } from '../../kube/custom-objects.js';
-import type { Informer } from '../../kube/informer.js';
+import { objectKey, type Informer } from '../../kube/informer.js';
 import { ignoreNotFound } from '../../kube/writes.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
@@ -142,7 +142,10 @@ function watchEvents(
   controller.watch(nodeOps, {
     add: ownKey,
     update: (op, old) => (op !== old && reads.isOwnStatusWrite(op, old) ? [] : ownKey(op)),
-    delete: ownKey,
+    delete: (op) => {
+      reads.forget(objectKey(op));
+      return ownKey(op);
+    },
   });
   controller.watch(jobs, {
     add: (job) => (jobHasNews(job) ? nodeOpOwners(job) : []),
