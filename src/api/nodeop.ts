@@ -206,7 +206,7 @@ export const NodeOpSpec = Type.Object(
     eventVerbosity: Type.Optional(
       StringEnum(EVENT_VERBOSITIES, {
         description:
-          'All (unset): an Event for every step. Quiet: none for routine progress (Job created, node completed), for a creator that records those itself; cordon, drain, interrupt and failure Events are always recorded.',
+          "All (unset): an Event for every step. Quiet: none for routine progress (Job created, node completed), for a creator that records those itself, and a node's routine Running entry in the status only once its Job has run 10 s (a shorter Job goes straight to Completed or Failed); cordon, drain, interrupt and failure Events, and restarts, stuck pods and failures in the status, are always recorded.",
       }),
     ),
     childLabels: Type.Optional(

@@ -58,9 +58,9 @@ export const POSITIVE_QUANTITY_PATTERN =
   '^\\+?(([0-9]*[1-9][0-9]*(\\.[0-9]*)?)|([0-9]*\\.[0-9]*[1-9][0-9]*))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
 /**
- * A quantity that must be above zero. Checked by pattern (strings) and minimum (integers), not by
- * CEL: the API server's cost estimator treats int-or-string values as unbounded (maxLength is not
- * used), so a CEL rule that parses one is refused as too expensive.
+ * A quantity that must be above zero. Checked by pattern (strings) and minimum (integers), which
+ * costs no CEL. A CEL rule that parses an int-or-string needs a maxLength on it to fit the cost
+ * budget (the estimator bounds it by that from Kubernetes 1.34 on; see PackageResources).
  */
 export function PositiveQuantity(options: Record<string, unknown> = {}): TUnsafe<number | string> {
   return Quantity({ pattern: POSITIVE_QUANTITY_PATTERN, minimum: 1, ...options });

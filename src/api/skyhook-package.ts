@@ -23,9 +23,9 @@ export const Interrupt = Type.Object({
 });
 export type Interrupt = Static<typeof Interrupt>;
 
-/** A quantity of a package's resources: at most 64 characters, which bounds the CEL rules below. */
-const ResourceQuantity = () => PositiveQuantity({ maxLength: RESOURCE_QUANTITY_MAX_LENGTH });
+/** A quantity of a package's resources is at most this long, which bounds the CEL rules below. */
 export const RESOURCE_QUANTITY_MAX_LENGTH = 64;
+const ResourceQuantity = () => PositiveQuantity({ maxLength: RESOURCE_QUANTITY_MAX_LENGTH });
 
 /** `limit >= request` in CEL, when both are set; int-or-string values are compared as quantities. */
 function limitNotBelowRequest(kind: 'cpu' | 'memory'): CelRule {

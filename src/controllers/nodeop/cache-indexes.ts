@@ -55,9 +55,13 @@ export class NodeOpsByNode {
     this.bySelector.delete(key);
   }
 
-  /** Keys of the NodeOps that target `node` or have started on it. */
-  of(node: V1Node): string[] {
-    const keys = new Set(this.byNode.get(nameOf(node)));
+  /**
+   * Keys of the NodeOps that target `node` or have started on it; with `selectingOnly`, only those
+   * that select by nodeSelector (a change of labels matters to them only).
+   */
+  of(node: V1Node, selectingOnly = false): string[] {
+    const filed = [...(this.byNode.get(nameOf(node)) ?? [])];
+    const keys = new Set(selectingOnly ? filed.filter((key) => this.bySelector.has(key)) : filed);
     const labels = node.metadata?.labels ?? {};
     for (const [key, selector] of this.bySelector) if (selectorMatches(selector, labels)) keys.add(key);
     return [...keys];

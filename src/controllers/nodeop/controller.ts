@@ -4,13 +4,13 @@
  * operator's registry starts.
  */
 import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
+import { API_GROUP, API_VERSION, KINDS, KUBERNETES_NAMES, NODEOP_NAMES } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import { cordonedBy } from '../../jobs/cordon/claims.js';
 import { systemClock, type Clock } from '../../kube/clock.js';
 import { Controller, ownerKeys, ownKey, parseKey } from '../../kube/controller.js';
 import { CustomObjects } from '../../kube/custom-objects.js';
-import type { Informer } from '../../kube/informer.js';
+import { objectKey, type Informer } from '../../kube/informer.js';
 import { ignoreNotFound } from '../../kube/writes.js';
 import { customResourcePath } from '../../kube/list-watch.js';
 import type { OperatorRuntime } from '../../kube/runtime.js';
@@ -41,15 +41,26 @@ export interface NodeOpControllerOptions {
 
 const nodeOpOwners = ownerKeys(KINDS.nodeOp.kind, { apiGroup: API_GROUP });
 
-/** Node changes a NodeOp acts on: labels (selection), cordon, bootID and readiness (reboots). */
-function nodeChangeMatters(node: V1Node, old: V1Node): boolean {
-  return (
-    JSON.stringify(node.metadata?.labels) !== JSON.stringify(old.metadata?.labels) ||
+/**
+ * Which NodeOps a node change wakes. Cordon, bootID and readiness (reboots) matter to every NodeOp
+ * on the node. Labels only select: they matter to the NodeOps that select by nodeSelector, and to
+ * those with targetNodes only through the control-plane labels (control-plane nodes start first).
+ * The Skyhook controller changes a node's status labels at every stage, which used to wake every
+ * stage NodeOp that ever ran on the node.
+ */
+function nodeChangeWakes(node: V1Node, old: V1Node): 'all' | 'selecting' | 'none' {
+  if (
     node.spec?.unschedulable !== old.spec?.unschedulable ||
     cordonedBy(node) !== cordonedBy(old) ||
     bootIdOf(node) !== bootIdOf(old) ||
     isNodeReady(node) !== isNodeReady(old)
-  );
+  )
+    return 'all';
+  const labels = node.metadata?.labels ?? {};
+  const oldLabels = old.metadata?.labels ?? {};
+  if (JSON.stringify(labels) === JSON.stringify(oldLabels)) return 'none';
+  const controlPlane = KUBERNETES_NAMES.controlPlaneLabels.some((l) => labels[l] !== oldLabels[l]);
+  return controlPlane ? 'all' : 'selecting';
 }
 
 export async function startNodeOpController(
@@ -129,7 +140,7 @@ async function fetchNodeOp(custom: OperatorRuntime['clients']['custom'], key: st
 /**
  * Which events wake which NodeOp: its own changes (but not the echo of our own status write), its
  * Jobs' and pods' changes that the reconcile reads (event-filters.ts), and changes of the nodes it
- * targets or has started on that it acts on (nodeChangeMatters), found through NodeOpsByNode.
+ * targets or has started on that it acts on (nodeChangeWakes), found through NodeOpsByNode.
  */
 function watchEvents(
   controller: Controller,
@@ -142,7 +153,10 @@ function watchEvents(
   controller.watch(nodeOps, {
     add: ownKey,
     update: (op, old) => (op !== old && reads.isOwnStatusWrite(op, old) ? [] : ownKey(op)),
-    delete: ownKey,
+    delete: (op) => {
+      reads.forget(objectKey(op));
+      return ownKey(op);
+    },
   });
   controller.watch(jobs, {
     add: (job) => (jobHasNews(job) ? nodeOpOwners(job) : []),
@@ -172,7 +186,8 @@ function watchEvents(
   nodes.on({
     add: (node) => enqueueAll(byNode.of(node)),
     update: (node, old) => {
-      if (node === old || nodeChangeMatters(node, old)) enqueueAll(byNode.of(node));
+      const wakes = node === old ? 'all' : nodeChangeWakes(node, old);
+      if (wakes !== 'none') enqueueAll(byNode.of(node, wakes === 'selecting'));
     },
     delete: (node) => enqueueAll(byNode.of(node)),
   });

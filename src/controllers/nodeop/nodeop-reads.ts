@@ -63,11 +63,25 @@ export class NodeOpReads {
    * only: the update echoes what we wrote, and nothing in it is news to the reconciler.
    */
   isOwnStatusWrite(op: NodeOp, old: NodeOp): boolean {
-    const expected = this.written.get(objectKey(op));
-    if (expected === undefined || expected.resourceVersion !== op.metadata.resourceVersion) return false;
+    const key = objectKey(op);
+    const expected = this.written.get(key);
+    if (expected === undefined) return false;
+    // The cache has caught up with our write: nothing to wait for any more (and nothing kept).
+    if (isAtLeast(op.metadata.resourceVersion, expected.resourceVersion)) this.written.delete(key);
+    if (expected.resourceVersion !== op.metadata.resourceVersion) return false;
     const { resourceVersion: _new, ...metadata } = op.metadata;
     const { resourceVersion: _old, ...oldMetadata } = old.metadata;
     return JSON.stringify([metadata, op.spec]) === JSON.stringify([oldMetadata, old.spec]);
+  }
+
+  /** A deleted NodeOp's write is no longer waited for. */
+  forget(key: string): void {
+    this.written.delete(key);
+  }
+
+  /** Writes the cache has not shown yet (each is forgotten once it does, or after the TTL). */
+  get pending(): number {
+    return this.written.size;
   }
 
   private expired(at: number): boolean {

@@ -7,7 +7,7 @@
  * Job in the same pass (see startsAtOnce).
  */
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
-import type { NodeOpNodeStatus, NodeOpStatus } from '../../api/nodeop.js';
+import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
 import { isJobFinished } from '../../jobs/job-progress.js';
@@ -15,12 +15,12 @@ import { mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObject
 import { parseKey } from '../../kube/controller.js';
 import type { ReconcileResult } from '../../kube/queue.js';
 import { nodeJobName } from '../../templates/object-names.js';
-import { aggregatePhase, nodeOpConditions } from './aggregate.js';
 import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
 import { advanceNode } from './node-steps.js';
 import { startedStatus } from './node-status.js';
-import { planStarts, targetNodesOf } from './pacing.js';
+import { planStarts, targetNodesOf, type PacingDecision } from './pacing.js';
 import { Recheck } from './recheck.js';
+import { HeldEntries, planStatusWrite } from './status-write.js';
 import { stopNodeOpWork } from './teardown.js';
 import { nameOf } from '../../api/object-meta.js';
 
@@ -42,6 +42,8 @@ const STOP_RECHECK_MS = 1_000;
 
 export class NodeOpReconciler {
   private readonly ctx: NodeOpContext;
+  /** Node entries not written yet (status-write.ts), read back into the next reconcile. */
+  private readonly held = new HeldEntries();
 
   constructor(ctx: NodeOpContext) {
     this.ctx = ctx;
@@ -50,18 +52,22 @@ export class NodeOpReconciler {
   readonly reconcile = async (key: string): Promise<ReconcileResult> => {
     const nodeOp = await this.ctx.reads.read(key);
     if (!nodeOp) {
+      this.held.forget(key);
       this.ctx.drains.abort(`${key}|`);
       return;
     }
     const op = viewOf(nodeOp, key, this.ctx.settings);
-    if (nodeOp.metadata.deletionTimestamp) return this.cleanUp(op);
+    if (nodeOp.metadata.deletionTimestamp) {
+      this.held.forget(key);
+      return this.cleanUp(op);
+    }
     if (nodeOp.spec.cordon && !nodeOp.metadata.finalizers?.includes(NODEOP_NAMES.finalizer)) {
       // Added before the first cordon, so a deleted NodeOp always gets the chance to uncordon.
       await this.setFinalizers(op, [...(nodeOp.metadata.finalizers ?? []), NODEOP_NAMES.finalizer]);
     }
 
     const now = this.ctx.clock.now();
-    const before = nodeOp.status?.nodeStatuses ?? {};
+    const before = this.held.withHeld(key, nodeOp);
     const statuses: Record<string, NodeOpNodeStatus> = { ...before };
     const targets = targetNodesOf(nodeOp.spec, this.ctx.caches.nodes);
     const recheck = new Recheck();
@@ -106,17 +112,9 @@ export class NodeOpReconciler {
       }
     }
 
-    await this.writeStatus(op, before, statuses, {
-      phase: aggregatePhase(targets, statuses),
-      conditions: nodeOpConditions(
-        targets,
-        statuses,
-        pacing,
-        nodeOp.status?.conditions ?? [],
-        new Date(now).toISOString(),
-      ),
-    });
+    const writeAt = await this.writeStatus(op, targets, pacing, statuses);
     this.ctx.stageMetrics?.observe(nodeOp, before, statuses, this.ctx.clock.now());
+    recheck.at(writeAt, "a node's held Running entry is due to be written");
 
     if (deferred) return { requeueAfterMs: 0, reason: 'started nodes whose side effects come next pass' };
     // Events wake a NodeOp whenever something it reads changes; this only covers a lost one.
@@ -148,33 +146,29 @@ export class NodeOpReconciler {
     );
   }
 
-  /** Only changed node entries are sent: a merge patch leaves the others as they are. */
+  /**
+   * Writes what changed (status-write.ts decides what and when), remembers the entries held back, and
+   * returns when the first of those is due to be written.
+   */
   private async writeStatus(
     op: NodeOpView,
-    before: Record<string, NodeOpNodeStatus>,
-    after: Record<string, NodeOpNodeStatus>,
-    summary: Pick<NodeOpStatus, 'phase' | 'conditions'>,
-  ): Promise<void> {
-    const previous = op.nodeOp.status ?? {};
-    const changedNodes = Object.fromEntries(
-      Object.entries(after).filter(([node, s]) => JSON.stringify(s) !== JSON.stringify(before[node])),
-    );
-    const generation = op.nodeOp.metadata.generation;
-    const unchanged =
-      Object.keys(changedNodes).length === 0 &&
-      previous.phase === summary.phase &&
-      JSON.stringify(previous.conditions ?? []) === JSON.stringify(summary.conditions ?? []) &&
-      previous.observedGeneration === generation;
-    if (unchanged) return;
-    const status: NodeOpStatus = {
-      ...summary,
-      ...(Object.keys(changedNodes).length > 0 ? { nodeStatuses: changedNodes } : {}),
-      ...(generation !== undefined ? { observedGeneration: generation } : {}),
-      lastUpdated: new Date(this.ctx.clock.now()).toISOString(),
-    };
-    this.ctx.reads.wrote(op.key, await mergePatchCustomObjectStatus(this.ctx.clients.custom, this.ref(op.key), status));
-    if (previous.phase !== summary.phase)
-      this.ctx.logger.info({ nodeOp: op.key, phase: summary.phase }, 'NodeOp phase changed');
+    targets: string[],
+    pacing: PacingDecision,
+    statuses: Record<string, NodeOpNodeStatus>,
+  ): Promise<number | undefined> {
+    const now = this.ctx.clock.now();
+    const write = planStatusWrite({ nodeOp: op.nodeOp, targets, pacing, statuses, now });
+    if (write.patch) {
+      const patch = write.patch;
+      this.ctx.reads.wrote(
+        op.key,
+        await mergePatchCustomObjectStatus(this.ctx.clients.custom, this.ref(op.key), patch),
+      );
+      if (op.nodeOp.status?.phase !== patch.phase)
+        this.ctx.logger.info({ nodeOp: op.key, phase: patch.phase }, 'NodeOp phase changed');
+    }
+    this.held.remember(op.key, op.nodeOp, write.held);
+    return write.writeAt;
   }
 
   private async setFinalizers(op: NodeOpView, finalizers: string[]): Promise<void> {

@@ -78,6 +78,20 @@ export function absorbOpOutcomes(work: NodeWork): OpOutcomes {
   return { state, recorded, events };
 }
 
+const STAGE_OUTCOME_PREFIX = 'Package [';
+
+/**
+ * A stage that completed, said on the node. Recorded only when the stage completed the node (with
+ * the node's completion, see pass-writeback.ts): each Event is an API write, and a stage's success is
+ * already shown by the node's `nodeState_` annotation, the SCR's `status.nodeState` and the Completed
+ * NodeOp and Job (kept 1 h). A failed stage is a Warning and is always recorded.
+ */
+export const isStageDoneEvent = (event: PlannerEvent): boolean =>
+  event.reason === 'State' &&
+  event.type === 'Normal' &&
+  event.involved.kind === 'Node' &&
+  event.message.startsWith(STAGE_OUTCOME_PREFIX);
+
 function outcomeEvent(node: string, op: StageOpSummary): PlannerEvent {
   const outcome = op.phase === 'Completed' ? 'complete' : 'erroring';
   const detail = op.failureReason === 'DeadlineExceeded' ? ' (stage timed out)' : op.message ? ` (${op.message})` : '';
@@ -86,7 +100,7 @@ function outcomeEvent(node: string, op: StageOpSummary): PlannerEvent {
     involved: { kind: 'Node', name: node },
     type: op.phase === 'Completed' ? 'Normal' : 'Warning',
     reason: 'State',
-    message: `Package [${op.package}:${op.version}] state ${outcome} on [skyhook:${op.skyhook}] stage [${op.stage}]${detail}`,
+    message: `${STAGE_OUTCOME_PREFIX}${op.package}:${op.version}] state ${outcome} on [skyhook:${op.skyhook}] stage [${op.stage}]${detail}`,
   };
 }
 

@@ -7,7 +7,7 @@ import { nodeAnnotations } from '../../../api/names.js';
 import { nodeSkyhookConditions, serializeNodeState, type SkyhookStatusValue } from '../../../api/node-state.js';
 import { holdAnnotations, type NodeHold, type NodeHoldReport } from './node-holds.js';
 import { garbledNodeRecords, garbledRecordsEvent } from './node-record-checks.js';
-import { recordedOpsUpdate, type NodeWork } from './node-work.js';
+import { isStageDoneEvent, recordedOpsUpdate, type NodeWork } from './node-work.js';
 import type {
   DrainBlocker,
   PlannerEvent,
@@ -115,6 +115,7 @@ export function writeBack(
   gates: ReadonlyMap<string, GateDecision> = new Map(),
 ): NodeWriteBack {
   const out: NodeWriteBack = { nodeWrites: [], slotTakers: [], events: [...earlierEvents] };
+  const completions = new Set<PlannerEvent>();
   for (const work of works) {
     const status = nodeStatus[work.node.name]!;
     const failure = gates.get(work.node.name)?.failure;
@@ -124,8 +125,14 @@ export function writeBack(
     );
     (node.slotTaker ? out.slotTakers : out.nodeWrites).push(...node.writes);
     if (node.garbled) out.events.push(node.garbled);
-    if (node.completes) out.events = withCompletion(out.events, work, pass.name);
+    if (node.completes) {
+      const done = withCompletion(out.events, work, pass.name);
+      out.events = done.events;
+      completions.add(done.completion);
+    }
   }
+  // A stage's success is an Event only in the node's completion (isStageDoneEvent says why).
+  out.events = out.events.filter((event) => completions.has(event) || !isStageDoneEvent(event));
   return out;
 }
 
@@ -190,7 +197,11 @@ function stateWrites(pass: SkyhookPass, work: NodeWork, garbledRecordedOps: bool
 }
 
 /** Said in the Event of the stage that completed the node when there is one (one Event, not two). */
-function withCompletion(events: PlannerEvent[], work: NodeWork, skyhook: string): PlannerEvent[] {
+function withCompletion(
+  events: PlannerEvent[],
+  work: NodeWork,
+  skyhook: string,
+): { events: PlannerEvent[]; completion: PlannerEvent } {
   const done = `Skyhook [${skyhook}] complete.`;
   const index = events.findLastIndex(
     (event) =>
@@ -199,19 +210,19 @@ function withCompletion(events: PlannerEvent[], work: NodeWork, skyhook: string)
       event.reason === 'State' &&
       event.type === 'Normal',
   );
-  if (index === -1)
-    return [
-      ...events,
-      {
-        kind: 'event',
-        involved: { kind: 'Node', name: work.node.name },
-        type: 'Normal',
-        reason: 'State',
-        message: done,
-      },
-    ];
+  if (index === -1) {
+    const completion: PlannerEvent = {
+      kind: 'event',
+      involved: { kind: 'Node', name: work.node.name },
+      type: 'Normal',
+      reason: 'State',
+      message: done,
+    };
+    return { events: [...events, completion], completion };
+  }
   const lastStage = events[index]!;
-  return events.with(index, { ...lastStage, message: `${lastStage.message}. ${done}` });
+  const completion = { ...lastStage, message: `${lastStage.message}. ${done}` };
+  return { events: events.with(index, completion), completion };
 }
 
 /** Pause suspends the SCR's unfinished ops; resume lifts it. */

@@ -82,6 +82,23 @@ describe('NodeOpsByNode', () => {
     );
   });
 
+  it('selectingOnly: the NodeOps a label change can matter to (those selecting by nodeSelector)', () => {
+    fc.assert(
+      fc.property(fc.array(nodeOpArb, { maxLength: 12 }), fc.constantFrom('x', 'y'), (ops, pool) => {
+        const store = new InformerStore<NodeOp>(silentLogger(), (o) => o);
+        const index = new NodeOpsByNode().follow(store);
+        ops.forEach((r, rv) => {
+          store.apply('ADDED', nodeOpOf(r, rv + 1));
+        });
+        for (const name of NODES) {
+          const target = node(name, { pool });
+          const selecting = store.list().filter((op) => !op.spec.targetNodes);
+          expect(index.of(target, true).sort()).toEqual(scanned(selecting, target));
+        }
+      }),
+    );
+  });
+
   it('replays what the cache already holds', () => {
     const store = new InformerStore<NodeOp>(silentLogger(), (o) => o);
     store.apply('ADDED', nodeOpOf({ name: 'a', targets: ['n1'], pool: undefined, started: [] }, 1));

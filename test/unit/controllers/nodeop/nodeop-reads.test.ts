@@ -86,6 +86,18 @@ describe('NodeOpReads', () => {
     expect(reads.isOwnStatusWrite(op('5', 'Running', { finalizers: ['x'] }), op('4'))).toBe(false);
   });
 
+  it('keeps nothing once the cache has shown the write, or the NodeOp is deleted', () => {
+    const { reads } = setup();
+    reads.wrote('ns/op', op('5', 'Running'));
+    expect(reads.isOwnStatusWrite(op('4'), op('3'))).toBe(false);
+    expect(reads.pending).toBe(1);
+    expect(reads.isOwnStatusWrite(op('5', 'Running'), op('4'))).toBe(true);
+    expect(reads.pending).toBe(0);
+    reads.wrote('ns/op', op('6'));
+    reads.forget('ns/op');
+    expect(reads.pending).toBe(0);
+  });
+
   it('compares resourceVersions as numbers when they are, else only for equality', () => {
     expect(isAtLeast('10', '9')).toBe(true);
     expect(isAtLeast('9', '10')).toBe(false);
