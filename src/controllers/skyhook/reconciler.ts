@@ -89,7 +89,8 @@ export class SkyhookReconciler {
   }
 
   private async reconcileOnce(key: string): Promise<ReconcileResult> {
-    const { io } = this;
+    // This SCR's writes are noted as its own, and it waits for those only (write-expectations.ts).
+    const io: SkyhookIo = { ...this.io, expectations: this.io.expectations.scoped(key) };
     const behind = io.expectations.unmet((kind, name) => {
       if (kind === 'Node') return io.caches.nodes.get(name);
       if (kind === 'NodeOp') return io.caches.nodeOps.get(name, io.settings.namespace);
@@ -106,13 +107,13 @@ export class SkyhookReconciler {
       this.forget(key);
       return;
     }
-    if (skyhook.metadata.deletionTimestamp) return this.finalize(skyhook);
+    if (skyhook.metadata.deletionTimestamp) return this.finalize(io, skyhook);
     const finalized = (skyhook.metadata.finalizers ?? []).includes(SKYHOOK_FINALIZER);
     const stamped = skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.version] === io.settings.operatorVersion;
     if (!finalized || !stamped) {
       // The finalizer first, so a deletion from here on always gets the cleanup, and the operator's
       // version, as upstream stamps it, in the same metadata patch; the update event replans.
-      await this.patchMetadata(skyhook, {
+      await this.patchMetadata(io, skyhook, {
         ...(finalized ? {} : { finalizers: [...(skyhook.metadata.finalizers ?? []), SKYHOOK_FINALIZER] }),
         ...(stamped ? {} : { annotations: { [SKYHOOK_ANNOTATIONS.version]: io.settings.operatorVersion } }),
       });
@@ -138,7 +139,7 @@ export class SkyhookReconciler {
       statusAction && !statusWrite.write ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
     await applyActions(io, skyhook, actions);
     if (statusWrite.write) this.statusPacing.written(key, now);
-    await this.deleteStaleConfigMaps(skyhook);
+    await this.deleteStaleConfigMaps(io, skyhook);
     await deleteStaleNodeMetadata(io, skyhook);
     const policy = skyhook.spec.deploymentPolicy
       ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy)
@@ -221,11 +222,11 @@ export class SkyhookReconciler {
     });
   }
 
-  private async deleteStaleConfigMaps(skyhook: Skyhook): Promise<void> {
+  private async deleteStaleConfigMaps(io: SkyhookIo, skyhook: Skyhook): Promise<void> {
     const stale = staleConfigMaps(this.configMapsOf(nameOf(skyhook)), skyhook);
     await runBounded(
-      writeLimitOf(this.io),
-      stale.map((cm) => () => this.deleteConfigMap(nameOf(cm))),
+      writeLimitOf(io),
+      stale.map((cm) => () => this.deleteConfigMap(io, nameOf(cm))),
     );
   }
 
@@ -239,16 +240,13 @@ export class SkyhookReconciler {
     );
   }
 
-  private async deleteConfigMap(name: string): Promise<void> {
-    await ignoreNotFound(
-      this.io.clients.core.deleteNamespacedConfigMap({ name, namespace: this.io.settings.namespace }),
-    );
-    this.io.expectations.deleted('ConfigMap', name);
+  private async deleteConfigMap(io: SkyhookIo, name: string): Promise<void> {
+    await ignoreNotFound(io.clients.core.deleteNamespacedConfigMap({ name, namespace: io.settings.namespace }));
+    io.expectations.deleted('ConfigMap', name);
   }
 
   /** Deleted SCR: nodes cleared of its state, its NodeOps and ConfigMaps deleted, then the finalizer released. */
-  private async finalize(skyhook: Skyhook): Promise<ReconcileResult> {
-    const { io } = this;
+  private async finalize(io: SkyhookIo, skyhook: Skyhook): Promise<ReconcileResult> {
     const name = nameOf(skyhook);
     const finalizers = skyhook.metadata.finalizers ?? [];
     if (!finalizers.includes(SKYHOOK_FINALIZER)) return;
@@ -267,7 +265,7 @@ export class SkyhookReconciler {
     );
     await runBounded(
       limit,
-      this.configMapsOf(name).map((cm) => () => this.deleteConfigMap(nameOf(cm))),
+      this.configMapsOf(name).map((cm) => () => this.deleteConfigMap(io, nameOf(cm))),
     );
     await runBounded(
       limit,
@@ -279,21 +277,21 @@ export class SkyhookReconciler {
           if (written) io.expectations.wrote('Node', written);
         }),
     );
-    await this.patchMetadata(skyhook, { finalizers: finalizers.filter((f) => f !== SKYHOOK_FINALIZER) });
+    await this.patchMetadata(io, skyhook, { finalizers: finalizers.filter((f) => f !== SKYHOOK_FINALIZER) });
     io.logger.info({ skyhook: name }, 'Skyhook deleted: node state cleared, NodeOps and ConfigMaps deleted');
   }
 
   /** A merge patch of the SCR's metadata only (never its spec: the generation stays). */
   private async patchMetadata(
+    io: SkyhookIo,
     skyhook: Skyhook,
     change: { finalizers?: string[]; annotations?: Record<string, string> },
   ): Promise<void> {
     const metadata = { resourceVersion: skyhook.metadata.resourceVersion, ...change };
     const name = nameOf(skyhook);
-    const written = await skyhookObjects(this.io).mergePatch(name, { metadata });
+    const written = await skyhookObjects(io).mergePatch(name, { metadata });
     // The last finalizer off a deleting SCR deletes it: the cache will lose it, not catch up with this version.
-    if (skyhook.metadata.deletionTimestamp && change.finalizers?.length === 0)
-      this.io.expectations.deleted('Skyhook', name);
-    else this.io.expectations.wrote('Skyhook', written);
+    if (skyhook.metadata.deletionTimestamp && change.finalizers?.length === 0) io.expectations.deleted('Skyhook', name);
+    else io.expectations.wrote('Skyhook', written);
   }
 }

@@ -40,4 +40,30 @@ describe('WriteExpectations', () => {
     now = 30_001;
     expect(expectations.unmet(() => node('9'))).toEqual([]);
   });
+
+  // Five SCRs rolling out together starved each other while each waited for every SCR's writes.
+  it("holds an SCR's reconcile back for its own writes only", () => {
+    const expectations = new WriteExpectations(() => 0);
+    const first = expectations.scoped('first');
+    const second = expectations.scoped('second');
+    first.wrote('Node', node('10'));
+    expect(first.unmet(() => node('9'))).toEqual(['Node/n1']);
+    expect(second.unmet(() => node('9'))).toEqual([]);
+    // The root still sees every owner's writes, and so does an event filter asking `awaits`.
+    expect(expectations.unmet(() => node('9'))).toEqual(['Node/n1']);
+    expect(second.awaits('Node', 'n1')).toBe(true);
+  });
+
+  it('forgets an object as awaited only once every owner that wrote it has seen its write', () => {
+    const expectations = new WriteExpectations(() => 0);
+    const first = expectations.scoped('first');
+    const second = expectations.scoped('second');
+    first.wrote('Node', node('10'));
+    second.wrote('Node', node('12'));
+    expect(first.unmet(() => node('11'))).toEqual([]);
+    expect(expectations.awaits('Node', 'n1')).toBe(true);
+    expect(second.unmet(() => node('11'))).toEqual(['Node/n1']);
+    expect(second.unmet(() => node('12'))).toEqual([]);
+    expect(expectations.awaits('Node', 'n1')).toBe(false);
+  });
 });
