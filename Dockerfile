@@ -9,7 +9,10 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 # For the same reason tsc is started with the image's node, not through node_modules/.bin.
 RUN npm ci --ignore-scripts
 COPY src ./src
-RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts
+COPY scripts/bundle-operator.ts ./scripts/
+# dist/ from tsc, then `skyhook operator` as one tree-shaken file (scripts/bundle-operator.ts: less memory).
+RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json && node scripts/bundle-operator.ts \
+  && npm prune --omit=dev --ignore-scripts
 
 FROM node:24-bookworm-slim
 # The agent enters the host with chroot (coreutils) and nsenter (util-linux) to run package steps
