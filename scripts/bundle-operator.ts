@@ -15,11 +15,14 @@
  * the package root, like dist/api/, so `new URL('../../package.json', import.meta.url)` still finds
  * package.json.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
+
+const OUTFILE = 'dist/bundle/operator.js';
 
 await build({
   entryPoints: ['dist/cli/operator.js'],
-  outfile: 'dist/bundle/operator.js',
+  outfile: OUTFILE,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -34,3 +37,11 @@ await build({
     js: "import { createRequire as __skyhookRequire } from 'node:module'; const require = __skyhookRequire(import.meta.url);",
   },
 });
+
+// esbuild escapes non-ASCII in strings but leaves it in regex literals (a few `µs` units), and one
+// such character makes V8 hold the whole source as a two-byte string: 4 MB more. \uXXXX means the
+// same character in a regex, string, template or comment, so every one is escaped (the source map
+// is off by a few columns on those lines only).
+const source = readFileSync(OUTFILE, 'utf8');
+const ascii = source.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+if (ascii !== source) writeFileSync(OUTFILE, ascii);
