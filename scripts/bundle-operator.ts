@@ -43,5 +43,5 @@ await build({
 // same character in a regex, string, template or comment, so every one is escaped (the source map
 // is off by a few columns on those lines only).
 const source = readFileSync(OUTFILE, 'utf8');
-const ascii = source.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const ascii = source.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 if (ascii !== source) writeFileSync(OUTFILE, ascii);
