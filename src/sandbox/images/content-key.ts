@@ -17,6 +17,7 @@ export const PROJECT_IMAGE_INPUTS = [
   'package-lock.json',
   'tsconfig.json',
   'tsconfig.build.json',
+  'scripts/bundle-operator.ts',
   'src',
   'bin',
   'packages',
