@@ -15,24 +15,13 @@ import type {
   CordonNode,
   PlannerAction,
   SetNodeAnnotations,
-  SetNodeStatus,
   WriteNodeState,
 } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import { type ApplyUnit, applySteps, chains } from '../../../../../src/controllers/skyhook/write/apply-steps.js';
 import { applyActions, finishOps, node, plan, scr, world } from '../plan/world.js';
+import { emptyBuckets, nodeStatus } from './action-fixtures.js';
 
-const empty = (): ActionBuckets => ({
-  failureReports: [],
-  configMaps: [],
-  nodeWrites: [],
-  cordonReleases: [],
-  slotTakers: [],
-  nodeMetadata: [],
-  deletes: [],
-  suspends: [],
-  creates: [],
-  events: [],
-});
+const empty = emptyBuckets;
 
 const state = (node: string, annotation = 'x'): WriteNodeState => ({
   kind: 'writeNodeState',
@@ -41,14 +30,7 @@ const state = (node: string, annotation = 'x'): WriteNodeState => ({
   state: {},
   annotation,
 });
-const status = (node: string, value: 'in_progress' | 'complete'): SetNodeStatus => ({
-  kind: 'setNodeStatus',
-  skyhook: 's',
-  node,
-  status: value,
-  operatorVersion: '1',
-  conditions: [],
-});
+const status = nodeStatus;
 const annotate = (node: string, key: string): SetNodeAnnotations => ({
   kind: 'setNodeAnnotations',
   node,

@@ -9,12 +9,13 @@ import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Skyhook } from '../../../../../src/api/skyhook.js';
 import type { SkyhookIo } from '../../../../../src/controllers/skyhook/context.js';
-import { orderActions, type ActionBuckets } from '../../../../../src/controllers/skyhook/plan/action-order.js';
-import type { PlannerAction, SetNodeStatus } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
+import { orderActions } from '../../../../../src/controllers/skyhook/plan/action-order.js';
+import type { PlannerAction } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import { applyActions } from '../../../../../src/controllers/skyhook/write/apply-actions.js';
 import { writeLimit } from '../../../../../src/controllers/skyhook/write/bounded-writes.js';
 import { WriteExpectations } from '../../../../../src/controllers/skyhook/write/write-expectations.js';
 import { silentLogger } from '../../../../../src/kube/logger.js';
+import { emptyBuckets, nodeStatus } from './action-fixtures.js';
 
 const skyhook: Skyhook = {
   apiVersion: 'skyhook.nvidia.com/v1alpha1',
@@ -23,27 +24,9 @@ const skyhook: Skyhook = {
   spec: { packages: {} },
 };
 
-const empty = (): ActionBuckets => ({
-  failureReports: [],
-  configMaps: [],
-  nodeWrites: [],
-  cordonReleases: [],
-  slotTakers: [],
-  nodeMetadata: [],
-  deletes: [],
-  suspends: [],
-  creates: [],
-  events: [],
-});
+const empty = emptyBuckets;
 
-const status = (node: string, value: 'in_progress' | 'complete'): SetNodeStatus => ({
-  kind: 'setNodeStatus',
-  skyhook: 's',
-  node,
-  status: value,
-  operatorVersion: '1',
-  conditions: [],
-});
+const status = nodeStatus;
 
 /** One write as the fake API server saw it: what, and when it started and ended (a shared tick). */
 interface Call {
