@@ -14,6 +14,7 @@ import type { NodeOp } from '../../api/nodeop.js';
 import { parseKey } from '../../kube/controller.js';
 import { objectKey, type Informer } from '../../kube/informer.js';
 import { cachedNodeOp } from '../cached-objects.js';
+import { isAtLeast } from '../../kube/resource-version.js';
 
 /** A write not seen in the cache after this long is forgotten (the NodeOp was deleted meanwhile, say). */
 const EXPECTATION_TTL_MS = 30_000;
@@ -87,15 +88,4 @@ export class NodeOpReads {
   private expired(at: number): boolean {
     return this.now() - at > EXPECTATION_TTL_MS;
   }
-}
-
-/**
- * resourceVersions are opaque, but etcd's are increasing integers and every API server in use
- * serves those; anything else only counts once it is the same version. (As the Skyhook side's
- * write-expectations.ts, which this controller may not import.)
- */
-export function isAtLeast(cached: string | undefined, wanted: string): boolean {
-  if (cached === undefined) return false;
-  if (/^\d+$/.test(cached) && /^\d+$/.test(wanted)) return BigInt(cached) >= BigInt(wanted);
-  return cached === wanted;
 }

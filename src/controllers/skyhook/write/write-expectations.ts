@@ -13,6 +13,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { nameOf } from '../../../api/object-meta.js';
+import { isAtLeast } from '../../../kube/resource-version.js';
 
 type Expectation = { kind: 'version'; resourceVersion: string } | { kind: 'gone' };
 
@@ -117,14 +118,4 @@ export class WriteExpectations {
     }
     return behind;
   }
-}
-
-/**
- * resourceVersions are opaque, but etcd's are increasing integers and every API server in use
- * serves those; anything else only counts once it is the same version.
- */
-function isAtLeast(cached: string | undefined, wanted: string): boolean {
-  if (cached === undefined) return false;
-  if (/^\d+$/.test(cached) && /^\d+$/.test(wanted)) return BigInt(cached) >= BigInt(wanted);
-  return cached === wanted;
 }

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { NodeOp } from '../../../../src/api/nodeop.js';
-import { isAtLeast, NodeOpReads } from '../../../../src/controllers/nodeop/nodeop-reads.js';
+import { NodeOpReads } from '../../../../src/controllers/nodeop/nodeop-reads.js';
+import { isAtLeast } from '../../../../src/kube/resource-version.js';
 import { InformerStore } from '../../../../src/kube/informer-store.js';
 import { silentLogger } from '../../../../src/kube/logger.js';
 

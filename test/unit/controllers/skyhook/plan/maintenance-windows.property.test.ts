@@ -5,7 +5,18 @@ import { nodeAnnotations } from '../../../../../src/api/names.js';
 import type { Interrupt, Package } from '../../../../../src/api/skyhook.js';
 import { windowsOpen } from '../../../../../src/util/time-window.js';
 import { budget } from '../../disruption/budgets.js';
-import { applyActions, node, pkg, plan, policy, SELECTOR_LABEL, scr, world, type World } from './world.js';
+import {
+  applyActions,
+  node,
+  pkg,
+  plan,
+  policy,
+  SELECTOR_LABEL,
+  scr,
+  settleRunningOps,
+  world,
+  type World,
+} from './world.js';
 
 const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(
   fc.constant(undefined),
@@ -109,18 +120,7 @@ describe('maintenance window properties', () => {
             }
           }
           applyActions(w, actions);
-          let i = 0;
-          w.ops = w.ops.map((op) => {
-            if (op.phase !== 'Running') return op;
-            const outcome = round.outcomes[i++] ?? 1;
-            if (outcome === 0) return op;
-            return {
-              ...op,
-              phase: outcome === 1 ? 'Completed' : 'Failed',
-              restarts: op.restarts + (outcome === 2 ? 1 : 0),
-              finishedAt: w.now,
-            };
-          });
+          settleRunningOps(w, round.outcomes);
           w.now += round.minutes * 60_000;
         }
         return true;

@@ -17,6 +17,7 @@ import {
   policy,
   scr,
   SELECTOR_LABEL,
+  settleRunningOps,
   world,
   type World,
 } from './world.js';
@@ -295,18 +296,7 @@ describe('incremental planning', () => {
           expect(incremental.requeueAfterMs).toEqual(full.requeueAfterMs);
           cache = incremental.cache;
           applyActions(w, full.actions.slice(0, Math.ceil(full.actions.length * round.applied)));
-          let i = 0;
-          w.ops = w.ops.map((op) => {
-            if (op.phase !== 'Running') return op;
-            const outcome = round.outcomes[i++] ?? 1;
-            if (outcome === 0) return op;
-            return {
-              ...op,
-              phase: outcome === 1 ? 'Completed' : 'Failed',
-              restarts: outcome === 2 ? op.restarts + 1 : op.restarts,
-              finishedAt: w.now,
-            };
-          });
+          settleRunningOps(w, round.outcomes);
           w.now += round.advanceMs;
         }
         return true;

@@ -118,6 +118,25 @@ export function finishOps(
   );
 }
 
+/**
+ * Ends the running ops as a random history says, one outcome per running op in order (missing ones
+ * complete): 0 keeps it running, 1 completes it, 2 fails it with a restart, 3+ fails it without one.
+ */
+export function settleRunningOps(w: World, outcomes: readonly number[]): void {
+  let i = 0;
+  w.ops = w.ops.map((op) => {
+    if (op.phase !== 'Running') return op;
+    const outcome = outcomes[i++] ?? 1;
+    if (outcome === 0) return op;
+    return {
+      ...op,
+      phase: outcome === 1 ? 'Completed' : 'Failed',
+      restarts: op.restarts + (outcome === 2 ? 1 : 0),
+      finishedAt: w.now,
+    };
+  });
+}
+
 /** Plans and applies, finishing every op each round, until nothing is left to do or `rounds` pass. */
 export function runToQuiet(w: World, rounds = 50, onRound?: (w: World) => void): number {
   for (let round = 0; round < rounds; round++) {
