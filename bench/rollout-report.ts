@@ -9,6 +9,7 @@ import { cores, type CpuSample, cpuReport, limitedBy } from './cpu-usage.js';
 import { histogramDelta, histogramQuantile, parseHistogram } from './histogram.js';
 import { jobsBySkyhookNode, maxInProgress, nextNodeGaps, nextStageGaps } from './rollout-gaps.js';
 import { idealExplained, idealRolloutMs } from './rollout-ideal.js';
+import { machineFloor } from './machine-floor.js';
 import { judgeTargets } from './rollout-targets.js';
 import type { RolloutShape } from './rollout.js';
 import { summarize } from './stats.js';
@@ -99,6 +100,13 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
   const nodeop = reconcileQuantiles(run.metricsBefore, run.metricsAfter, 'nodeop');
   const peakRssMb = cluster.operator.peakRssMb();
   const wallRatio = round(run.wallMs / idealMs);
+  const floor = machineFloor({
+    cpuSeconds: controlPlaneCpuS,
+    nodeStagesDone: nodeStages,
+    nodeStagesTotal: shape.nodes * stages * names.length,
+    cores: cpu.cores,
+    idealMs,
+  });
 
   const targets = judgeTargets(
     run.benchmark,
@@ -167,6 +175,7 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
       maxLoad1: round(run.maxLoad1),
     },
     limitedBy: limitedBy(cpu, run.maxLoad1),
+    ...(floor ? { machineFloor: floor } : {}),
     eventDriven: {
       nextStageAfterJobDoneMs: sameNode,
       nextNodeAfterNodeDoneMs: nextNode,
