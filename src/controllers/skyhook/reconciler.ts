@@ -135,9 +135,12 @@ export class SkyhookReconciler {
         gateRecheckMs(io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key)), key),
       ),
     );
-    const actions =
-      statusAction && !statusWrite.write ? plan.actions.filter((action) => action !== statusAction) : plan.actions;
-    await applyActions(io, skyhook, actions);
+    // A paced status write waits: its step is left out (the next pass plans it again).
+    const steps =
+      statusAction && !statusWrite.write
+        ? plan.steps.map((step) => step.filter((action) => action !== statusAction)).filter((step) => step.length > 0)
+        : plan.steps;
+    await applyActions(io, skyhook, steps);
     if (statusWrite.write) this.statusPacing.written(key, now);
     await this.deleteStaleConfigMaps(io, skyhook);
     await deleteStaleNodeMetadata(io, skyhook);

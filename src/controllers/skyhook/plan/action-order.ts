@@ -20,7 +20,7 @@
  *
  * Within one bucket the actions are independent (different nodes, ops, ConfigMaps): the writer
  * (write/apply-steps.ts) applies a bucket's actions concurrently and the buckets strictly one after
- * the other, so each crash point above stays one; `actionBucket` tells it where a bucket ends.
+ * the other, so each crash point above stays one; `orderSteps` hands it the buckets as steps.
  */
 import type {
   CordonNode,
@@ -41,7 +41,7 @@ import type {
 /** A node's state, its recorded ops, or its status. */
 export type NodeWrite = WriteNodeState | SetNodeAnnotations | SetNodeStatus;
 
-/** One SCR's actions of one pass, by what they do; `orderActions` flattens them. */
+/** One SCR's actions of one pass, by what they do; `orderSteps` cuts them into steps. */
 export interface ActionBuckets {
   failureReports: ReportFailedStage[];
   configMaps: UpsertPackageConfigMap[];
@@ -58,24 +58,16 @@ export interface ActionBuckets {
 }
 
 /**
- * The bucket (its index in the order above) each action `orderActions` returned was ordered into,
- * by identity: the flat list stays the planner's output (tests and replay read it as it is) while
- * the writer can still tell bucket boundaries apart where two buckets hold the same kinds (node
- * writes and slot takers). Weak, so it holds no action longer than its plan lives.
+ * A run of actions the writer may apply together (they are independent of each other), after every
+ * action of the steps before it. The planner returns its steps, not only the flat list, because
+ * two buckets may hold the same kinds (node writes and slot takers) and the writer must still keep
+ * them apart.
  */
-const bucketOfAction = new WeakMap<PlannerAction, number>();
+export type PlanStep = PlannerAction[];
 
-/**
- * The bucket `action` was ordered into by `orderActions`, or undefined for actions it never saw
- * (the planner's runtime-required taints, an action copied since): the writer applies those one by one.
- */
-export function actionBucket(action: PlannerAction): number | undefined {
-  return bucketOfAction.get(action);
-}
-
-/** The actions in the order the header explains. */
-export function orderActions(buckets: ActionBuckets): PlannerAction[] {
-  const ordered: PlannerAction[][] = [
+/** The non-empty buckets, in the order the header explains. */
+export function orderSteps(buckets: ActionBuckets): PlanStep[] {
+  const ordered: PlanStep[] = [
     buckets.failureReports,
     buckets.configMaps,
     buckets.nodeWrites,
@@ -88,8 +80,5 @@ export function orderActions(buckets: ActionBuckets): PlannerAction[] {
     buckets.status ? [buckets.status] : [],
     buckets.events,
   ];
-  ordered.forEach((bucket, index) => {
-    for (const action of bucket) bucketOfAction.set(action, index);
-  });
-  return ordered.flat();
+  return ordered.filter((bucket) => bucket.length > 0);
 }

@@ -1,7 +1,7 @@
 /**
  * The last node phases of a pass (plan-skyhook.ts): cordons released, holds reported, and each
  * node's state and status written back, with the Events that go with them. Each returns the
- * actions it plans; `orderActions` (action-order.ts) decides when they are applied.
+ * actions it plans; `orderSteps` (action-order.ts) decides when they are applied.
  */
 import { nodeAnnotations } from '../../../api/names.js';
 import { nodeSkyhookConditions, serializeNodeState, type SkyhookStatusValue } from '../../../api/node-state.js';

@@ -3,10 +3,10 @@
  * node's record up to date (op outcomes, version changes, config cycles), decide each node's status,
  * admit nodes within the budget, start their next stages, expire finished ops, release cordons,
  * report holds, write node state and status back, and derive the SCR status. Each phase returns
- * what it decided; the actions come out in the crash-safe order of `orderActions` (action-order.ts).
+ * what it decided; the actions come out in the crash-safe steps of `orderSteps` (action-order.ts).
  */
 import type { SkyhookStatusValue } from '../../../api/node-state.js';
-import { orderActions } from './action-order.js';
+import { orderSteps } from './action-order.js';
 import { gateAnnotationWrites } from './health-gate-plan.js';
 import { admit, advanceAdmittedNodes, earliest, expireFinishedOps } from './pass-advance.js';
 import { decideStatuses, refreshNodes, runConfigCycles, untargetedOpDeletes } from './pass-nodes.js';
@@ -18,7 +18,8 @@ import { skyhookPass, type SkyhookPlanInput } from './skyhook-pass.js';
 export type { SkyhookPlanInput } from './skyhook-pass.js';
 
 export interface SkyhookPlan {
-  actions: PlannerAction[];
+  /** Cut into the crash-safe steps of action-order.ts. */
+  steps: PlannerAction[][];
   nodeStatus: Record<string, SkyhookStatusValue>;
   requeueAfterMs?: number;
 }
@@ -58,7 +59,7 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
     rollout: admission.rollout,
     ...(advanced.windowOpensAt !== undefined ? { windowOpensAt: advanced.windowOpensAt } : {}),
   });
-  const actions = orderActions({
+  const steps = orderSteps({
     failureReports: failureReports(works),
     configMaps: cycles.upserts,
     nodeWrites: written.nodeWrites,
@@ -76,5 +77,5 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
     events: [...written.events, ...status.events],
   });
   const requeueAfterMs = earliest(earliest(advanced.requeueAfterMs, expired.requeueAfterMs), holds.requeueAfterMs);
-  return requeueAfterMs === undefined ? { actions, nodeStatus } : { actions, nodeStatus, requeueAfterMs };
+  return requeueAfterMs === undefined ? { steps, nodeStatus } : { steps, nodeStatus, requeueAfterMs };
 }

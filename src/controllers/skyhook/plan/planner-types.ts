@@ -145,8 +145,13 @@ export const DEFAULT_PLANNER_SETTINGS: PlannerSettings = {
 };
 
 export interface PlanResult {
-  /** To be applied in order; why this order is safe at every crash point: `orderActions` (action-order.ts). */
+  /** To be applied in order; why this order is safe at every crash point: action-order.ts. */
   actions: PlannerAction[];
+  /**
+   * The same actions cut into steps (`actions` is `steps.flat()`): a step's actions are independent
+   * of each other, and each step comes after every action of the steps before it (action-order.ts).
+   */
+  steps: PlannerAction[][];
   /** Plan again after this long even if nothing changes (a retry backoff expiring). */
   requeueAfterMs?: number;
 }

@@ -34,12 +34,16 @@ export interface PlanRunResult extends PlanResult {
 export function planNextActions(input: PlanRunInput): PlanRunResult {
   const settings = { ...DEFAULT_PLANNER_SETTINGS, ...input.settings };
   const gates = new PriorityGates();
-  const actions: PlannerAction[] = [];
+  // Actions no bucket of action-order.ts claims (the runtime-required taints) are steps of their own.
+  const steps: PlannerAction[][] = [];
+  const alone = (actions: PlannerAction[]): void => {
+    for (const action of actions) steps.push([action]);
+  };
   let requeueAfterMs: number | undefined;
   const scrs = input.skyhooks.map((entry) => entry.skyhook);
   const wantedScrs = scrs.filter((scr) => input.only === undefined || scr.metadata.name === input.only);
   // Tainted now, worked on from the next pass (the taint must be in place before workloads land).
-  actions.push(...planAutoTaints(wantedScrs, input.nodes, settings.runtimeRequiredTaint));
+  alone(planAutoTaints(wantedScrs, input.nodes, settings.runtimeRequiredTaint));
   const planned = new Map<string, Record<string, SkyhookStatusValue>>();
   // One ledger for the whole run: SCRs draw cluster-budget slots from it in priority order.
   const ledger = new DisruptionLedger(input.disruptionBudgets ?? [], input.nodes);
@@ -66,11 +70,11 @@ export function planNextActions(input: PlanRunInput): PlanRunResult {
     // An SCR before `only` gives only which nodes it has complete, unless cluster budgets share slots.
     const plan: SkyhookPlan =
       caches !== undefined && input.only !== undefined && input.only !== name && ledger.empty
-        ? { actions: [], nodeStatus: skyhookCompletion(skyhookInput) }
+        ? { steps: [], nodeStatus: skyhookCompletion(skyhookInput) }
         : planSkyhook(skyhookInput);
     planned.set(name, plan.nodeStatus);
     const wanted = input.only === undefined || input.only === name;
-    if (wanted) actions.push(...plan.actions);
+    if (wanted) steps.push(...plan.steps);
     if (wanted && plan.requeueAfterMs !== undefined)
       requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
     if (input.only === name) break;
@@ -78,8 +82,8 @@ export function planNextActions(input: PlanRunInput): PlanRunResult {
     if (!disabled) gates.add(name, plan.nodeStatus, skyhook.skyhook.spec.sequencing === 'all');
   }
   const nodesByName = new Map(input.nodes.map((node) => [node.name, node]));
-  actions.push(
-    ...planRuntimeRequiredRelease({
+  alone(
+    planRuntimeRequiredRelease({
       skyhooks: scrs,
       nodes: input.nodes,
       taint: settings.runtimeRequiredTaint,
@@ -89,8 +93,9 @@ export function planNextActions(input: PlanRunInput): PlanRunResult {
       ...(input.only !== undefined ? { only: input.only } : {}),
     }),
   );
+  const actions = steps.flat();
   const result: PlanRunResult =
-    requeueAfterMs === undefined ? { actions } : { actions, requeueAfterMs: Math.max(0, requeueAfterMs) };
+    requeueAfterMs === undefined ? { actions, steps } : { actions, steps, requeueAfterMs: Math.max(0, requeueAfterMs) };
   if (caches) result.cache = caches.result(scrs.map(nameOf));
   return result;
 }

@@ -25,7 +25,12 @@ import { skyhookObjects, stageNodeOps, type SkyhookIo, writeLimitOf } from '../c
 import { type ApplyStep, type ApplyUnit, applySteps, chains, type DirectAction } from './apply-steps.js';
 import { runBounded } from './bounded-writes.js';
 
-export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: PlannerAction[]): Promise<void> {
+/** `steps`: the planner's (`PlanResult.steps`), applied one after the other. */
+export async function applyActions(
+  io: SkyhookIo,
+  skyhook: Skyhook,
+  steps: readonly (readonly PlannerAction[])[],
+): Promise<void> {
   /** Nodes as this pass's writes returned them (the node-metadata ConfigMap is built from the newest). */
   const writtenNodes = new Map<string, V1Node>();
   const noted = (written: V1Node | undefined): void => {
@@ -43,7 +48,7 @@ export async function applyActions(io: SkyhookIo, skyhook: Skyhook, actions: Pla
       );
     return applyAction(io, skyhook, unit.action, writtenNodes, noted);
   };
-  for (const step of applySteps(actions)) {
+  for (const step of applySteps(steps)) {
     await runBounded(
       limit,
       chains(admitted(io, skyhook, step, refused)).map((chain) => async () => {

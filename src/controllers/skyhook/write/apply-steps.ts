@@ -1,12 +1,11 @@
 /**
- * How one SCR's planned actions are cut into steps the writer applies one after the other, each
+ * How one SCR's planned steps become the writes the writer applies one step after the other, each
  * step's writes concurrently. Awaiting ~300 writes one at a time was the Skyhook reconcile's serial
  * bottleneck (about 1 s per reconcile at 1000 nodes, with the CPU idle); yet the order between the
  * buckets of `action-order.ts` is the crash-safety and budget order and must stay strict. So:
  *
- * - a step is a run of actions of one bucket (`actionBucket`); an action no bucket claims (the
- *   planner's runtime-required taints, or an action copied since it was ordered) is a step of its
- *   own, applied as before, one by one;
+ * - a step is one of the planner's steps (`PlanResult.steps`): a bucket of `orderSteps`, or an action
+ *   no bucket claims (the planner's runtime-required taints), which is a step of its own;
  * - node state, status and plain annotations of one node that follow each other become one patch,
  *   as they always did, in the step of the node's first such action;
  * - inside a step, the writes of one node (a cordon then that node's annotations; its metadata
@@ -17,7 +16,6 @@
  */
 import { nodeAnnotations, nodeLabels } from '../../../api/names.js';
 import { nodeStateAnnotations } from '../../../api/node-state.js';
-import { actionBucket } from '../plan/action-order.js';
 import type { PlannerAction } from '../plan/planner-types.js';
 import type { NodeWrite } from './node-writes.js';
 
@@ -79,17 +77,21 @@ export function chainKey(unit: ApplyUnit): string {
   }
 }
 
-/** The units in the writer's order, each with the step it belongs to (a bucket, or its own). */
-function units(actions: readonly PlannerAction[]): Array<{ unit: ApplyUnit; step: string }> {
-  const out: Array<{ unit: ApplyUnit; step: string }> = [];
-  const pending = new Map<string, { write: NodeWrite; step: string }>();
+/** The units in the writer's order, each with the index of the planner's step it belongs to. */
+function units(planSteps: readonly (readonly PlannerAction[])[]): Array<{ unit: ApplyUnit; step: number }> {
+  const out: Array<{ unit: ApplyUnit; step: number }> = [];
+  const pending = new Map<string, { write: NodeWrite; step: number }>();
   const flush = (): void => {
     for (const { write, step } of pending.values()) out.push({ unit: { kind: 'nodeWrite', write }, step });
     pending.clear();
   };
-  actions.forEach((action, index) => {
-    const bucket = actionBucket(action);
-    const step = bucket === undefined ? `alone/${index}` : `bucket/${bucket}`;
+  planSteps.forEach((actions, step) => {
+    for (const action of actions) add(action, step);
+  });
+  flush();
+  return out;
+
+  function add(action: PlannerAction, step: number): void {
     if (isNodeWrite(action)) {
       const entry = pending.get(action.node) ?? {
         write: { node: action.node, annotations: {}, labels: {} },
@@ -101,16 +103,14 @@ function units(actions: readonly PlannerAction[]): Array<{ unit: ApplyUnit; step
     }
     flush();
     out.push({ unit: { kind: 'action', action }, step });
-  });
-  flush();
-  return out;
+  }
 }
 
-/** The actions cut into steps (see the module comment). */
-export function applySteps(actions: readonly PlannerAction[]): ApplyStep[] {
+/** The planner's steps as the writer's (see the module comment). */
+export function applySteps(planSteps: readonly (readonly PlannerAction[])[]): ApplyStep[] {
   const steps: ApplyStep[] = [];
-  let current: { step: string; units: ApplyUnit[] } | undefined;
-  for (const { unit, step } of units(actions)) {
+  let current: { step: number; units: ApplyUnit[] } | undefined;
+  for (const { unit, step } of units(planSteps)) {
     if (current?.step !== step) {
       if (current) steps.push(current.units);
       current = { step, units: [] };

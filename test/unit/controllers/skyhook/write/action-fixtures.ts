@@ -1,6 +1,6 @@
 /**
  * Planner actions built by hand for the writer's tests (apply-steps, concurrent-apply): the empty
- * buckets of `orderActions` and the node writes of SCR `s`.
+ * buckets of `orderSteps` and the node writes of SCR `s`.
  */
 import type { ActionBuckets } from '../../../../../src/controllers/skyhook/plan/action-order.js';
 import type { SetNodeStatus } from '../../../../../src/controllers/skyhook/plan/planner-types.js';

@@ -64,7 +64,12 @@ describe('the cluster budget at apply time', () => {
         cordon: true,
       },
     ];
-    await applyActions(io(refuseAll, asked), skyhook, actions);
+    // Actions the planner's buckets do not claim: each a step of its own.
+    await applyActions(
+      io(refuseAll, asked),
+      skyhook,
+      actions.map((action) => [action]),
+    );
     expect(asked).toEqual(['n1 skyhook/s']);
   });
 
@@ -76,7 +81,7 @@ describe('the cluster budget at apply time', () => {
       claim: 'skyhook.nvidia.com/runtimeRequiredCordon',
       reason: 'new node',
     };
-    await expect(applyActions(io(refuseAll, asked), skyhook, [runtimeRequired])).rejects.toThrow(
+    await expect(applyActions(io(refuseAll, asked), skyhook, [[runtimeRequired]])).rejects.toThrow(
       'unexpected cluster access: core',
     );
     expect(asked).toEqual([]);

@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Skyhook } from '../../../../../src/api/skyhook.js';
 import type { SkyhookIo } from '../../../../../src/controllers/skyhook/context.js';
-import { orderActions } from '../../../../../src/controllers/skyhook/plan/action-order.js';
+import { orderSteps } from '../../../../../src/controllers/skyhook/plan/action-order.js';
 import type { PlannerAction } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import { applyActions } from '../../../../../src/controllers/skyhook/write/apply-actions.js';
 import { writeLimit } from '../../../../../src/controllers/skyhook/write/bounded-writes.js';
@@ -107,8 +107,8 @@ function strictlyBefore(earlier: Call[], later: Call[]): boolean {
   return lastEnd < firstStart;
 }
 
-function rollout(): PlannerAction[] {
-  return orderActions({
+function rollout(): PlannerAction[][] {
+  return orderSteps({
     ...empty(),
     configMaps: [1, 2, 3].map((i) => ({
       kind: 'upsertPackageConfigMap' as const,
@@ -197,7 +197,7 @@ describe('applyActions, concurrently within a bucket', () => {
         },
       },
     } as SkyhookIo;
-    const actions = orderActions({
+    const steps = orderSteps({
       ...empty(),
       nodeMetadata: ['n3', 'n1', 'n2'].map((node) => ({
         kind: 'cordonNode' as const,
@@ -206,7 +206,7 @@ describe('applyActions, concurrently within a bucket', () => {
         reason: 'interrupt',
       })),
     });
-    await applyActions(refusing, skyhook, actions);
+    await applyActions(refusing, skyhook, steps);
     expect(asked).toEqual(['n3', 'n1', 'n2']);
     expect(cluster.calls).toEqual([]);
   });
