@@ -6,16 +6,15 @@
  * - applies the label and field selectors to the list AND the watch;
  * - never stays dead: every watch end or error restarts it, errors with capped exponential backoff,
  *   and a generation counter makes sure a second error from the same watch cannot restart it twice;
- * - resumes from the last resourceVersion, and lists again on 410 Gone (firing delete for objects
- *   that vanished meanwhile);
+ * - resumes from the last resourceVersion, lists again on 410 Gone (deletes for what vanished);
  * - lists again every `resyncMs`, firing update for every object, as a safety net for watches that
  *   go quiet without an error;
  * - becomes `synced` only after a list succeeded (readiness uses this).
  *
- * The list and watch calls come in through the ListWatch interface (list-watch.ts has the real one),
- * so the restart logic is unit-tested with a scripted fake. This file is the reflector (client-go's
- * reflector.go): when to list and watch and how to recover; the cache and the handlers it feeds are
- * informer-store.ts.
+ * List and watch come through ListWatch (list-watch.ts), so the restart logic is unit-tested with a
+ * scripted fake. This is the reflector (client-go's reflector.go); the cache and handlers are
+ * informer-store.ts. `lastSyncResourceVersion` is the newest resourceVersion the cache reflects: an
+ * object written at or before it and absent from the cache was deleted since (write-expectations.ts).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -95,6 +94,11 @@ export class Informer<T extends KubernetesObject> {
   /** Restarts after errors so far. */
   get restarts(): number {
     return this.restartCount;
+  }
+
+  /** The newest resourceVersion the cache reflects (last list, event or bookmark): read-your-writes' clock. */
+  get lastSyncResourceVersion(): string {
+    return this.resourceVersion;
   }
 
   /** Adds handlers; objects already cached are replayed to them as adds (as client-go does). */
@@ -290,9 +294,7 @@ export class Informer<T extends KubernetesObject> {
   }
 
   private clearTimers(): void {
-    if (this.restartTimer !== undefined) this.clock.clearTimeout(this.restartTimer);
-    if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
-    this.restartTimer = undefined;
-    this.resyncTimer = undefined;
+    for (const timer of [this.restartTimer, this.resyncTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
+    this.restartTimer = this.resyncTimer = undefined;
   }
 }

@@ -35,6 +35,7 @@ export class RuntimeMetrics {
   private readonly synced: Gauge<'resource'>;
   private readonly leader: Gauge<'name'>;
   private readonly throttled: Counter<'controller'>;
+  private readonly expectationsExpired: Counter<'kind'>;
 
   /** `defaults` adds Node's process metrics (memory, event loop lag, …); tests leave it off. */
   constructor(registry = new Registry(), options: { defaults?: boolean } = {}) {
@@ -102,6 +103,12 @@ export class RuntimeMetrics {
       labelNames: ['controller'],
       registers,
     });
+    this.expectationsExpired = new Counter({
+      name: 'skyhook_write_expectations_expired_total',
+      help: 'Own writes the caches had not shown after 5 minutes, dropped from read-your-writes (a watch is broken): by kind',
+      labelNames: ['kind'],
+      registers,
+    });
     this.leader = new Gauge({
       name: 'leader_election_master_status',
       help: '1 while this process holds the lease',
@@ -135,6 +142,11 @@ export class RuntimeMetrics {
 
   apiThrottled(controller: string): void {
     this.throttled.inc({ controller });
+  }
+
+  /** A write expectation dropped by its safety net (write-expectations.ts): a cache that stopped following. */
+  writeExpectationExpired(kind: string): void {
+    this.expectationsExpired.inc({ kind });
   }
 
   informerRestarted(resource: string): void {

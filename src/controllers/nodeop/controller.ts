@@ -87,11 +87,7 @@ export async function startNodeOpController(
   const podName = process.env['POD_NAME'];
   const clock = options.clock ?? systemClock;
   const podsByJob = new PodsByJob(pods);
-  const reads = new NodeOpReads(
-    nodeOps,
-    (key) => fetchNodeOp(clients.custom, key),
-    () => clock.now(),
-  );
+  const reads = new NodeOpReads(nodeOps, (key) => fetchNodeOp(clients.custom, key));
   let controller: Controller | undefined;
   const reconciler = new NodeOpReconciler({
     clients,

@@ -7,6 +7,12 @@
  * write does it GET (rare: the watch event of a write arrives within milliseconds). Others' writes
  * reach us as watch events like any change; the Job cache's busy nodes (pacing.ts) guard slots too.
  *
+ * Nothing is forgotten on a timer: a write is forgotten once the cache shows it (or a later version),
+ * or once the NodeOp is absent from a cache whose informer has got past the write (deleted since;
+ * its lastSyncResourceVersion), or the GET finds it gone. A 30 s limit used to read the stale cache
+ * after a lag that long, which under a loaded API server (watches a minute late at 5000 nodes) could
+ * start a node twice. A cache that never catches up costs a GET per reconcile, never a wrong read.
+ *
  * The same write's watch event is also how `isOwnStatusWrite` recognises an update that only
  * echoes our own status write, which wakes nobody (controller.ts).
  */
@@ -16,31 +22,26 @@ import { objectKey, type Informer } from '../../kube/informer.js';
 import { cachedNodeOp } from '../cached-objects.js';
 import { isAtLeast } from '../../kube/resource-version.js';
 
-/** A write not seen in the cache after this long is forgotten (the NodeOp was deleted meanwhile, say). */
-const EXPECTATION_TTL_MS = 30_000;
-
 export class NodeOpReads {
-  private readonly written = new Map<string, { resourceVersion: string; at: number }>();
-  private readonly cache: Pick<Informer<NodeOp>, 'get'>;
+  private readonly written = new Map<string, { resourceVersion: string }>();
+  /** The NodeOp cache; with its informer's lastSyncResourceVersion, a NodeOp deleted since our write reads as gone without a GET. */
+  private readonly cache: Pick<Informer<NodeOp>, 'get'> & { readonly lastSyncResourceVersion?: string };
   private readonly fetch: (key: string) => Promise<NodeOp | undefined>;
-  private readonly now: () => number;
   /** Reads the cache could not answer (it lagged behind our write): a GET each. */
   fetched = 0;
 
   constructor(
-    cache: Pick<Informer<NodeOp>, 'get'>,
+    cache: Pick<Informer<NodeOp>, 'get'> & { readonly lastSyncResourceVersion?: string },
     fetch: (key: string) => Promise<NodeOp | undefined>,
-    now: () => number = Date.now,
   ) {
     this.cache = cache;
     this.fetch = fetch;
-    this.now = now;
   }
 
   /** Notes what a write of ours returned (its resourceVersion); a write that returned nothing is not noted. */
   wrote(key: string, object: { metadata?: { resourceVersion?: string } } | undefined): void {
     const resourceVersion = object?.metadata?.resourceVersion;
-    if (resourceVersion) this.written.set(key, { resourceVersion, at: this.now() });
+    if (resourceVersion) this.written.set(key, { resourceVersion });
   }
 
   /** The NodeOp `key` as of our last write to it at least; undefined when it does not exist. */
@@ -49,7 +50,9 @@ export class NodeOpReads {
     const cached = this.cache.get(name, namespace);
     const expected = this.written.get(key);
     if (!expected) return cached;
-    if (isAtLeast(cached?.metadata?.resourceVersion, expected.resourceVersion) || this.expired(expected.at)) {
+    const synced = this.cache.lastSyncResourceVersion;
+    const deletedSince = cached === undefined && !!synced && isAtLeast(synced, expected.resourceVersion);
+    if (isAtLeast(cached?.metadata?.resourceVersion, expected.resourceVersion) || deletedSince) {
       this.written.delete(key);
       return cached;
     }
@@ -80,12 +83,8 @@ export class NodeOpReads {
     this.written.delete(key);
   }
 
-  /** Writes the cache has not shown yet (each is forgotten once it does, or after the TTL). */
+  /** Writes the cache has not shown yet (each is forgotten once it does, or once the NodeOp is gone). */
   get pending(): number {
     return this.written.size;
-  }
-
-  private expired(at: number): boolean {
-    return this.now() - at > EXPECTATION_TTL_MS;
   }
 }

@@ -13,7 +13,7 @@ import type { Skyhook } from '../../api/skyhook.js';
 import { errorDetails, isConflict, isNotFound } from '../../kube/client.js';
 import { ignoreNotFound } from '../../kube/writes.js';
 import type { ReconcileResult } from '../../kube/queue.js';
-import { deleteStaleNodeMetadata, NODE_METADATA_KIND } from './write/node-metadata-writes.js';
+import { deleteStaleNodeMetadata } from './write/node-metadata-writes.js';
 import { clearSkyhookFromNode, hasSkyhookTraces } from './write/node-writes.js';
 import { StageOpSummaryMemo } from './views/op-summary.js';
 import { configMapsOf, packageConfigMapData, staleConfigMaps } from './build/package-configmaps.js';
@@ -23,6 +23,7 @@ import { emptyPlanCache, type PlanCache } from './plan/plan-cache.js';
 import { planNextActions, type PlanRunInput } from './plan/planner.js';
 import type { NodeView, SetSkyhookStatus } from './plan/planner-types.js';
 import { applyActions } from './write/apply-actions.js';
+import { expectationCaches } from './write/expectation-caches.js';
 import { evaluateHealthGates, gateRecheckMs } from './views/health-gates/evaluate.js';
 import { earliest } from './plan/pass-advance.js';
 import { PrometheusGate } from './views/health-gates/prometheus-gate.js';
@@ -91,13 +92,7 @@ export class SkyhookReconciler {
   private async reconcileOnce(key: string): Promise<ReconcileResult> {
     // This SCR's writes are noted as its own, and it waits for those only (write-expectations.ts).
     const io: SkyhookIo = { ...this.io, expectations: this.io.expectations.scoped(key) };
-    const behind = io.expectations.unmet((kind, name) => {
-      if (kind === 'Node') return io.caches.nodes.get(name);
-      if (kind === 'NodeOp') return io.caches.nodeOps.get(name, io.settings.namespace);
-      if (kind === 'ConfigMap') return io.caches.configMaps.get(name, io.settings.namespace);
-      if (kind === NODE_METADATA_KIND) return io.caches.nodeMetadata.get(name, io.settings.namespace);
-      return io.caches.skyhooks.get(name);
-    });
+    const behind = io.expectations.unmet(...expectationCaches(io));
     if (behind.length > 0) {
       io.logger.debug({ skyhook: key, behind }, 'caches have not seen our last writes yet; waiting for their events');
       return { requeueAfterMs: CACHE_CATCH_UP_RECHECK_MS };

@@ -170,7 +170,16 @@ export async function startSkyhookController(
   await Promise.all(Object.values(caches).map((informer) => informer?.waitForSync(syncTimeoutMs)));
 
   const log = logger.child({ controller: 'skyhook' });
-  const expectations = new WriteExpectations();
+  // Only a broken watch lets an expectation reach its safety net: say so loudly (write-expectations.ts).
+  const expectations = new WriteExpectations(Date.now, '', undefined, {
+    onExpired: ({ owner, kind, name, ageMs }) => {
+      log.warn(
+        { skyhook: owner, kind, name, ageS: Math.round(ageMs / 1000) },
+        'cache never showed our write; read-your-writes gave up waiting (is a watch broken?)',
+      );
+      runtime.metrics.writeExpectationExpired(kind);
+    },
+  });
   const reconciler = new SkyhookReconciler(
     {
       clients,

@@ -174,6 +174,33 @@ describe('Informer', () => {
     expect(source.lastWatch.options.resourceVersion).toBe('10');
   });
 
+  // Read-your-writes (write-expectations.ts) tells a deleted object from one not seen yet by this version.
+  it('lastSyncResourceVersion is the newest resourceVersion the cache reflects: list, watch events, bookmarks, relists', async () => {
+    const { source, informer, clock } = setup();
+    source.listResults = [
+      { items: [cm('a', '2')], metadata: { resourceVersion: '5' } },
+      { items: [], metadata: { resourceVersion: '30' } },
+    ];
+    expect(informer.lastSyncResourceVersion).toBe('');
+    informer.start();
+    await clock.advance(0);
+    expect(informer.lastSyncResourceVersion).toBe('5');
+    const seen: string[] = [];
+    informer.on({ add: () => {}, update: () => {}, delete: () => seen.push(informer.lastSyncResourceVersion) });
+    source.lastWatch.emit('MODIFIED', cm('a', '7'));
+    expect(informer.lastSyncResourceVersion).toBe('7');
+    source.lastWatch.emit('BOOKMARK', { metadata: { resourceVersion: '12' } });
+    expect(informer.lastSyncResourceVersion).toBe('12');
+    // A handler told of a deletion already sees the deletion's version.
+    source.lastWatch.emit('DELETED', cm('a', '15'));
+    expect(seen).toEqual(['15']);
+    // An error event moves nothing; the relist after a 410 moves it to the list's version.
+    source.lastWatch.emit('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
+    expect(informer.lastSyncResourceVersion).toBe('15');
+    await clock.advance(0);
+    expect(informer.lastSyncResourceVersion).toBe('30');
+  });
+
   it('restarts after any watch error with doubling backoff up to the cap, resuming without a relist; an event resets the backoff', async () => {
     const { source, informer, clock, metrics } = setup();
     source.listResults = [{ items: [], metadata: { resourceVersion: '1' } }];

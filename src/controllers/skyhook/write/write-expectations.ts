@@ -1,9 +1,19 @@
 /**
  * Read-your-writes over informer caches. The planner decides from the caches; if it planned from a
  * cache that has not yet seen this process's last write (a node's state, a NodeOp suspended or created,
- * a NodeOp deleted), it could undo that write, e.g. run a completed stage again. So every write
- * notes the resourceVersion it produced, and a reconcile waits until the caches have caught up;
- * the watch event that catches them up enqueues the reconcile again.
+ * a NodeOp deleted), it could undo that write, e.g. run a completed stage again, or count a node it
+ * admitted itself as free and admit another past the budget. So every write notes the resourceVersion
+ * it produced, and a reconcile waits until the caches have caught up; the watch event that catches
+ * them up enqueues the reconcile again.
+ *
+ * Met is exact, never timed: the cache shows the object at or past the written resourceVersion, or the
+ * object is absent and its informer has itself seen a resourceVersion at or past the written one (its
+ * `lastSyncResourceVersion`: the cache reflects a moment after our write, so the object was deleted
+ * since). A timed expectation once let a 5000-node rollout exceed its budget: its watches ran more
+ * than 30 s late, the expectations were dropped, and a pass planned from a cache without the nodes
+ * the previous pass had admitted. Only a broken watch (no event and no bookmark for minutes) can hold
+ * an expectation that long; after SAFETY_NET_MS it is dropped loudly (`onExpired`: a warning and
+ * `skyhook_write_expectations_expired_total`), so a dead watch cannot stall the operator unseen.
  *
  * Each SCR waits for its own writes only (`scoped`): an SCR's plan reads other SCRs' state on a node
  * only to hold itself back (priority order), so a cache behind another SCR's write makes it wait,
@@ -15,21 +25,25 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { nameOf } from '../../../api/object-meta.js';
 import { isAtLeast } from '../../../kube/resource-version.js';
 
+/** A deletion needs no version: it is met once the cache no longer shows the object live. */
 type Expectation = { kind: 'version'; resourceVersion: string } | { kind: 'gone' };
 
-/**
- * Kinds this process only ever updates, never creates (nodes, SCRs): one missing from the cache
- * after a write of ours was deleted since (a node removed, an SCR whose last finalizer went), and
- * waiting for the cache to show the written version would hold every reconcile back until the TTL.
- * A kind we create could also be missing because the cache has not seen the create yet.
- */
-const NEVER_CREATED_HERE: ReadonlySet<string> = new Set(['Node', 'Skyhook']);
-
-/** An expectation not met after this long is dropped (the object was deleted by someone else, say). */
-const EXPECTATION_TTL_MS = 30_000;
+/** Against a broken watch only: an exact expectation normally is met within a second, even under load. */
+export const SAFETY_NET_MS = 5 * 60_000;
 
 /** Where a cached object is looked up: `cache(kind)(name)`. */
 export type CacheLookup = (kind: string, name: string) => KubernetesObject | undefined;
+
+/** The newest resourceVersion the informer caching `kind` reflects (Informer.lastSyncResourceVersion). */
+export type SyncedVersionLookup = (kind: string) => string | undefined;
+
+/** An expectation the safety net dropped: what was written, by which SCR, how long ago. */
+export interface ExpiredExpectation {
+  owner: string;
+  kind: string;
+  name: string;
+  ageMs: number;
+}
 
 interface Pending {
   owner: string;
@@ -44,6 +58,12 @@ interface Store {
   pending: Map<string, Pending>;
   /** How many owners await each `<kind>/<name>` (for `awaits`, asked on every watch event). */
   awaited: Map<string, number>;
+  onExpired: (expired: ExpiredExpectation) => void;
+}
+
+export interface WriteExpectationsOptions {
+  /** Told of every expectation the safety net drops (the controller logs a warning and counts it). */
+  onExpired?: (expired: ExpiredExpectation) => void;
 }
 
 export class WriteExpectations {
@@ -52,10 +72,10 @@ export class WriteExpectations {
   private readonly owner: string;
   private readonly now: () => number = Date.now;
 
-  constructor(now: () => number = Date.now, owner = '', store?: Store) {
+  constructor(now: () => number = Date.now, owner = '', store?: Store, options: WriteExpectationsOptions = {}) {
     this.now = now;
     this.owner = owner;
-    this.store = store ?? { pending: new Map(), awaited: new Map() };
+    this.store = store ?? { pending: new Map(), awaited: new Map(), onExpired: options.onExpired ?? (() => {}) };
   }
 
   /** The view one SCR's reconcile writes through: it notes writes as that SCR's and waits for those only. */
@@ -96,26 +116,35 @@ export class WriteExpectations {
     else this.store.awaited.delete(object);
   }
 
-  /** Objects the caches have not caught up with, of this view's owner (the root: of all); met ones are forgotten. */
-  unmet(lookup: CacheLookup): string[] {
+  /**
+   * Objects the caches have not caught up with, of this view's owner (the root: of all); met ones are
+   * forgotten. `synced` tells how far each kind's informer has got (unknown: a written object missing
+   * from the cache stays unmet until it appears or the safety net drops it).
+   */
+  unmet(lookup: CacheLookup, synced: SyncedVersionLookup = () => undefined): string[] {
     const behind: string[] = [];
     for (const [id, entry] of this.store.pending) {
       if (this.owner !== '' && entry.owner !== this.owner) continue;
-      const { kind, name, expect, at } = entry;
-      const cached = lookup(kind, name);
-      // Expired counts as met whatever the cache shows: an expectation that outlives its TTL must
-      // not hold every later reconcile of the process back.
-      const expired = this.now() - at > EXPECTATION_TTL_MS;
-      const met =
-        expired ||
-        (expect.kind === 'gone'
-          ? cached === undefined || cached.metadata?.deletionTimestamp !== undefined
-          : cached === undefined
-            ? NEVER_CREATED_HERE.has(kind)
-            : isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion));
-      if (met) this.forget(id, entry);
-      else behind.push(`${kind}/${name}`);
+      const { kind, name, expect } = entry;
+      if (seen(expect, lookup(kind, name), synced(kind))) {
+        this.forget(id, entry);
+        continue;
+      }
+      const ageMs = this.now() - entry.at;
+      if (ageMs > SAFETY_NET_MS) {
+        this.forget(id, entry);
+        this.store.onExpired({ owner: entry.owner, kind, name, ageMs });
+      } else behind.push(`${kind}/${name}`);
     }
     return behind;
   }
+}
+
+/** True when a cache showing `cached`, its informer at `syncedVersion`, reflects the write `expect`. */
+function seen(expect: Expectation, cached: KubernetesObject | undefined, syncedVersion: string | undefined): boolean {
+  if (expect.kind === 'gone') return cached === undefined || cached.metadata?.deletionTimestamp !== undefined;
+  if (cached !== undefined) return isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion);
+  // Absent: deleted since our write only if the cache reflects a moment at or after it; else the
+  // cache has not seen the write yet (a create in particular).
+  return syncedVersion !== undefined && syncedVersion !== '' && isAtLeast(syncedVersion, expect.resourceVersion);
 }

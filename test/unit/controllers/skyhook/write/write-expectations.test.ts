@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { WriteExpectations } from '../../../../../src/controllers/skyhook/write/write-expectations.js';
+import {
+  type ExpiredExpectation,
+  SAFETY_NET_MS,
+  WriteExpectations,
+} from '../../../../../src/controllers/skyhook/write/write-expectations.js';
 
 const node = (resourceVersion: string, deleted = false): KubernetesObject => ({
   metadata: { name: 'n1', resourceVersion, ...(deleted ? { deletionTimestamp: new Date() } : {}) },
@@ -22,23 +26,84 @@ describe('WriteExpectations', () => {
     expect(expectations.unmet(() => node('5', true))).toEqual([]);
   });
 
-  it('counts a written node or SCR missing from the cache as deleted since, but not a NodeOp or ConfigMap it may not have seen created', () => {
+  // Exact, of every kind: missing from the cache means deleted since only once its informer got past the write.
+  it('counts a written object missing from the cache as deleted since only once its informer has seen a later resourceVersion', () => {
     const expectations = new WriteExpectations(() => 0);
-    for (const kind of ['Node', 'Skyhook', 'NodeOp', 'ConfigMap']) expectations.wrote(kind, node('10'));
-    expect(expectations.unmet(() => undefined)).toEqual(['NodeOp/n1', 'ConfigMap/n1']);
+    const kinds = ['Node', 'Skyhook', 'NodeOp', 'ConfigMap'];
+    for (const kind of kinds) expectations.wrote(kind, node('10'));
+    const behind = kinds.map((kind) => `${kind}/n1`);
+    expect(expectations.unmet(() => undefined)).toEqual(behind);
+    expect(
+      expectations.unmet(
+        () => undefined,
+        () => '',
+      ),
+    ).toEqual(behind);
+    expect(
+      expectations.unmet(
+        () => undefined,
+        () => '9',
+      ),
+    ).toEqual(behind);
+    // The Node informer got to 10, the SCR informer past it; the others have not yet.
+    expect(
+      expectations.unmet(
+        () => undefined,
+        (kind) => ({ Node: '10', Skyhook: '11' })[kind] ?? '9',
+      ),
+    ).toEqual(['NodeOp/n1', 'ConfigMap/n1']);
+    expect(
+      expectations.unmet(
+        () => undefined,
+        () => '12',
+      ),
+    ).toEqual([]);
   });
 
-  // A write the cache never shows (e.g. overtaken by a relist) must not hold the SCR back forever.
+  // The 5000-node overshoot: watches over 30 s late, a 30 s TTL dropped the expectations and a pass
+  // planned from a cache without the nodes the previous pass had admitted.
+  it('keeps waiting for a cache that lags far past the old 30 s limit', () => {
+    let now = 0;
+    const expired: unknown[] = [];
+    const expectations = new WriteExpectations(() => now, '', undefined, { onExpired: (e) => expired.push(e) });
+    expectations.wrote('Node', node('10'));
+    expectations.wrote('NodeOp', node('11'));
+    for (now of [30_001, 60_000, SAFETY_NET_MS]) {
+      expect(
+        expectations.unmet(
+          () => node('9'),
+          () => '9',
+        ),
+      ).toEqual(['Node/n1', 'NodeOp/n1']);
+      expect(
+        expectations.unmet(
+          () => undefined,
+          () => '9',
+        ),
+      ).toEqual(['Node/n1', 'NodeOp/n1']);
+    }
+    expect(expired).toEqual([]);
+    expect(expectations.awaits('Node', 'n1')).toBe(true);
+  });
+
+  // A broken watch (no event, no bookmark) must not hold the SCR back forever, nor be dropped unseen.
   it.each([
     ['a write', (e: WriteExpectations) => e.wrote('Node', node('10'))],
     ['a deletion', (e: WriteExpectations) => e.deleted('Node', 'n1')],
-  ])('drops %s not seen within the TTL', (_, record) => {
-    let now = 0;
-    const expectations = new WriteExpectations(() => now);
+  ])('drops %s the cache never shows after the 5-minute safety net, and says so', (_, record) => {
+    let now = 1_000;
+    const expired: ExpiredExpectation[] = [];
+    const root = new WriteExpectations(() => now, '', undefined, { onExpired: (e) => expired.push(e) });
+    const expectations = root.scoped('scr');
     record(expectations);
     expect(expectations.unmet(() => node('9'))).toEqual(['Node/n1']);
-    now = 30_001;
+    now += SAFETY_NET_MS;
+    expect(expectations.unmet(() => node('9'))).toEqual(['Node/n1']);
+    expect(expired).toEqual([]);
+    now += 1;
     expect(expectations.unmet(() => node('9'))).toEqual([]);
+    expect(expired).toEqual([{ owner: 'scr', kind: 'Node', name: 'n1', ageMs: SAFETY_NET_MS + 1 }]);
+    expect(expectations.awaits('Node', 'n1')).toBe(false);
   });
 
   // Five SCRs rolling out together starved each other while each waited for every SCR's writes.
