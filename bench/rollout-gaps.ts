@@ -41,24 +41,51 @@ export function nextNodeGaps(grouped: Map<string, StageJob[]>, budget: number, s
 }
 
 /**
- * The most nodes of one SCR seen in progress at once (first Job seen, last stage not yet done), as the
- * recording shows it: above the budget means the budget was exceeded or the recording lagged (a watch
- * delayed on a saturated machine), and the next-node gaps above are then not to be trusted.
+ * Which clock orders the starts and ends of `maxInProgress`. `arrival`: Date.now() when the watcher
+ * saw each event; the Jobs and their pods come through two watches, each late by its own amount on a
+ * loaded API server, so a node's end (its pod Succeeded) may arrive after the next node's Job, which
+ * the operator created only once it had seen that end: a count above the budget then, with none in
+ * the cluster. `revision`: the events' resourceVersions, etcd's revisions, one order for the whole
+ * cluster whatever each watch's lag, so a count above the budget is one the cluster really had.
  */
-export function maxInProgress(grouped: Map<string, StageJob[]>, stagesPerNode: number): number {
+export type InProgressClock = 'arrival' | 'revision';
+
+const rvNumber = (rv: string | undefined): number | undefined =>
+  rv !== undefined && /^\d+$/.test(rv) ? Number(rv) : undefined;
+
+/** True when every Job carries the resourceVersions the `revision` clock needs (a done one its doneRv too). */
+export function hasRevisions(grouped: Map<string, StageJob[]>): boolean {
+  return [...grouped.values()].every((jobs) =>
+    jobs.every((j) => rvNumber(j.seenRv) !== undefined && (j.doneAt === undefined || rvNumber(j.doneRv) !== undefined)),
+  );
+}
+
+/**
+ * The most nodes of one SCR in progress at once (first Job seen, last stage not yet done), in the
+ * order of `clock` (see InProgressClock): above the budget by `revision` is a budget overshoot; by
+ * `arrival` it may be only the recording's lag, and the next-node gaps above are then not to be trusted.
+ */
+export function maxInProgress(
+  grouped: Map<string, StageJob[]>,
+  stagesPerNode: number,
+  clock: InProgressClock = 'arrival',
+): number {
+  const start = (j: StageJob): number => (clock === 'arrival' ? j.seenAt : (rvNumber(j.seenRv) ?? NaN));
+  const end = (j: StageJob): number | undefined => (clock === 'arrival' ? j.doneAt : rvNumber(j.doneRv));
   const bySkyhook = new Map<string, [number, number][]>();
   for (const jobs of grouped.values()) {
     const last = jobs.at(-1)!;
-    const end = jobs.length === stagesPerNode && last.doneAt !== undefined ? last.doneAt : Infinity;
+    const lastEnd = end(last);
+    const finish = jobs.length === stagesPerNode && lastEnd !== undefined ? lastEnd : Infinity;
     const skyhook = jobs[0]!.skyhook;
-    bySkyhook.set(skyhook, [...(bySkyhook.get(skyhook) ?? []), [jobs[0]!.seenAt, end]]);
+    bySkyhook.set(skyhook, [...(bySkyhook.get(skyhook) ?? []), [Math.min(...jobs.map(start)), finish]]);
   }
   let max = 0;
   for (const spans of bySkyhook.values()) {
     // Ends sort before starts at the same instant: a slot freed and taken at once is not two nodes.
-    const events = spans.flatMap(([start, end]): [number, number][] => [
-      [start, 1],
-      [end, -1],
+    const events = spans.flatMap(([from, to]): [number, number][] => [
+      [from, 1],
+      [to, -1],
     ]);
     events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     let current = 0;

@@ -7,7 +7,7 @@ import { CLIENT_NODE_USER_AGENT, countClusterWrites, countWrites, writesPerNodeS
 import type { BenchCluster } from './bench-cluster.js';
 import { cores, type CpuSample, cpuReport, limitedBy } from './cpu-usage.js';
 import { histogramDelta, histogramQuantile, parseHistogram } from './histogram.js';
-import { jobsBySkyhookNode, maxInProgress, nextNodeGaps, nextStageGaps } from './rollout-gaps.js';
+import { hasRevisions, jobsBySkyhookNode, maxInProgress, nextNodeGaps, nextStageGaps } from './rollout-gaps.js';
 import { idealExplained, idealRolloutMs } from './rollout-ideal.js';
 import { machineFloor } from './machine-floor.js';
 import { judgeTargets } from './rollout-targets.js';
@@ -88,6 +88,7 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
   const sameNode = summarize(nextStageGaps(grouped));
   const nextNode = summarize(nextNodeGaps(grouped, shape.budget, stages));
   const jobDuration = summarize(run.jobs.map((j) => (j.doneAt ?? NaN) - j.seenAt).filter(Number.isFinite));
+  const budget = budgetCheck(grouped, stages, shape.budget);
 
   const operatorWrites = countWrites(run.auditLog, run.writesFrom, CLIENT_NODE_USER_AGENT);
   // Whole cluster: every writer but the heartbeats (node and API server Leases), which grow with wall time x nodes.
@@ -134,6 +135,15 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
     controlPlaneStartS: round(run.controlPlaneStartMs / 1000, 1),
     completed: run.completed,
     ...(run.stalled ? { stalled: run.stalled } : {}),
+    // A safety bug, whatever else the run shows: listed first so no reader misses it.
+    ...(budget.exceeded
+      ? {
+          violations: [
+            `budget exceeded: ${budget.maxNodesInProgressPerSkyhook} nodes of one SCR in progress at once, budget ${shape.budget}`,
+          ],
+        }
+      : {}),
+    budget,
     progress: {
       stageJobsDone: `${nodeStages}/${shape.nodes * stages * names.length}`,
       nodeSkyhooksComplete: `${run.nodeSkyhooksComplete}/${shape.nodes * names.length}`,
@@ -179,10 +189,38 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
     eventDriven: {
       nextStageAfterJobDoneMs: sameNode,
       nextNodeAfterNodeDoneMs: nextNode,
-      maxNodesInProgressPerSkyhook: maxInProgress(grouped, stages),
+      maxNodesInProgressPerSkyhook: budget.maxNodesInProgressPerSkyhook,
       stageJobDurationMs: jobDuration,
     },
     writes: { operator: operatorWrites, wholeClusterPerNodeStage: clusterWrites },
     targets,
+  };
+}
+
+/**
+ * Whether the run kept each SCR within its budget, from the watcher's record of the stage Jobs
+ * (rollout-gaps.ts maxInProgress), in the cluster's own order of events (resourceVersions) when the
+ * record has them; the order of arrival at the watcher is given beside it, for comparison only: there,
+ * two watches' different lag can show more nodes at once than the cluster ever had.
+ */
+export function budgetCheck(
+  grouped: Map<string, StageJob[]>,
+  stages: number,
+  perSkyhook: number,
+): {
+  perSkyhook: number;
+  maxNodesInProgressPerSkyhook: number;
+  orderedBy: 'resourceVersion' | 'arrival';
+  maxNodesInProgressByArrival: number;
+  exceeded: boolean;
+} {
+  const byRevision = hasRevisions(grouped);
+  const max = maxInProgress(grouped, stages, byRevision ? 'revision' : 'arrival');
+  return {
+    perSkyhook,
+    maxNodesInProgressPerSkyhook: max,
+    orderedBy: byRevision ? 'resourceVersion' : 'arrival',
+    maxNodesInProgressByArrival: maxInProgress(grouped, stages, 'arrival'),
+    exceeded: max > perSkyhook,
   };
 }

@@ -95,6 +95,19 @@ export interface StageJob {
   /** Date.now() when the Job was first seen, and when it was first seen finished. */
   seenAt: number;
   doneAt?: number | undefined;
+  /**
+   * The same two moments as resourceVersions (etcd revisions, one order for the whole cluster): the
+   * Job's first event seen, and the earliest event seen showing it done (its pod Succeeded, or its
+   * Complete/Failed condition). Unlike the arrival times they do not depend on how late each watch is.
+   */
+  seenRv?: string | undefined;
+  doneRv?: string | undefined;
+}
+
+/** The earlier of two resourceVersions (numeric, as etcd's are), either possibly absent. */
+function earlierRv(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return Number(a) <= Number(b) ? a : b;
 }
 
 /** Every stage Job of the operator namespace seen during a test, in the order they appeared (deleted ones included). */
@@ -122,8 +135,8 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
     logger: silentLogger(),
   });
   const jobs = new Map<string, StageJob>();
-  /** Job uid → when one of its pods was first seen Succeeded. */
-  const podSucceededAt = new Map<string, number>();
+  /** Job uid → when one of its pods was first seen Succeeded, and that pod event's resourceVersion. */
+  const podSucceededAt = new Map<string, { at: number; rv: string | undefined }>();
   // Jobs left from earlier tests (garbage collection takes a moment) are not this test's.
   const earlier = new Set<string>();
   let synced = false;
@@ -138,8 +151,13 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
     const previous = jobs.get(uid);
     if (previous) jobs.set(uid, update(previous));
   };
-  const podSucceeded = (jobUid: string, at: number): void =>
-    record(jobUid, (job) => ({ ...job, succeeded: !job.failed, doneAt: job.doneAt ?? at }));
+  const podSucceeded = (jobUid: string, { at, rv }: { at: number; rv: string | undefined }): void =>
+    record(jobUid, (job) => ({
+      ...job,
+      succeeded: !job.failed,
+      doneAt: job.doneAt ?? at,
+      doneRv: earlierRv(job.doneRv, rv),
+    }));
   const seen = (job: V1Job): void => {
     const labels = job.metadata?.labels ?? {};
     const uid = job.metadata?.uid ?? '';
@@ -159,6 +177,11 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
       succeeded: (previous?.succeeded ?? false) || condition('Complete'),
       seenAt: previous?.seenAt ?? Date.now(),
       doneAt: previous?.doneAt ?? (condition('Complete') || condition('Failed') ? Date.now() : undefined),
+      seenRv: previous?.seenRv ?? job.metadata?.resourceVersion,
+      doneRv: earlierRv(
+        previous?.doneRv,
+        condition('Complete') || condition('Failed') ? job.metadata?.resourceVersion : undefined,
+      ),
     });
     const podDone = podSucceededAt.get(uid);
     if (podDone !== undefined) podSucceeded(uid, podDone);
@@ -168,7 +191,7 @@ export async function recordStageJobs(h: ClusterHandle): Promise<JobRecorder> {
     if (pod.status?.phase !== 'Succeeded') return;
     const jobUid = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job')?.uid;
     if (!jobUid || podSucceededAt.has(jobUid)) return;
-    podSucceededAt.set(jobUid, Date.now());
+    podSucceededAt.set(jobUid, { at: Date.now(), rv: pod.metadata?.resourceVersion });
     podSucceeded(jobUid, podSucceededAt.get(jobUid)!);
   };
   informer.on({ add: seen, update: seen });

@@ -1,6 +1,13 @@
 /** The event-driven gaps of the rollout benchmarks, per SCR when several roll out at once. */
 import { describe, expect, it } from '@jest/globals';
-import { jobsBySkyhookNode, maxInProgress, nextNodeGaps, nextStageGaps } from '../../../bench/rollout-gaps.js';
+import {
+  hasRevisions,
+  jobsBySkyhookNode,
+  maxInProgress,
+  nextNodeGaps,
+  nextStageGaps,
+} from '../../../bench/rollout-gaps.js';
+import { budgetCheck } from '../../../bench/rollout-report.js';
 import type { StageJob } from '../../../test/e2e/skyhook-cluster.js';
 
 const job = (skyhook: string, node: string, stage: string, seenAt: number, doneAt?: number): StageJob => ({
@@ -47,5 +54,43 @@ describe('rollout gaps', () => {
     expect(maxInProgress(grouped, 2)).toBe(2);
     const handOver = jobsBySkyhookNode([job('c', 'x', 'apply', 0, 10), job('c', 'y', 'apply', 10, 20)]);
     expect(maxInProgress(handOver, 1)).toBe(1);
+  });
+
+  // Budget 1, one stage. The cluster: x's pod succeeded at revision 20, then the operator created y's
+  // Job at 25. The watcher: the Job watch showed y's Job (at 1000 ms) before the lagging pod watch
+  // showed x's pod Succeeded (at 1500 ms).
+  const revisioned = (node: string, seenAt: number, seenRv: string, doneAt?: number, doneRv?: string): StageJob => ({
+    ...job('r', node, 'apply', seenAt, doneAt),
+    seenRv,
+    doneRv,
+  });
+
+  it('counts in the order of resourceVersions when asked, not in the order two lagging watches delivered', () => {
+    const lagged = jobsBySkyhookNode([revisioned('x', 0, '10', 1500, '20'), revisioned('y', 1000, '25', 3000, '40')]);
+    expect(hasRevisions(lagged)).toBe(true);
+    expect(maxInProgress(lagged, 1, 'arrival')).toBe(2);
+    expect(maxInProgress(lagged, 1, 'revision')).toBe(1);
+    expect(budgetCheck(lagged, 1, 1)).toEqual({
+      perSkyhook: 1,
+      maxNodesInProgressPerSkyhook: 1,
+      orderedBy: 'resourceVersion',
+      maxNodesInProgressByArrival: 2,
+      exceeded: false,
+    });
+  });
+
+  it('flags a budget the cluster really exceeded', () => {
+    // y's Job created (revision 15) before x's pod succeeded (20): two nodes at once, budget 1.
+    const overshoot = jobsBySkyhookNode([
+      revisioned('x', 0, '10', 1500, '20'),
+      revisioned('y', 1000, '15', 3000, '40'),
+    ]);
+    expect(budgetCheck(overshoot, 1, 1)).toMatchObject({ maxNodesInProgressPerSkyhook: 2, exceeded: true });
+    // A record without resourceVersions falls back to the arrival order, and says so.
+    expect(budgetCheck(grouped, 2, 1)).toMatchObject({
+      orderedBy: 'arrival',
+      maxNodesInProgressPerSkyhook: 2,
+      exceeded: true,
+    });
   });
 });
