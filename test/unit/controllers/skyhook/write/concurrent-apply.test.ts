@@ -184,6 +184,29 @@ describe('applyActions, concurrently within a bucket', () => {
       expect(expectations.awaits('ConfigMap', cm)).toBe(true);
   });
 
+  // The 5000-node overshoot: the caches ran over 30 s behind the writes, a 30 s limit let the next
+  // pass plan without the nodes this one had admitted, and it admitted more past the budget.
+  it('holds the next reconcile back while the caches lag behind the admissions, however long they lag', async () => {
+    const cluster = new FakeCluster();
+    let now = 0;
+    const expectations = new WriteExpectations(() => now).scoped('s');
+    await applyActions(cluster.io({ writeConcurrency: 8 }, expectations), skyhook, rollout());
+    const admitted = nodes('next', 12).map((node) => `Node/${node}`);
+    // A cache that shows every node as it was before (resourceVersion 1, its informer at 99).
+    const stale = (kind: string, name: string): KubernetesObject | undefined =>
+      kind === 'Node' ? { metadata: { name, resourceVersion: '1' } } : undefined;
+    for (now of [0, 30_001, 4 * 60_000]) {
+      const behind = expectations.unmet(stale, () => '99');
+      expect(behind).toEqual(expect.arrayContaining(admitted));
+    }
+    // Caught up: every write shown (or, for the deleted ops, gone), nothing holds the reconcile back.
+    expect(
+      expectations.unmet((kind, name) =>
+        kind === 'NodeOp' ? undefined : { metadata: { name, resourceVersion: '1000' } },
+      ),
+    ).toEqual([]);
+  });
+
   it('still asks the cluster budgets for each interrupt cordon in the planner order before the step starts', async () => {
     const cluster = new FakeCluster();
     const asked: string[] = [];
