@@ -2,8 +2,11 @@
  * The real DisruptionArbiter: a synchronous check-and-reserve over the node cache and the
  * DisruptionBudget cache, shared by every controller of the process (shared-arbiter.ts). Its only
  * durable state is the cordon claims on the nodes: a grant reserves the node in memory until the
- * holder's claim shows in the node cache (or a short TTL passes, for a write that never happened),
- * so an operator restart loses nothing but reservations whose writes are already in the cluster.
+ * node cache shows it disrupted (`observed`, from every node event, so a cordon lifted again before
+ * anyone asked still ends it), so an operator restart loses nothing but reservations whose writes are
+ * already in the cluster. Not on a timer: a 30 s limit let a slot go while the watches ran later than
+ * that (a loaded API server) and granted it twice. Only a grant whose holder never writes (it gave up)
+ * waits for the 5-minute safety net, which says so (`onReservationExpired`).
  * Refusals are remembered for a while, for the budgets' `status.waiting`, a metric and an Event.
  */
 import type { V1Node } from '@kubernetes/client-node';
@@ -32,15 +35,17 @@ export interface RefusedWait {
 }
 
 export interface ArbiterOptions {
-  /** How long a grant holds a slot without its claim showing in the cache. */
+  /** Safety net: how long a grant holds a slot without its claim ever showing in the cache. */
   reservationTtlMs?: number;
+  /** Called when the safety net drops a reservation (a warning: the holder never wrote its cordon). */
+  onReservationExpired?: (node: string, holder: string, ageMs: number) => void;
   /** A refusal not repeated for this long is forgotten (the holder gave up or was granted elsewhere). */
   waitMemoryMs?: number;
   /** Called on every refusal (a metric, an Event). */
   onRefused?: (wait: RefusedWait, first: boolean) => void;
 }
 
-const DEFAULT_RESERVATION_TTL_MS = 30_000;
+const DEFAULT_RESERVATION_TTL_MS = 5 * 60_000;
 const DEFAULT_WAIT_MEMORY_MS = 60_000;
 
 export const budgetNodeOf = (node: V1Node): BudgetNode => ({
@@ -54,8 +59,9 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
   private readonly reservationTtlMs: number;
   private readonly waitMemoryMs: number;
   private readonly onRefused: ((wait: RefusedWait, first: boolean) => void) | undefined;
-  /** node → holder and expiry of a grant whose claim the cache does not show yet. */
-  private readonly reservations = new Map<string, { holder: string; untilMs: number }>();
+  private readonly onExpired: ArbiterOptions['onReservationExpired'];
+  /** node → holder and time of a grant whose claim the cache has not shown yet. */
+  private readonly reservations = new Map<string, { holder: string; sinceMs: number }>();
   /** `node|holder` → the refusal. */
   private readonly refusals = new Map<string, RefusedWait>();
 
@@ -64,6 +70,13 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
     this.reservationTtlMs = options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
     this.waitMemoryMs = options.waitMemoryMs ?? DEFAULT_WAIT_MEMORY_MS;
     this.onRefused = options.onRefused;
+    this.onExpired = options.onReservationExpired;
+  }
+
+  /** Every node event (add, update): a reserved node the cache shows disrupted has used its reservation. */
+  observed(node: V1Node): void {
+    const name = nameOf(node);
+    if (this.reservations.has(name) && isDisrupted(budgetNodeOf(node))) this.reservations.delete(name);
   }
 
   tryAcquire(node: string, holder: string): DisruptionDecision {
@@ -73,7 +86,7 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
     const key = `${node}|${holder}`;
     if (decision.granted) {
       this.refusals.delete(key);
-      if (!ledger.isDisrupted(node)) this.reservations.set(node, { holder, untilMs: now + this.reservationTtlMs });
+      if (!ledger.isDisrupted(node)) this.reservations.set(node, { holder, sinceMs: now });
       return decision;
     }
     const previous = this.refusals.get(key);
@@ -94,8 +107,13 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
   ledger(now = this.sources.now()): DisruptionLedger {
     const nodes = this.sources.nodes().map(budgetNodeOf);
     const disrupted = new Set(nodes.filter(isDisrupted).map((n) => n.name));
-    for (const [node, reservation] of this.reservations)
-      if (disrupted.has(node) || reservation.untilMs <= now) this.reservations.delete(node);
+    for (const [node, { holder, sinceMs }] of this.reservations) {
+      if (disrupted.has(node)) this.reservations.delete(node);
+      else if (now - sinceMs >= this.reservationTtlMs) {
+        this.reservations.delete(node);
+        this.onExpired?.(node, holder, now - sinceMs);
+      }
+    }
     return new DisruptionLedger(this.sources.budgets(), nodes, this.reservations.keys());
   }
 

@@ -83,7 +83,18 @@ async function startShared(runtime: OperatorRuntime, syncTimeoutMs: number): Pro
   };
   const arbiter = new ClusterDisruptionArbiter(
     { nodes: () => nodes.list(), budgets: () => budgets?.list() ?? [], now: Date.now },
-    { onRefused },
+    {
+      onRefused,
+      onReservationExpired: (node, holder, ageMs) => {
+        log.warn(
+          { node, holder, ageS: Math.round(ageMs / 1000) },
+          'disruption slot granted but its cordon never showed in the node cache; slot released',
+        );
+        runtime.metrics.writeExpectationExpired('DisruptionReservation');
+      },
+    },
   );
+  // Every node event, so a cordon the cache showed only briefly (lifted again) still ends its reservation.
+  nodes.on({ add: (node) => arbiter.observed(node), update: (node) => arbiter.observed(node) });
   return { arbiter, ...(budgets ? { budgets } : {}), nodes, metrics };
 }

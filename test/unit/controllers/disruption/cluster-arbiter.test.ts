@@ -56,6 +56,38 @@ describe('ClusterDisruptionArbiter', () => {
     expect(arbiter.tryAcquire('b', 'skyhook/t').granted).toBe(true);
   });
 
+  // Watches a minute late on a loaded API server: a 30 s limit freed the slot and granted it twice.
+  it('keeps a reservation while the cache lags, past the old 30 s, until the 5-minute safety net, which says so', () => {
+    const state = { now: 0, nodes: ['a', 'b'].map((n) => v1Node(n)) };
+    const expired: unknown[] = [];
+    const arbiter = new ClusterDisruptionArbiter(
+      {
+        nodes: () => state.nodes,
+        budgets: () => [budget('one', { maxDisrupted: { count: 1 } })],
+        now: () => state.now,
+      },
+      { onReservationExpired: (node, holder, ageMs) => expired.push([node, holder, ageMs]) },
+    );
+    expect(arbiter.tryAcquire('a', 'skyhook/s').granted).toBe(true);
+    for (state.now of [30_001, 60_000, 5 * 60_000 - 1])
+      expect(arbiter.tryAcquire('b', 'skyhook/t')).toMatchObject({ granted: false, budget: 'one' });
+    expect(expired).toEqual([]);
+    state.now = 5 * 60_000;
+    expect(arbiter.tryAcquire('b', 'skyhook/t').granted).toBe(true);
+    expect(expired).toEqual([['a', 'skyhook/s', 5 * 60_000]]);
+  });
+
+  it('ends a reservation on the node event that shows it disrupted, even when the cordon is lifted before anyone asks again', () => {
+    const { arbiter } = setUp([budget('one', { maxDisrupted: { count: 1 } })]);
+    expect(arbiter.tryAcquire('a', 'skyhook/s').granted).toBe(true);
+    arbiter.observed(v1Node('b', 's'));
+    expect(arbiter.tryAcquire('b', 'nodeop/ns/op').granted).toBe(false);
+    // a's cordon event, then its uncordon: the cache never showed it disrupted when the arbiter was asked.
+    arbiter.observed(v1Node('a', 's'));
+    arbiter.observed(v1Node('a'));
+    expect(arbiter.tryAcquire('b', 'nodeop/ns/op').granted).toBe(true);
+  });
+
   it('loses nothing on a restart: a new arbiter over the same cache counts the claims on the nodes', () => {
     const first = setUp([budget('one', { maxDisrupted: { count: 1 } })]);
     first.arbiter.tryAcquire('a', 'skyhook/s');
