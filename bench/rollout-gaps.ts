@@ -80,19 +80,39 @@ export function maxInProgress(
     const skyhook = jobs[0]!.skyhook;
     bySkyhook.set(skyhook, [...(bySkyhook.get(skyhook) ?? []), [Math.min(...jobs.map(start)), finish]]);
   }
-  let max = 0;
-  for (const spans of bySkyhook.values()) {
-    // Ends sort before starts at the same instant: a slot freed and taken at once is not two nodes.
-    const events = spans.flatMap(([from, to]): [number, number][] => [
-      [from, 1],
-      [to, -1],
-    ]);
-    events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    let current = 0;
-    for (const [, delta] of events) {
-      current += delta;
-      max = Math.max(max, current);
+  return Math.max(0, ...[...bySkyhook.values()].map(maxOverlap));
+}
+
+/**
+ * The most stage Jobs of one SCR running at once (each from its first event to its done), in the
+ * order of `clock`: the work itself, where maxInProgress also counts a node between two stages. A
+ * node that left its slot between stages (it turned `blocked`, e.g. tainted not-ready by the node
+ * lifecycle controller, and the slot went to another node, as upstream does) shows in maxInProgress
+ * and not here; a budget the operator really exceeded shows in both.
+ */
+export function maxStageJobsRunning(grouped: Map<string, StageJob[]>, clock: InProgressClock = 'arrival'): number {
+  const bySkyhook = new Map<string, [number, number][]>();
+  for (const jobs of grouped.values())
+    for (const j of jobs) {
+      const from = clock === 'arrival' ? j.seenAt : (rvNumber(j.seenRv) ?? NaN);
+      const to = clock === 'arrival' ? j.doneAt : rvNumber(j.doneRv);
+      bySkyhook.set(j.skyhook, [...(bySkyhook.get(j.skyhook) ?? []), [from, to ?? Infinity]]);
     }
+  return Math.max(0, ...[...bySkyhook.values()].map(maxOverlap));
+}
+
+/** The most spans open at once; ends sort before starts at the same instant (a slot freed and taken at once is not two). */
+function maxOverlap(spans: [number, number][]): number {
+  const events = spans.flatMap(([from, to]): [number, number][] => [
+    [from, 1],
+    [to, -1],
+  ]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let current = 0;
+  let max = 0;
+  for (const [, delta] of events) {
+    current += delta;
+    max = Math.max(max, current);
   }
   return max;
 }

@@ -7,7 +7,14 @@ import { CLIENT_NODE_USER_AGENT, countClusterWrites, countWrites, writesPerNodeS
 import type { BenchCluster } from './bench-cluster.js';
 import { cores, type CpuSample, cpuReport, limitedBy } from './cpu-usage.js';
 import { histogramDelta, histogramQuantile, parseHistogram } from './histogram.js';
-import { hasRevisions, jobsBySkyhookNode, maxInProgress, nextNodeGaps, nextStageGaps } from './rollout-gaps.js';
+import {
+  hasRevisions,
+  jobsBySkyhookNode,
+  maxInProgress,
+  maxStageJobsRunning,
+  nextNodeGaps,
+  nextStageGaps,
+} from './rollout-gaps.js';
 import { idealExplained, idealRolloutMs } from './rollout-ideal.js';
 import { machineFloor } from './machine-floor.js';
 import { judgeTargets } from './rollout-targets.js';
@@ -212,6 +219,7 @@ export function budgetCheck(
   maxNodesInProgressPerSkyhook: number;
   orderedBy: 'resourceVersion' | 'arrival';
   maxNodesInProgressByArrival: number;
+  maxStageJobsRunningPerSkyhook: number;
   exceeded: boolean;
 } {
   const byRevision = hasRevisions(grouped);
@@ -221,6 +229,7 @@ export function budgetCheck(
     maxNodesInProgressPerSkyhook: max,
     orderedBy: byRevision ? 'resourceVersion' : 'arrival',
     maxNodesInProgressByArrival: maxInProgress(grouped, stages, 'arrival'),
+    maxStageJobsRunningPerSkyhook: maxStageJobsRunning(grouped, byRevision ? 'revision' : 'arrival'),
     exceeded: max > perSkyhook,
   };
 }

@@ -4,6 +4,7 @@ import {
   hasRevisions,
   jobsBySkyhookNode,
   maxInProgress,
+  maxStageJobsRunning,
   nextNodeGaps,
   nextStageGaps,
 } from '../../../bench/rollout-gaps.js';
@@ -75,6 +76,7 @@ describe('rollout gaps', () => {
       maxNodesInProgressPerSkyhook: 1,
       orderedBy: 'resourceVersion',
       maxNodesInProgressByArrival: 2,
+      maxStageJobsRunningPerSkyhook: 1,
       exceeded: false,
     });
   });
@@ -92,5 +94,18 @@ describe('rollout gaps', () => {
       maxNodesInProgressPerSkyhook: 2,
       exceeded: true,
     });
+  });
+
+  it('counts the stage Jobs running at once apart from nodes between two stages', () => {
+    // Budget 1, two stages: x's first stage done (20), then y's Job (25) while x waits between its stages.
+    const twoStages = jobsBySkyhookNode([
+      { ...revisioned('x', 0, '10', 100, '20'), stage: 'apply' },
+      { ...revisioned('y', 200, '25', 300, '30'), stage: 'apply' },
+      { ...revisioned('y', 400, '35', 500, '40'), stage: 'config', uid: 'y2' },
+      { ...revisioned('x', 600, '45', 700, '50'), stage: 'config', uid: 'x2' },
+    ]);
+    expect(maxInProgress(twoStages, 2, 'revision')).toBe(2);
+    expect(maxStageJobsRunning(twoStages, 'revision')).toBe(1);
+    expect(budgetCheck(twoStages, 2, 1)).toMatchObject({ exceeded: true, maxStageJobsRunningPerSkyhook: 1 });
   });
 });
