@@ -146,7 +146,8 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
     ...(budget.exceeded
       ? {
           violations: [
-            `budget exceeded: ${budget.maxNodesInProgressPerSkyhook} nodes of one SCR in progress at once, budget ${shape.budget}`,
+            `budget exceeded: ${budget.maxNodesInProgressPerSkyhook} nodes of one SCR in progress at once, budget ${shape.budget} ` +
+              `(stage Jobs running at once: ${budget.maxStageJobsRunningPerSkyhook})`,
           ],
         }
       : {}),
