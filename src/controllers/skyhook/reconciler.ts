@@ -77,7 +77,7 @@ export class SkyhookReconciler {
           { skyhook: key },
           'Skyhook changed since it was cached; looking again once the cache has the change',
         );
-        return { requeueAfterMs: CACHE_CATCH_UP_RECHECK_MS };
+        return this.metrics.requeues.requeue('conflict', CACHE_CATCH_UP_RECHECK_MS);
       }
       throw e;
     }
@@ -100,7 +100,7 @@ export class SkyhookReconciler {
     });
     if (behind.length > 0) {
       io.logger.debug({ skyhook: key, behind }, 'caches have not seen our last writes yet; waiting for their events');
-      return { requeueAfterMs: CACHE_CATCH_UP_RECHECK_MS };
+      return this.metrics.requeues.requeue('caches_behind', CACHE_CATCH_UP_RECHECK_MS);
     }
     const skyhook = io.caches.skyhooks.get(key);
     if (!skyhook) {
@@ -124,17 +124,11 @@ export class SkyhookReconciler {
     if (plan.cache) this.planCache = plan.cache;
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
-    const statusWrite = pacedStatusWrite(
-      this.statusPacing,
-      key,
-      skyhook.status,
-      statusAction?.status,
-      now,
-      earliest(
-        plan.requeueAfterMs,
-        gateRecheckMs(io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key)), key),
-      ),
+    const planned = earliest(
+      plan.requeueAfterMs,
+      gateRecheckMs(io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key)), key),
     );
+    const statusWrite = pacedStatusWrite(this.statusPacing, key, skyhook.status, statusAction?.status, now, planned);
     // A paced status write waits: its step is left out (the next pass plans it again).
     const steps =
       statusAction && !statusWrite.write
@@ -149,7 +143,9 @@ export class SkyhookReconciler {
       : undefined;
     this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy, this.waitReasons(key), now);
     this.metrics.podWaits.report(key, this.podWaitStarts(key), now);
-    return statusWrite.requeueAfterMs === undefined ? undefined : { requeueAfterMs: statusWrite.requeueAfterMs };
+    const again = statusWrite.requeueAfterMs;
+    if (again === undefined) return undefined;
+    return this.metrics.requeues.requeue(again === planned ? 'planned' : 'status_pacing', again);
   }
 
   private async plannerInput(only: string): Promise<PlanRunInput> {
