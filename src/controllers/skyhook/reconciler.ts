@@ -33,10 +33,11 @@ import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
 
 /**
- * A safety net only: the watch event that brings the caches up to date enqueues the SCR again
- * (node and NodeOp events map to SCR keys), normally within milliseconds.
+ * A safety net only: the event that brings the caches up to date enqueues the SCR (node events wake
+ * the SCRs in `behind`), normally within milliseconds. The queue keeps this timer after that event's
+ * reconcile: at 2 s each wait for the caches cost one more reconcile of the SCR 2 s later.
  */
-const CACHE_CATCH_UP_RECHECK_MS = 2_000;
+const CACHE_CATCH_UP_RECHECK_MS = 15_000;
 
 export class SkyhookReconciler {
   /** Progress-only status changes are batched (status-write-pacing.ts). */
@@ -45,6 +46,7 @@ export class SkyhookReconciler {
   private planCache: PlanCache = emptyPlanCache();
   private readonly nodeViewMemo = new NodeViewMemo();
   private readonly opSummaries = new StageOpSummaryMemo();
+  private readonly behind = new Set<string>(); // SCRs whose last reconcile found the caches behind their writes
   /** Health gates' Prometheus answers, shared by every reconcile (briefly cached). */
   private readonly prometheus = new PrometheusGate();
 
@@ -83,7 +85,10 @@ export class SkyhookReconciler {
     }
   };
 
+  /** SCRs waiting for the caches to show their own writes (skyhook-controller.ts wakes them on node events). */
+  waitingForCaches = (): ReadonlySet<string> => this.behind;
   private forget(key: string): void {
+    this.behind.delete(key);
     this.metrics.forget(key);
     this.statusPacing.forget(key);
   }
@@ -99,9 +104,11 @@ export class SkyhookReconciler {
       return io.caches.skyhooks.get(name);
     });
     if (behind.length > 0) {
+      this.behind.add(key);
       io.logger.debug({ skyhook: key, behind }, 'caches have not seen our last writes yet; waiting for their events');
       return this.metrics.requeues.requeue('caches_behind', CACHE_CATCH_UP_RECHECK_MS);
     }
+    this.behind.delete(key);
     const skyhook = io.caches.skyhooks.get(key);
     if (!skyhook) {
       this.forget(key);

@@ -3,7 +3,8 @@
  * node-metadata ConfigMaps in the operator namespace (NodeOps and nodes are shared with the NodeOp
  * controller's caches), events mapped to SCR keys (every informer through controller.watch), and
  * the factory the operator's registry starts.
- * Event-driven: a NodeOp's status change wakes its SCR, a node change wakes every SCR, a
+ * Event-driven: a NodeOp's status change wakes its SCR, a node change the SCRs it can move
+ * (views/node-wakes.ts: one SCR's own keys wake it and the SCRs after it; anything else every SCR), a
  * DeploymentPolicy change the SCRs naming it, and a pod change only the SCRs whose
  * podNonInterruptLabels barrier it can move.
  */
@@ -26,6 +27,7 @@ import { compactNodeMetadata } from './build/node-metadata.js';
 import { NODE_METADATA_KIND } from './write/node-metadata-writes.js';
 import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './views/node-pods.js';
 import { SkyhookReconciler } from './reconciler.js';
+import { EVERY_SKYHOOK, nodeUpdateWakes } from './views/node-wakes.js';
 import { addSkyhookIndexes } from './views/cache-indexes.js';
 import type { SkyhookCaches } from './context.js';
 import { SkyhookMetrics } from './skyhook-metrics.js';
@@ -101,6 +103,7 @@ function watchSkyhookEvents(
   caches: SkyhookCaches,
   expectations: WriteExpectations,
   namespace: string,
+  waitingForCaches: () => ReadonlySet<string>,
 ): void {
   const everySkyhook = (): string[] => caches.skyhooks.list().map((scr) => nameOf(scr));
   controller.watch(caches.skyhooks, {
@@ -148,13 +151,18 @@ function watchSkyhookEvents(
     update: (pod, old) => (pod !== old && podChangeMatters(pod, old) ? podWakes([pod, old]) : []),
     delete: (pod) => podWakes([pod]),
   });
-  controller.watch(caches.nodes, {
-    add: everySkyhook,
-    // A status-only update matters too when it is the one a reconcile waits to see (our condition write).
-    update: (node, old) =>
-      node === old || nodeChangeMatters(node, old) || expectations.awaits('Node', nameOf(node)) ? everySkyhook() : [],
-    delete: everySkyhook,
-  });
+  // A node change wakes the SCRs it can move (views/node-wakes.ts) and those waiting to see their own
+  // writes; a status-only update only when it is the one a reconcile waits to see (our condition write).
+  const nodeUpdate = (node: V1Node, old: V1Node): string[] => {
+    if (node === old) return everySkyhook();
+    if (!nodeChangeMatters(node, old)) return expectations.awaits('Node', nameOf(node)) ? everySkyhook() : [];
+    if ((caches.disruptionBudgets?.list().length ?? 0) > 0) return everySkyhook();
+    const wakes = nodeUpdateWakes(node, old, caches.skyhooks.list());
+    if (wakes === EVERY_SKYHOOK) return everySkyhook();
+    const behind = waitingForCaches();
+    return behind.size === 0 ? wakes : [...new Set([...wakes, ...behind])];
+  };
+  controller.watch(caches.nodes, { add: everySkyhook, update: nodeUpdate, delete: everySkyhook });
 }
 
 export async function startSkyhookController(
@@ -192,7 +200,7 @@ export async function startSkyhookController(
     logger,
     metrics: runtime.metrics,
   });
-  watchSkyhookEvents(controller, caches, expectations, settings.namespace);
+  watchSkyhookEvents(controller, caches, expectations, settings.namespace, reconciler.waitingForCaches);
   controller.start();
   return controller;
 }
