@@ -49,13 +49,13 @@ export class SkyhookReconciler {
   private readonly behind = new Set<string>(); // SCRs whose last reconcile found the caches behind their writes
   /** Health gates' Prometheus answers, shared by every reconcile (briefly cached). */
   private readonly prometheus = new PrometheusGate();
-
   private readonly io: SkyhookIo;
   private readonly metrics: SkyhookMetrics;
 
   constructor(io: SkyhookIo, metrics: SkyhookMetrics) {
     this.io = io;
     this.metrics = metrics;
+    this.opSummaries.follow(io.caches.nodeOps);
   }
 
   /**
@@ -176,7 +176,7 @@ export class SkyhookReconciler {
         packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, nameOf(scr))),
       })),
       nodes: this.nodeViews(skyhooks),
-      stageOps: this.opSummaries.of(caches.nodeOps.list(namespace), skyhooks, namespace),
+      stageOps: this.opSummaries.current(() => caches.nodeOps.list(namespace), skyhooks, namespace),
       settings: {
         operatorVersion: settings.operatorVersion,
         defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds,

@@ -65,3 +65,44 @@ describe('StageOpSummaryMemo', () => {
     expect(done?.phase).toBe('Completed');
   });
 });
+
+describe('StageOpSummaryMemo.current', () => {
+  /** A stand-in informer: its handlers fire as the real one's do, after the list has changed. */
+  function followed() {
+    let ops = [nodeOp('Running')];
+    const handlers: { update(): void }[] = [];
+    const memo = new StageOpSummaryMemo().follow({ on: (h) => handlers.push(h) });
+    let lists = 0;
+    const list = () => {
+      lists++;
+      return ops;
+    };
+    const change = (next: NodeOp[]) => {
+      ops = next;
+      for (const h of handlers) h.update();
+    };
+    return { memo, list, change, lists: () => lists };
+  }
+
+  it('reuses the last summaries while no NodeOp event came and the SCRs are the same', () => {
+    const { memo, list, lists } = followed();
+    const first = memo.current(list, [skyhook], 'ns');
+    expect(memo.current(list, [skyhook], 'ns')).toBe(first);
+    expect(lists()).toBe(1);
+  });
+
+  it('reads the list again after a NodeOp event', () => {
+    const { memo, list, change } = followed();
+    memo.current(list, [skyhook], 'ns');
+    change([nodeOp('Completed')]);
+    expect(memo.current(list, [skyhook], 'ns')[0]?.phase).toBe('Completed');
+  });
+
+  it('summarises again when an SCR changes (its spec decides whether an op is stale)', () => {
+    const { memo, list } = followed();
+    const first = memo.current(list, [skyhook], 'ns');
+    const edited = { ...skyhook, metadata: { ...skyhook.metadata, generation: 2 } };
+    expect(memo.current(list, [edited], 'ns')).not.toBe(first);
+    expect(memo.current(list, [], 'ns')).not.toBe(first);
+  });
+});
