@@ -25,6 +25,7 @@ import type { DisruptionArbiter } from '../disruption/arbiter.js';
 import { sharedDisruption } from '../disruption/shared-arbiter.js';
 import { compactNodeMetadata } from './build/node-metadata.js';
 import { NODE_METADATA_KIND } from './write/node-metadata-writes.js';
+import { opChangeMatters } from './views/op-summary.js';
 import { LIVE_BOUND_PODS_FIELD_SELECTOR, podChangeMatters, skyhooksHeldByPod } from './views/node-pods.js';
 import { SkyhookReconciler } from './reconciler.js';
 import { EVERY_SKYHOOK, nodeUpdateWakes } from './views/node-wakes.js';
@@ -111,9 +112,17 @@ function watchSkyhookEvents(
     update: (scr, old) => (skyhookChangeMatters(scr, old) ? everySkyhook() : [nameOf(scr)]),
     delete: everySkyhook,
   });
-  controller.watch(caches.nodeOps, (op) =>
-    op.metadata.namespace === namespace && op.spec.skyhookStage ? [op.spec.skyhookStage.skyhook] : [],
-  );
+  const opOwner = (op: NodeOp): string[] =>
+    op.metadata.namespace === namespace && op.spec.skyhookStage ? [op.spec.skyhookStage.skyhook] : [];
+  // An update wakes the op's SCR when it changes what the planner reads of it (its summary: phase,
+  // restarts, outcome, deletion…) or is our own write a reconcile waits to see; the NodeOp controller's
+  // finalizer and bookkeeping writes change nothing the plan reads.
+  const opUpdate = (op: NodeOp, old: NodeOp): string[] => {
+    const owner = opOwner(op);
+    if (owner.length === 0 || op === old || expectations.awaits('NodeOp', nameOf(op))) return owner;
+    return opChangeMatters(op, old, caches.skyhooks.get(owner[0]!)) ? owner : [];
+  };
+  controller.watch(caches.nodeOps, { add: opOwner, update: opUpdate, delete: opOwner });
   controller.watch(caches.configMaps, (cm) => {
     const owner = cm.metadata?.annotations?.[CHILD_ANNOTATIONS.name];
     return owner ? [owner] : [];

@@ -90,6 +90,14 @@ function specKey(skyhook: Skyhook | undefined): string {
   return generation === undefined ? JSON.stringify(skyhook.spec.packages ?? {}) : `${uid ?? ''}:${generation}`;
 }
 
+/**
+ * Whether a stage op's update changes what the planner reads of it: the NodeOp controller's finalizer
+ * and bookkeeping writes do not, and need not wake its SCR (skyhook-controller.ts).
+ */
+export function opChangeMatters(op: NodeOp, old: NodeOp, skyhook: Skyhook | undefined): boolean {
+  return !sameJson(summarize(op, skyhook), summarize(old, skyhook));
+}
+
 export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOpSummary {
   const stage = nodeOp.spec.skyhookStage!;
   const node = nodeOp.spec.targetNodes?.[0] ?? '';

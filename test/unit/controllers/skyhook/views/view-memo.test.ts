@@ -8,7 +8,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { NodeOp } from '../../../../../src/api/nodeop.js';
 import type { Skyhook } from '../../../../../src/api/skyhook.js';
 import { NodeViewMemo } from '../../../../../src/controllers/skyhook/views/node-view.js';
-import { StageOpSummaryMemo } from '../../../../../src/controllers/skyhook/views/op-summary.js';
+import { opChangeMatters, StageOpSummaryMemo } from '../../../../../src/controllers/skyhook/views/op-summary.js';
 
 const v1Node = (annotations: Record<string, string>, heartbeat = '1'): V1Node => ({
   metadata: { name: 'n0', creationTimestamp: new Date(1_000), labels: { a: 'b' }, annotations },
@@ -104,5 +104,16 @@ describe('StageOpSummaryMemo.current', () => {
     const edited = { ...skyhook, metadata: { ...skyhook.metadata, generation: 2 } };
     expect(memo.current(list, [edited], 'ns')).not.toBe(first);
     expect(memo.current(list, [], 'ns')).not.toBe(first);
+  });
+});
+
+describe('opChangeMatters', () => {
+  it('is false for a write that changes nothing the planner reads (a finalizer), true for a phase change', () => {
+    const running = nodeOp('Running');
+    const finalized = { ...running, metadata: { ...running.metadata, finalizers: ['x'], resourceVersion: '2' } };
+    expect(opChangeMatters(finalized, running, skyhook)).toBe(false);
+    expect(opChangeMatters(nodeOp('Completed'), running, skyhook)).toBe(true);
+    const deleting = { ...running, metadata: { ...running.metadata, deletionTimestamp: new Date(5) } };
+    expect(opChangeMatters(deleting, running, skyhook)).toBe(true);
   });
 });
