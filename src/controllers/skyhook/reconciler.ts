@@ -32,11 +32,8 @@ import { CONFIGMAPS_BY_SKYHOOK, NODES_BY_MARK, NODEOPS_BY_SKYHOOK, PODS_BY_NODE 
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
 
-/**
- * A safety net only: the event that brings the caches up to date enqueues the SCR (node events wake
- * the SCRs in `behind`), normally within milliseconds. The queue keeps this timer after that event's
- * reconcile: at 2 s each wait for the caches cost one more reconcile of the SCR 2 s later.
- */
+// A safety net only: the event bringing the caches up to date enqueues the SCR (node events wake those
+// `behind`) within milliseconds; the queue keeps this timer after it (at 2 s, one more reconcile each).
 const CACHE_CATCH_UP_RECHECK_MS = 15_000;
 
 export class SkyhookReconciler {
@@ -131,10 +128,8 @@ export class SkyhookReconciler {
     if (plan.cache) this.planCache = plan.cache;
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
-    const planned = earliest(
-      plan.requeueAfterMs,
-      gateRecheckMs(io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key)), key),
-    );
+    const gated = io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key));
+    const planned = earliest(plan.requeueAfterMs, gateRecheckMs(gated, key));
     const statusWrite = pacedStatusWrite(this.statusPacing, key, skyhook.status, statusAction?.status, now, planned);
     // A paced status write waits: its step is left out (the next pass plans it again).
     const steps =
