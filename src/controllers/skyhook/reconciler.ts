@@ -28,6 +28,8 @@ import { earliest } from './plan/pass-advance.js';
 import { PrometheusGate } from './views/health-gates/prometheus-gate.js';
 import { skyhookObjects, stageNodeOps, type SkyhookIo, writeLimitOf } from './context.js';
 import { runBounded } from './write/bounded-writes.js';
+import { podWaitStarts, waitReasons } from './views/wait-marks.js';
+import type { CacheLookup } from './write/write-expectations.js';
 import { CONFIGMAPS_BY_SKYHOOK, NODES_BY_MARK, NODEOPS_BY_SKYHOOK, PODS_BY_NODE } from './views/cache-indexes.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
@@ -84,6 +86,18 @@ export class SkyhookReconciler {
 
   /** SCRs waiting for the caches to show their own writes (skyhook-controller.ts wakes them on node events). */
   waitingForCaches = (): ReadonlySet<string> => this.behind;
+  /** Whether the caches still miss some of the SCR's own writes (its reconcile would only wait). */
+  cachesBehind = (key: string): boolean => this.io.expectations.scoped(key).unmet(this.cached).length > 0;
+
+  private readonly cached: CacheLookup = (kind, name) => {
+    const { caches, settings } = this.io;
+    if (kind === 'Node') return caches.nodes.get(name);
+    if (kind === 'NodeOp') return caches.nodeOps.get(name, settings.namespace);
+    if (kind === 'ConfigMap') return caches.configMaps.get(name, settings.namespace);
+    if (kind === NODE_METADATA_KIND) return caches.nodeMetadata.get(name, settings.namespace);
+    return caches.skyhooks.get(name);
+  };
+
   private forget(key: string): void {
     this.behind.delete(key);
     this.metrics.forget(key);
@@ -93,13 +107,7 @@ export class SkyhookReconciler {
   private async reconcileOnce(key: string): Promise<ReconcileResult> {
     // This SCR's writes are noted as its own, and it waits for those only (write-expectations.ts).
     const io: SkyhookIo = { ...this.io, expectations: this.io.expectations.scoped(key) };
-    const behind = io.expectations.unmet((kind, name) => {
-      if (kind === 'Node') return io.caches.nodes.get(name);
-      if (kind === 'NodeOp') return io.caches.nodeOps.get(name, io.settings.namespace);
-      if (kind === 'ConfigMap') return io.caches.configMaps.get(name, io.settings.namespace);
-      if (kind === NODE_METADATA_KIND) return io.caches.nodeMetadata.get(name, io.settings.namespace);
-      return io.caches.skyhooks.get(name);
-    });
+    const behind = io.expectations.unmet(this.cached);
     if (behind.length > 0) {
       this.behind.add(key);
       io.logger.debug({ skyhook: key, behind }, 'caches have not seen our last writes yet; waiting for their events');
@@ -143,8 +151,14 @@ export class SkyhookReconciler {
     const policy = skyhook.spec.deploymentPolicy
       ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy)
       : undefined;
-    this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy, this.waitReasons(key), now);
-    this.metrics.podWaits.report(key, this.podWaitStarts(key), now);
+    this.metrics.report(
+      skyhook,
+      statusAction?.status ?? skyhook.status ?? {},
+      policy,
+      waitReasons(io.caches.nodes, key),
+      now,
+    );
+    this.metrics.podWaits.report(key, podWaitStarts(io.caches.nodes, key), now);
     const again = statusWrite.requeueAfterMs;
     if (again === undefined) return undefined;
     return this.metrics.requeues.requeue(again === planned ? 'planned' : 'status_pacing', again);
@@ -185,28 +199,6 @@ export class SkyhookReconciler {
       // Incremental planning: a stale cache (another key's reconcile wrote one meanwhile) is only less useful.
       cache: this.planCache,
     };
-  }
-
-  /** The wait reason of each node the SCR holds, from its `waiting_<scr>` annotation (`<Reason>: <detail>`). */
-  private waitReasons(name: string): Map<string, string> {
-    const key = nodeAnnotations.waiting(name);
-    const reasons = new Map<string, string>();
-    for (const node of this.io.caches.nodes.byIndex(NODES_BY_MARK, key)) {
-      const value = node.metadata?.annotations?.[key];
-      if (value) reasons.set(nameOf(node), value.split(':', 1)[0] ?? value);
-    }
-    return reasons;
-  }
-
-  /** When non-interruptible pods started holding each node of the SCR, from `nonInterruptWaitSince_<scr>`. */
-  private podWaitStarts(name: string): Map<string, number> {
-    const key = nodeAnnotations.nonInterruptWaitSince(name);
-    const starts = new Map<string, number>();
-    for (const node of this.io.caches.nodes.byIndex(NODES_BY_MARK, key)) {
-      const since = Date.parse(node.metadata?.annotations?.[key] ?? '');
-      if (Number.isFinite(since)) starts.set(nameOf(node), since);
-    }
-    return starts;
   }
 
   /**
