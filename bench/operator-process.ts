@@ -45,6 +45,8 @@ export interface ReconcileStats {
   count: number;
   totalSeconds: number;
   byResult: Record<string, number>;
+  /** The Skyhook controller's requeues by why (skyhook_reconcile_requeues_total{reason}). */
+  requeueReasons?: Record<string, number>;
 }
 
 export interface MemoryStats {
@@ -68,6 +70,11 @@ export function parseReconcileStats(text: string): Record<string, ReconcileStats
   const of = (controller: string): ReconcileStats =>
     (stats[controller] ??= { count: 0, totalSeconds: 0, byResult: {} });
   for (const line of text.split('\n')) {
+    const requeue = /^skyhook_reconcile_requeues_total\{reason="([^"]*)"\} (\S+)$/.exec(line);
+    if (requeue) {
+      const entry = of('skyhook');
+      entry.requeueReasons = { ...entry.requeueReasons, [requeue[1]!]: Number(requeue[2]) };
+    }
     const match =
       /^(controller_runtime_reconcile_(?:time_seconds_sum|time_seconds_count|total))\{([^}]*)\} (\S+)$/.exec(line);
     if (!match) continue;

@@ -29,15 +29,14 @@ import { earliest } from './plan/pass-advance.js';
 import { PrometheusGate } from './views/health-gates/prometheus-gate.js';
 import { skyhookObjects, stageNodeOps, type SkyhookIo, writeLimitOf } from './context.js';
 import { runBounded } from './write/bounded-writes.js';
+import { podWaitStarts, waitReasons } from './views/wait-marks.js';
 import { CONFIGMAPS_BY_SKYHOOK, NODES_BY_MARK, NODEOPS_BY_SKYHOOK, PODS_BY_NODE } from './views/cache-indexes.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
 
-/**
- * A safety net only: the watch event that brings the caches up to date enqueues the SCR again
- * (node and NodeOp events map to SCR keys), normally within milliseconds.
- */
-const CACHE_CATCH_UP_RECHECK_MS = 2_000;
+// A safety net only: the event bringing the caches up to date enqueues the SCR (node events wake those
+// `behind`) within milliseconds; the queue keeps this timer after it (at 2 s, one more reconcile each).
+const CACHE_CATCH_UP_RECHECK_MS = 15_000;
 
 export class SkyhookReconciler {
   /** Progress-only status changes are batched (status-write-pacing.ts). */
@@ -46,15 +45,16 @@ export class SkyhookReconciler {
   private planCache: PlanCache = emptyPlanCache();
   private readonly nodeViewMemo = new NodeViewMemo();
   private readonly opSummaries = new StageOpSummaryMemo();
+  private readonly behind = new Set<string>(); // SCRs whose last reconcile found the caches behind their writes
   /** Health gates' Prometheus answers, shared by every reconcile (briefly cached). */
   private readonly prometheus = new PrometheusGate();
-
   private readonly io: SkyhookIo;
   private readonly metrics: SkyhookMetrics;
 
   constructor(io: SkyhookIo, metrics: SkyhookMetrics) {
     this.io = io;
     this.metrics = metrics;
+    this.opSummaries.follow(io.caches.nodeOps);
   }
 
   /**
@@ -78,13 +78,20 @@ export class SkyhookReconciler {
           { skyhook: key },
           'Skyhook changed since it was cached; looking again once the cache has the change',
         );
-        return { requeueAfterMs: CACHE_CATCH_UP_RECHECK_MS };
+        return this.metrics.requeues.requeue('conflict', CACHE_CATCH_UP_RECHECK_MS);
       }
       throw e;
     }
   };
 
+  /** SCRs waiting for the caches to show their own writes (skyhook-controller.ts wakes them on node events). */
+  waitingForCaches = (): ReadonlySet<string> => this.behind;
+  /** Whether the caches still miss some of the SCR's own writes (its reconcile would only wait). */
+  cachesBehind = (key: string): boolean =>
+    this.io.expectations.scoped(key).unmet(...expectationCaches(this.io)).length > 0;
+
   private forget(key: string): void {
+    this.behind.delete(key);
     this.metrics.forget(key);
     this.statusPacing.forget(key);
   }
@@ -94,9 +101,11 @@ export class SkyhookReconciler {
     const io: SkyhookIo = { ...this.io, expectations: this.io.expectations.scoped(key) };
     const behind = io.expectations.unmet(...expectationCaches(io));
     if (behind.length > 0) {
+      this.behind.add(key);
       io.logger.debug({ skyhook: key, behind }, 'caches have not seen our last writes yet; waiting for their events');
-      return { requeueAfterMs: CACHE_CATCH_UP_RECHECK_MS };
+      return this.metrics.requeues.requeue('caches_behind', CACHE_CATCH_UP_RECHECK_MS);
     }
+    this.behind.delete(key);
     const skyhook = io.caches.skyhooks.get(key);
     if (!skyhook) {
       this.forget(key);
@@ -119,17 +128,9 @@ export class SkyhookReconciler {
     if (plan.cache) this.planCache = plan.cache;
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
-    const statusWrite = pacedStatusWrite(
-      this.statusPacing,
-      key,
-      skyhook.status,
-      statusAction?.status,
-      now,
-      earliest(
-        plan.requeueAfterMs,
-        gateRecheckMs(io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key)), key),
-      ),
-    );
+    const gated = io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key));
+    const planned = earliest(plan.requeueAfterMs, gateRecheckMs(gated, key));
+    const statusWrite = pacedStatusWrite(this.statusPacing, key, skyhook.status, statusAction?.status, now, planned);
     // A paced status write waits: its step is left out (the next pass plans it again).
     const steps =
       statusAction && !statusWrite.write
@@ -142,9 +143,17 @@ export class SkyhookReconciler {
     const policy = skyhook.spec.deploymentPolicy
       ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy)
       : undefined;
-    this.metrics.report(skyhook, statusAction?.status ?? skyhook.status ?? {}, policy, this.waitReasons(key), now);
-    this.metrics.podWaits.report(key, this.podWaitStarts(key), now);
-    return statusWrite.requeueAfterMs === undefined ? undefined : { requeueAfterMs: statusWrite.requeueAfterMs };
+    this.metrics.report(
+      skyhook,
+      statusAction?.status ?? skyhook.status ?? {},
+      policy,
+      waitReasons(io.caches.nodes, key),
+      now,
+    );
+    this.metrics.podWaits.report(key, podWaitStarts(io.caches.nodes, key), now);
+    const again = statusWrite.requeueAfterMs;
+    if (again === undefined) return undefined;
+    return this.metrics.requeues.requeue(again === planned ? 'planned' : 'status_pacing', again);
   }
 
   private async plannerInput(only: string): Promise<PlanRunInput> {
@@ -168,7 +177,7 @@ export class SkyhookReconciler {
         packageConfigMaps: packageConfigMapData(configMapsOf(configMaps, nameOf(scr))),
       })),
       nodes: this.nodeViews(skyhooks),
-      stageOps: this.opSummaries.of(caches.nodeOps.list(namespace), skyhooks, namespace),
+      stageOps: this.opSummaries.current(() => caches.nodeOps.list(namespace), skyhooks, namespace),
       settings: {
         operatorVersion: settings.operatorVersion,
         defaultStageTimeoutSeconds: settings.defaultStageTimeoutSeconds,
@@ -182,28 +191,6 @@ export class SkyhookReconciler {
       // Incremental planning: a stale cache (another key's reconcile wrote one meanwhile) is only less useful.
       cache: this.planCache,
     };
-  }
-
-  /** The wait reason of each node the SCR holds, from its `waiting_<scr>` annotation (`<Reason>: <detail>`). */
-  private waitReasons(name: string): Map<string, string> {
-    const key = nodeAnnotations.waiting(name);
-    const reasons = new Map<string, string>();
-    for (const node of this.io.caches.nodes.byIndex(NODES_BY_MARK, key)) {
-      const value = node.metadata?.annotations?.[key];
-      if (value) reasons.set(nameOf(node), value.split(':', 1)[0] ?? value);
-    }
-    return reasons;
-  }
-
-  /** When non-interruptible pods started holding each node of the SCR, from `nonInterruptWaitSince_<scr>`. */
-  private podWaitStarts(name: string): Map<string, number> {
-    const key = nodeAnnotations.nonInterruptWaitSince(name);
-    const starts = new Map<string, number>();
-    for (const node of this.io.caches.nodes.byIndex(NODES_BY_MARK, key)) {
-      const since = Date.parse(node.metadata?.annotations?.[key] ?? '');
-      if (Number.isFinite(since)) starts.set(nameOf(node), since);
-    }
-    return starts;
   }
 
   /**

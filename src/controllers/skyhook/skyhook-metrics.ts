@@ -13,6 +13,7 @@ import { DEFAULT_COMPARTMENT } from '../../api/names.js';
 import { strategyParams } from './plan/compartments.js';
 import { nameOf } from '../../api/object-meta.js';
 import { NonInterruptWaitMetrics } from './non-interrupt-wait-metrics.js';
+import { RequeueMetrics } from './requeue-reasons.js';
 
 /** Upstream's policy_name label of an SCR rolled out by its interruptionBudget. */
 const LEGACY_POLICY = 'legacy';
@@ -44,12 +45,15 @@ export class SkyhookMetrics {
   private readonly waitStarts = new Map<string, Map<string, { reason: string; sinceMs: number }>>();
   /** Each node's wait for non-interruptible pods, from its persisted start. */
   readonly podWaits: NonInterruptWaitMetrics;
+  /** Why reconciles asked to be looked at again (requeue-reasons.ts). */
+  readonly requeues: RequeueMetrics;
   /** The series set per SCR, so they can be removed (prom-client removes exact label sets only). */
   private readonly series = new Map<string, { gauge: Gauge<string>; labels: Record<string, string> }[]>();
 
   constructor(registry: Registry) {
     const registers = [registry];
     this.podWaits = new NonInterruptWaitMetrics(registry);
+    this.requeues = new RequeueMetrics(registry);
     this.status = new Gauge({
       name: 'skyhook_status',
       help: "1 for the Skyhook's current status, 0 for the others",

@@ -1,6 +1,7 @@
 /**
  * Every wait made visible. Each node whose work for an SCR is held gets `waiting_<scr>` =
- * `<Reason>: <what holds it>` (the pods, taints, SCRs or budget), an Event when the reason starts,
+ * `<Reason>: <what holds it>` (the pods, taints, SCRs or budget), an Event when a reason worth
+ * one starts (not routine ordering, budget or merging: the annotation and the SCR's status show those),
  * and the SCR gets newer upstream's conditions: `Blocked` (NonInterruptPodsRunning, or
  * NonInterruptWaitLong once a node's wait passes `podNonInterruptWarnAfter`) and `DrainBlocked`
  * naming the pods. Drain blockers are also kept per node in `drainBlocked_<scr>`, and the start of a
@@ -32,14 +33,20 @@ export interface NodeHoldReport {
   podWaitSince?: string;
 }
 
-/** Reasons worth an Event when they start (the others are routine: budget, cordoning, merging). */
+/** A node waiting for SCRs before this one (priority, then name): ordering, not a problem. */
+export const PRIORITY_WAIT = 'HigherPrioritySkyhook';
+
+/**
+ * Reasons worth an Event when they start. The others are routine: budget, cordoning, merging, and
+ * priority ordering (HigherPrioritySkyhook: with several SCRs over the same nodes nearly every node
+ * waits so, once per SCR; the node's `waiting_<scr>` annotation and the SCR's status show it).
+ */
 const NOTIFIED: Readonly<Record<string, 'Normal' | 'Warning'>> = {
   NonInterruptPodsRunning: 'Warning',
   NonInterruptWaitLong: 'Warning',
   DrainBlocked: 'Warning',
   TaintNotTolerable: 'Warning',
   RolloutStopped: 'Warning',
-  HigherPrioritySkyhook: 'Normal',
   DeploymentPolicyNotFound: 'Warning',
   NodeStateMalformed: 'Warning',
   OutsideMaintenanceWindow: 'Normal',
@@ -62,6 +69,24 @@ export function malformedHold(skyhook: string, error: NodeStateMalformedError): 
   };
 }
 
+const PRIORITY_PREFIX = `${PRIORITY_WAIT}: `;
+
+/**
+ * The `waiting_<scr>` value for a hold. A priority wait names the SCRs that held the node when the
+ * wait began and is not rewritten as each of them finishes there: while every SCR still holding
+ * it is one the annotation names, the annotation stands (one node write per wait, not one per
+ * higher-priority SCR finishing: with 5 SCRs that was 6 more writes per node). A new blocker (an
+ * SCR added or moved ahead) rewrites it; the SCRs' status says which are complete on the node.
+ */
+function waitingValue(hold: NodeHold | undefined, before: string | undefined): string | undefined {
+  if (!hold) return undefined;
+  const waiting = `${hold.reason}: ${hold.detail}`;
+  if (hold.reason !== PRIORITY_WAIT || before === undefined || before === waiting) return waiting;
+  if (!before.startsWith(PRIORITY_PREFIX)) return waiting;
+  const named = new Set(before.slice(PRIORITY_PREFIX.length).split(', '));
+  return hold.detail.split(', ').every((blocker) => named.has(blocker)) ? before : waiting;
+}
+
 export function holdAnnotations(
   skyhook: string,
   reports: NodeHoldReport[],
@@ -72,7 +97,7 @@ export function holdAnnotations(
   const blockedKey = nodeAnnotations.drainBlocked(skyhook);
   const sinceKey = nodeAnnotations.nonInterruptWaitSince(skyhook);
   for (const { node, hold, drainBlockers, podWaitSince } of reports) {
-    const waiting = hold ? `${hold.reason}: ${hold.detail}` : undefined;
+    const waiting = waitingValue(hold, node.annotations[waitingKey]);
     const blocked = drainBlockers.length > 0 ? JSON.stringify(drainBlockers) : undefined;
     const waitingChanged = node.annotations[waitingKey] !== waiting;
     const blockedChanged = node.annotations[blockedKey] !== blocked;

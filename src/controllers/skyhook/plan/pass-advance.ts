@@ -9,7 +9,7 @@ import { activeInterrupts, type InterruptFlowInput, planInterruptFlow } from './
 import { clusterBudgetRefusal, rolloutOrClusterHold } from './cluster-budget.js';
 import { OUTSIDE_WINDOW_REASON, windowRequeueMs } from './maintenance-windows.js';
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
-import { malformedHold, POD_WAIT, type NodeHold } from './node-holds.js';
+import { malformedHold, POD_WAIT, PRIORITY_WAIT, type NodeHold } from './node-holds.js';
 import { podsHoldingInterrupt } from './non-interrupt-wait.js';
 import { advanceAdmittedNode, deleteOps, expiredOps, type NodeWork } from './node-work.js';
 import type { CordonNode, CreateStageOp, DeleteStageOp, DrainBlocker, NodeView } from './planner-types.js';
@@ -244,7 +244,7 @@ function holdOutside(
     return { reason: 'DeploymentPolicyNotFound', detail: missingPolicyMessage(pass.missingPolicy) };
   if (pass.problems.length > 0) return { reason: 'InvalidSpec', detail: pass.problems.join('; ') };
   const blockers = pass.gates.blockersOn(work.node.name);
-  if (blockers.length > 0) return { reason: 'HigherPrioritySkyhook', detail: [...new Set(blockers)].join(', ') };
+  if (blockers.length > 0) return { reason: PRIORITY_WAIT, detail: [...new Set(blockers)].join(', ') };
   const windows = pass.windowsOf(work.node);
   if (!windows.open && status === 'waiting' && !admission.nodes.get(work.node.name)?.ready) return windows.hold;
   // Its own pods hold it first: even with a free slot it would wait for them.

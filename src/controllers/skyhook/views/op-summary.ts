@@ -29,6 +29,35 @@ export class StageOpSummaryMemo {
   private summaries = new WeakMap<NodeOp, { spec: string; summary: StageOpSummary }>();
   /** The last summary of each op by name: kept when an update changed nothing the summary reads. */
   private last = new Map<string, StageOpSummary>();
+  /** Bumped on every event of the followed NodeOp informer. */
+  private version = 0;
+  /** The last `current` result: while no NodeOp event came and no SCR spec changed it is the same. */
+  private lastRun: { version: number; key: string; summaries: StageOpSummary[] } | undefined;
+
+  /** Counts the informer's events, so `current` knows when its list may have changed. */
+  follow(nodeOps: { on(handlers: { add(): void; update(): void; delete(): void }): void }): this {
+    const bump = (): void => {
+      this.version++;
+    };
+    nodeOps.on({ add: bump, update: bump, delete: bump });
+    return this;
+  }
+
+  /**
+   * `of` over the followed informer's list, reusing the last result while no NodeOp event came and
+   * the SCRs' specs are the same: at 200 nodes x 5 SCRs (2000 NodeOps kept for their retention) the
+   * summaries of every op on every Skyhook reconcile were 10 % of the operator's CPU, and most
+   * reconciles (woken by node events) come with no NodeOp change.
+   */
+  current(list: () => NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
+    const key = `${namespace}|${skyhooks.map((scr) => `${nameOf(scr)}=${specKey(scr)}`).join(',')}`;
+    const last = this.lastRun;
+    if (last !== undefined && last.version === this.version && last.key === key) return last.summaries;
+    const version = this.version;
+    const summaries = this.of(list(), skyhooks, namespace);
+    this.lastRun = { version, key, summaries };
+    return summaries;
+  }
 
   of(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
     const byName = new Map(skyhooks.map((scr) => [nameOf(scr), scr]));
@@ -59,6 +88,14 @@ function specKey(skyhook: Skyhook | undefined): string {
   if (skyhook === undefined) return '';
   const { uid, generation } = skyhook.metadata;
   return generation === undefined ? JSON.stringify(skyhook.spec.packages ?? {}) : `${uid ?? ''}:${generation}`;
+}
+
+/**
+ * Whether a stage op's update changes what the planner reads of it: the NodeOp controller's finalizer
+ * and bookkeeping writes do not, and need not wake its SCR (skyhook-controller.ts).
+ */
+export function opChangeMatters(op: NodeOp, old: NodeOp, skyhook: Skyhook | undefined): boolean {
+  return !sameJson(summarize(op, skyhook), summarize(old, skyhook));
 }
 
 export function summarize(nodeOp: NodeOp, skyhook: Skyhook | undefined): StageOpSummary {

@@ -8,7 +8,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { NodeOp } from '../../../../../src/api/nodeop.js';
 import type { Skyhook } from '../../../../../src/api/skyhook.js';
 import { NodeViewMemo } from '../../../../../src/controllers/skyhook/views/node-view.js';
-import { StageOpSummaryMemo } from '../../../../../src/controllers/skyhook/views/op-summary.js';
+import { opChangeMatters, StageOpSummaryMemo } from '../../../../../src/controllers/skyhook/views/op-summary.js';
 
 const v1Node = (annotations: Record<string, string>, heartbeat = '1'): V1Node => ({
   metadata: { name: 'n0', creationTimestamp: new Date(1_000), labels: { a: 'b' }, annotations },
@@ -63,5 +63,57 @@ describe('StageOpSummaryMemo', () => {
     const [done] = memo.of([nodeOp('Completed')], [skyhook], 'ns');
     expect(done).not.toBe(first);
     expect(done?.phase).toBe('Completed');
+  });
+});
+
+describe('StageOpSummaryMemo.current', () => {
+  /** A stand-in informer: its handlers fire as the real one's do, after the list has changed. */
+  function followed() {
+    let ops = [nodeOp('Running')];
+    const handlers: { update(): void }[] = [];
+    const memo = new StageOpSummaryMemo().follow({ on: (h) => handlers.push(h) });
+    let lists = 0;
+    const list = () => {
+      lists++;
+      return ops;
+    };
+    const change = (next: NodeOp[]) => {
+      ops = next;
+      for (const h of handlers) h.update();
+    };
+    return { memo, list, change, lists: () => lists };
+  }
+
+  it('reuses the last summaries while no NodeOp event came and the SCRs are the same', () => {
+    const { memo, list, lists } = followed();
+    const first = memo.current(list, [skyhook], 'ns');
+    expect(memo.current(list, [skyhook], 'ns')).toBe(first);
+    expect(lists()).toBe(1);
+  });
+
+  it('reads the list again after a NodeOp event', () => {
+    const { memo, list, change } = followed();
+    memo.current(list, [skyhook], 'ns');
+    change([nodeOp('Completed')]);
+    expect(memo.current(list, [skyhook], 'ns')[0]?.phase).toBe('Completed');
+  });
+
+  it('summarises again when an SCR changes (its spec decides whether an op is stale)', () => {
+    const { memo, list } = followed();
+    const first = memo.current(list, [skyhook], 'ns');
+    const edited = { ...skyhook, metadata: { ...skyhook.metadata, generation: 2 } };
+    expect(memo.current(list, [edited], 'ns')).not.toBe(first);
+    expect(memo.current(list, [], 'ns')).not.toBe(first);
+  });
+});
+
+describe('opChangeMatters', () => {
+  it('is false for a write that changes nothing the planner reads (a finalizer), true for a phase change', () => {
+    const running = nodeOp('Running');
+    const finalized = { ...running, metadata: { ...running.metadata, finalizers: ['x'], resourceVersion: '2' } };
+    expect(opChangeMatters(finalized, running, skyhook)).toBe(false);
+    expect(opChangeMatters(nodeOp('Completed'), running, skyhook)).toBe(true);
+    const deleting = { ...running, metadata: { ...running.metadata, deletionTimestamp: new Date(5) } };
+    expect(opChangeMatters(deleting, running, skyhook)).toBe(true);
   });
 });
