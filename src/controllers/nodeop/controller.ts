@@ -25,7 +25,7 @@ import { StageMetrics } from './stage-metrics.js';
 import { bootIdOf, isNodeReady } from './node-status.js';
 import { NodeOpReconciler } from './reconciler.js';
 import { NodeOpsByNode, PodsByJob } from './cache-indexes.js';
-import { jobChanged, jobHasNews, podChanged, podHasNews } from './event-filters.js';
+import { isSucceededPod, jobChanged, jobHasNews, podChanged, podHasNews } from './event-filters.js';
 import { NodeOpReads } from './nodeop-reads.js';
 
 export interface NodeOpControllerOptions {
@@ -118,7 +118,9 @@ export async function startNodeOpController(
     metrics: runtime.metrics,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  watchEvents(controller, { nodeOps, jobs, pods, nodes }, reads);
+  // A held update that was not our write's echo wakes its NodeOp after all (nodeop-reads.ts).
+  reads.missed = (key) => controller?.queue.add(key);
+  watchEvents(controller, { nodeOps, jobs, pods, nodes }, reads, podsByJob);
   controller.start();
 
   return {
@@ -146,8 +148,11 @@ function watchEvents(
   controller: Controller,
   caches: NodeOpCaches & { nodeOps: Informer<NodeOp> },
   reads: NodeOpReads,
+  podsByJob: PodsByJob,
 ): void {
   const { nodeOps, jobs, pods, nodes } = caches;
+  const podSucceeded = (job: V1Job): boolean =>
+    podsByJob.of(job.metadata?.namespace ?? '', job.metadata?.name ?? '').some(isSucceededPod);
   const queue = controller.queue;
   const byNode = new NodeOpsByNode().follow(nodeOps);
   controller.watch(nodeOps, {
@@ -160,7 +165,8 @@ function watchEvents(
   });
   controller.watch(jobs, {
     add: (job) => (jobHasNews(job) ? nodeOpOwners(job) : []),
-    update: (job, old) => (job === old || jobChanged(job, old) ? [...nodeOpOwners(job), ...nodeOpOwners(old)] : []),
+    update: (job, old) =>
+      job === old || jobChanged(job, old, podSucceeded(job)) ? [...nodeOpOwners(job), ...nodeOpOwners(old)] : [],
     delete: nodeOpOwners,
   });
   // A resync (update with old === object) always wakes, as before: it is the informer's safety net.

@@ -18,16 +18,42 @@ function routing(object: V1Job | V1Pod): string {
   return JSON.stringify([object.metadata?.labels ?? {}, refs]);
 }
 
+/** A Job pod that succeeded (and is not being deleted): jobProgress reads it as the Job's success. */
+export function isSucceededPod(pod: V1Pod): boolean {
+  return pod.status?.phase === 'Succeeded' && !pod.metadata?.deletionTimestamp;
+}
+
+/**
+ * A Job that runs nothing any more and whose success or failure is decided: finished (Complete or
+ * Failed), SuccessCriteriaMet (its pod succeeded; Complete follows once the Job controller has
+ * cleaned up), or one of its pods succeeded (the Job runs one pod to one completion; the Job
+ * controller says so a second or so later). Pacing counts a node whose Job is not settled as busy,
+ * whatever its status entry says.
+ */
+export function isJobSettled(job: V1Job, pods: readonly V1Pod[]): boolean {
+  const settled = (job.status?.conditions ?? []).some(
+    (c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed' || c.type === 'SuccessCriteriaMet'),
+  );
+  return settled || pods.some(isSucceededPod);
+}
+
 /**
  * What the reconciler reads of a Job: its True conditions (Complete, SuccessCriteriaMet, Failed,
  * FailureTarget, with reason and message), failed pods (restarts), suspend and the retention it
- * patches, and whether it is being deleted.
+ * patches, and whether it is being deleted. Complete and SuccessCriteriaMet read the same (the
+ * Job succeeded, and it is settled: isJobSettled), and so does a succeeded pod of the Job
+ * (`succeededPod`, from the pod cache): the pod's own event already woke the NodeOp, so the Job's
+ * two success conditions that follow it are no news.
  */
-export function jobNews(job: V1Job): string {
-  const conditions = (job.status?.conditions ?? [])
-    .filter((c) => c.status === 'True')
+export function jobNews(job: V1Job, succeededPod = false): string {
+  const trueConditions = (job.status?.conditions ?? []).filter((c) => c.status === 'True');
+  const succeeded =
+    succeededPod || trueConditions.some((c) => c.type === 'Complete' || c.type === 'SuccessCriteriaMet');
+  const conditions = trueConditions
+    .filter((c) => c.type !== 'Complete' && c.type !== 'SuccessCriteriaMet')
     .map((c) => [c.type, c.reason ?? '', c.message ?? '']);
   return JSON.stringify([
+    succeeded,
     conditions,
     job.status?.failed ?? 0,
     job.spec?.suspend ?? false,
@@ -42,8 +68,9 @@ export function jobHasNews(job: V1Job): boolean {
   return (job.status?.conditions ?? []).some((c) => c.status === 'True') || (job.status?.failed ?? 0) > 0;
 }
 
-export function jobChanged(job: V1Job, old: V1Job): boolean {
-  return jobNews(job) !== jobNews(old) || routing(job) !== routing(old);
+/** `succeededPod`: a pod of the Job has succeeded, as the pod cache shows now (see jobNews). */
+export function jobChanged(job: V1Job, old: V1Job, succeededPod = false): boolean {
+  return jobNews(job, succeededPod) !== jobNews(old, succeededPod) || routing(job) !== routing(old);
 }
 
 function containerNews(status: V1ContainerStatus): unknown[] | undefined {

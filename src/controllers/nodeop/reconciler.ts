@@ -7,10 +7,9 @@
  * Job in the same pass (see startsAtOnce).
  */
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
-import type { NodeOpNodeStatus } from '../../api/nodeop.js';
+import type { NodeOp, NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
-import { isJobFinished } from '../../jobs/job-progress.js';
 import { mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from '../../kube/client.js';
 import { parseKey } from '../../kube/controller.js';
 import type { ReconcileResult } from '../../kube/queue.js';
@@ -21,6 +20,7 @@ import { startedStatus } from './node-status.js';
 import { planStarts, targetNodesOf, type PacingDecision } from './pacing.js';
 import { Recheck } from './recheck.js';
 import { HeldEntries, planStatusWrite } from './status-write.js';
+import { isJobSettled } from './event-filters.js';
 import { stopNodeOpWork } from './teardown.js';
 import { nameOf } from '../../api/object-meta.js';
 
@@ -135,13 +135,18 @@ export class NodeOpReconciler {
     };
   }
 
-  /** Nodes whose Job of this NodeOp exists and is unfinished, as the cache sees them. */
+  /**
+   * Nodes whose Job of this NodeOp exists and is not settled (still runs, or may run, a pod), as
+   * the caches see them. A Job whose pod succeeded frees its slot at once, as the node's entry does:
+   * waiting for the Job's conditions would only keep a finished NodeOp asking for a safety recheck.
+   */
   private busyNodes(op: NodeOpView, nodes: string[]): Set<string> {
     const { name = '', uid = '' } = op.nodeOp.metadata;
     return new Set(
       nodes.filter((node) => {
-        const job = this.ctx.caches.jobs.get(nodeJobName(name, uid, node), op.namespace);
-        return job !== undefined && !isJobFinished(job);
+        const jobName = nodeJobName(name, uid, node);
+        const job = this.ctx.caches.jobs.get(jobName, op.namespace);
+        return job !== undefined && !isJobSettled(job, this.ctx.podsOfJob(op.namespace, jobName));
       }),
     );
   }
@@ -160,9 +165,8 @@ export class NodeOpReconciler {
     const write = planStatusWrite({ nodeOp: op.nodeOp, targets, pacing, statuses, now });
     if (write.patch) {
       const patch = write.patch;
-      this.ctx.reads.wrote(
-        op.key,
-        await mergePatchCustomObjectStatus(this.ctx.clients.custom, this.ref(op.key), patch),
+      await this.ctx.reads.sendStatus(op.key, () =>
+        mergePatchCustomObjectStatus<NodeOp>(this.ctx.clients.custom, this.ref(op.key), patch),
       );
       if (op.nodeOp.status?.phase !== patch.phase)
         this.ctx.logger.info({ nodeOp: op.key, phase: patch.phase }, 'NodeOp phase changed');

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { jobChanged, jobHasNews, podChanged, podHasNews } from '../../../../src/controllers/nodeop/event-filters.js';
+import {
+  isJobSettled,
+  jobChanged,
+  jobHasNews,
+  podChanged,
+  podHasNews,
+} from '../../../../src/controllers/nodeop/event-filters.js';
 
 const job = (status: V1Job['status'] = {}, spec: Partial<NonNullable<V1Job['spec']>> = {}): V1Job => ({
   metadata: {
@@ -41,6 +47,42 @@ describe('Job events', () => {
     expect(jobChanged(job({ active: 1 }, { ttlSecondsAfterFinished: 60 }), base)).toBe(true);
     const moved = { ...base, metadata: { ...base.metadata, ownerReferences: [] } };
     expect(jobChanged(moved, base)).toBe(true);
+  });
+});
+
+describe('a Job that succeeded', () => {
+  const criteria = job({ conditions: [{ type: 'SuccessCriteriaMet', status: 'True' }] });
+  const complete = job({
+    conditions: [
+      { type: 'SuccessCriteriaMet', status: 'True' },
+      { type: 'Complete', status: 'True', reason: 'CompletionsReached' },
+    ],
+  });
+
+  it('says so once: Complete after SuccessCriteriaMet is no news', () => {
+    expect(jobChanged(criteria, job({ active: 1 }))).toBe(true);
+    expect(jobChanged(complete, criteria)).toBe(false);
+    expect(jobChanged(job({ conditions: [{ type: 'Complete', status: 'True' }] }), job({ active: 1 }))).toBe(true);
+  });
+
+  it('is no news at all once its pod succeeded (the pod event woke the NodeOp); a failure still is', () => {
+    expect(jobChanged(criteria, job({ active: 1 }), true)).toBe(false);
+    expect(jobChanged(complete, job({ active: 1 }), true)).toBe(false);
+    const failed = job({ failed: 1, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }] });
+    expect(jobChanged(failed, job({ active: 1 }), true)).toBe(true);
+    expect(jobChanged(job({ active: 1 }, { suspend: true }), job({ active: 1 }), true)).toBe(true);
+  });
+
+  it('is settled (frees its slot) once finished, SuccessCriteriaMet, or its pod succeeded, not while failing', () => {
+    expect(isJobSettled(job({ active: 1 }), [pod({ phase: 'Running' })])).toBe(false);
+    expect(isJobSettled(job({ active: 1 }), [pod({ phase: 'Succeeded' })])).toBe(true);
+    expect(isJobSettled(job({ active: 1 }), [pod({ phase: 'Succeeded' }, { deletionTimestamp: new Date() })])).toBe(
+      false,
+    );
+    expect(isJobSettled(criteria, [])).toBe(true);
+    expect(isJobSettled(complete, [])).toBe(true);
+    expect(isJobSettled(job({ conditions: [{ type: 'FailureTarget', status: 'True' }] }), [])).toBe(false);
+    expect(isJobSettled(job({ conditions: [{ type: 'Failed', status: 'True' }] }), [])).toBe(true);
   });
 });
 
