@@ -25,7 +25,15 @@ import { StageMetrics } from './stage-metrics.js';
 import { bootIdOf, isNodeReady } from './node-status.js';
 import { NodeOpReconciler } from './reconciler.js';
 import { NodeOpsByNode, PodsByJob } from './cache-indexes.js';
-import { isSucceededPod, jobChanged, jobHasNews, podChanged, podHasNews } from './event-filters.js';
+import {
+  isOnlyFinish,
+  isSucceededPod,
+  jobChanged,
+  jobHasNews,
+  mayStartNodes,
+  podChanged,
+  podHasNews,
+} from './event-filters.js';
 import { NodeOpReads } from './nodeop-reads.js';
 
 export interface NodeOpControllerOptions {
@@ -165,8 +173,18 @@ function watchEvents(
   });
   controller.watch(jobs, {
     add: (job) => (jobHasNews(job) ? nodeOpOwners(job) : []),
-    update: (job, old) =>
-      job === old || jobChanged(job, old, podSucceeded(job)) ? [...nodeOpOwners(job), ...nodeOpOwners(old)] : [],
+    update: (job, old) => {
+      const owners = [...nodeOpOwners(job), ...nodeOpOwners(old)];
+      if (job === old) return owners;
+      const succeeded = podSucceeded(job);
+      if (!jobChanged(job, old, succeeded)) return [];
+      // A finish that only frees a slot wakes the NodeOps that may start another node.
+      if (!isOnlyFinish(job, old, succeeded)) return owners;
+      return owners.filter((key) => {
+        const { name, namespace } = parseKey(key);
+        return mayStartNodes(nodeOps.get(name, namespace));
+      });
+    },
     delete: nodeOpOwners,
   });
   // A resync (update with old === object) always wakes, as before: it is the informer's safety net.

@@ -10,6 +10,7 @@ import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js'
 import type { NodeOp, NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
+import { isJobFinished } from '../../jobs/job-progress.js';
 import { mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from '../../kube/client.js';
 import { parseKey } from '../../kube/controller.js';
 import type { ReconcileResult } from '../../kube/queue.js';
@@ -17,10 +18,10 @@ import { nodeJobName } from '../../templates/object-names.js';
 import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
 import { advanceNode } from './node-steps.js';
 import { startedStatus } from './node-status.js';
-import { planStarts, targetNodesOf, type PacingDecision } from './pacing.js';
+import { isInFlight, planStarts, targetNodesOf, type PacingDecision } from './pacing.js';
+import { mayStartNodes } from './event-filters.js';
 import { Recheck } from './recheck.js';
 import { HeldEntries, planStatusWrite } from './status-write.js';
-import { isJobSettled } from './event-filters.js';
 import { stopNodeOpWork } from './teardown.js';
 import { nameOf } from '../../api/object-meta.js';
 
@@ -119,7 +120,10 @@ export class NodeOpReconciler {
     if (deferred) return { requeueAfterMs: 0, reason: 'started nodes whose side effects come next pass' };
     // Events wake a NodeOp whenever something it reads changes; this only covers a lost one.
     // Nodes started in this pass count: the echo of this pass's own status write no longer wakes it.
-    if (pacing.inFlight + pacing.start.length > 0)
+    // A finished node whose Job has not said Complete yet only holds a slot: it matters (and its
+    // Job's finish is news, controller.ts) only while the NodeOp may start another node.
+    const running = pacing.start.length > 0 || Object.values(statuses).some(isInFlight);
+    if (running || (pacing.inFlight > 0 && mayStartNodes(nodeOp)))
       recheck.at(now + SAFETY_RECHECK_MS, 'safety net while nodes are in flight');
     return recheck.result(now);
   };
@@ -135,18 +139,13 @@ export class NodeOpReconciler {
     };
   }
 
-  /**
-   * Nodes whose Job of this NodeOp exists and is not settled (still runs, or may run, a pod), as
-   * the caches see them. A Job whose pod succeeded frees its slot at once, as the node's entry does:
-   * waiting for the Job's conditions would only keep a finished NodeOp asking for a safety recheck.
-   */
+  /** Nodes whose Job of this NodeOp exists and is unfinished, as the cache sees them. */
   private busyNodes(op: NodeOpView, nodes: string[]): Set<string> {
     const { name = '', uid = '' } = op.nodeOp.metadata;
     return new Set(
       nodes.filter((node) => {
-        const jobName = nodeJobName(name, uid, node);
-        const job = this.ctx.caches.jobs.get(jobName, op.namespace);
-        return job !== undefined && !isJobSettled(job, this.ctx.podsOfJob(op.namespace, jobName));
+        const job = this.ctx.caches.jobs.get(nodeJobName(name, uid, node), op.namespace);
+        return job !== undefined && !isJobFinished(job);
       }),
     );
   }

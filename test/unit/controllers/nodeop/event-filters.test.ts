@@ -5,9 +5,11 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { NodeOp } from '../../../../src/api/nodeop.js';
 import {
-  isJobSettled,
+  isOnlyFinish,
   jobChanged,
+  mayStartNodes,
   jobHasNews,
   podChanged,
   podHasNews,
@@ -51,6 +53,7 @@ describe('Job events', () => {
 });
 
 describe('a Job that succeeded', () => {
+  const running = job({ active: 1 });
   const criteria = job({ conditions: [{ type: 'SuccessCriteriaMet', status: 'True' }] });
   const complete = job({
     conditions: [
@@ -59,30 +62,46 @@ describe('a Job that succeeded', () => {
     ],
   });
 
-  it('says so once: Complete after SuccessCriteriaMet is no news', () => {
-    expect(jobChanged(criteria, job({ active: 1 }))).toBe(true);
-    expect(jobChanged(complete, criteria)).toBe(false);
-    expect(jobChanged(job({ conditions: [{ type: 'Complete', status: 'True' }] }), job({ active: 1 }))).toBe(true);
+  it('is news when it succeeds, and when it finishes (a slot frees), not in between', () => {
+    expect(jobChanged(criteria, running)).toBe(true);
+    expect(isOnlyFinish(criteria, running)).toBe(false);
+    expect(jobChanged(complete, criteria)).toBe(true);
+    expect(isOnlyFinish(complete, criteria)).toBe(true);
   });
 
-  it('is no news at all once its pod succeeded (the pod event woke the NodeOp); a failure still is', () => {
-    expect(jobChanged(criteria, job({ active: 1 }), true)).toBe(false);
-    expect(jobChanged(complete, job({ active: 1 }), true)).toBe(false);
-    const failed = job({ failed: 1, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }] });
-    expect(jobChanged(failed, job({ active: 1 }), true)).toBe(true);
-    expect(jobChanged(job({ active: 1 }, { suspend: true }), job({ active: 1 }), true)).toBe(true);
+  it('once its pod succeeded (the pod event woke the NodeOp), only its finish is news', () => {
+    expect(jobChanged(criteria, running, true)).toBe(false);
+    expect(jobChanged(complete, running, true)).toBe(true);
+    expect(isOnlyFinish(complete, running, true)).toBe(true);
+    expect(isOnlyFinish(complete, criteria, true)).toBe(true);
   });
 
-  it('is settled (frees its slot) once finished, SuccessCriteriaMet, or its pod succeeded, not while failing', () => {
-    expect(isJobSettled(job({ active: 1 }), [pod({ phase: 'Running' })])).toBe(false);
-    expect(isJobSettled(job({ active: 1 }), [pod({ phase: 'Succeeded' })])).toBe(true);
-    expect(isJobSettled(job({ active: 1 }), [pod({ phase: 'Succeeded' }, { deletionTimestamp: new Date() })])).toBe(
-      false,
-    );
-    expect(isJobSettled(criteria, [])).toBe(true);
-    expect(isJobSettled(complete, [])).toBe(true);
-    expect(isJobSettled(job({ conditions: [{ type: 'FailureTarget', status: 'True' }] }), [])).toBe(false);
-    expect(isJobSettled(job({ conditions: [{ type: 'Failed', status: 'True' }] }), [])).toBe(true);
+  it('a failure is more than a finish; the Failed after FailureTarget only a finish', () => {
+    const target = job({ conditions: [{ type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded' }] });
+    const failed = job({
+      conditions: [
+        { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded' },
+        { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' },
+      ],
+    });
+    expect(jobChanged(target, running, true)).toBe(true);
+    expect(isOnlyFinish(target, running)).toBe(false);
+    expect(isOnlyFinish(failed, target)).toBe(true);
+    expect(isOnlyFinish(failed, running)).toBe(false);
+    expect(isOnlyFinish(job({ active: 1 }, { suspend: true }), running)).toBe(false);
+  });
+
+  it('a finish matters to a NodeOp that may still start a node', () => {
+    const op = (targetNodes: string[] | undefined, started: string[]): NodeOp =>
+      ({
+        metadata: { name: 'op' },
+        spec: targetNodes ? { targetNodes } : { nodeSelector: {} },
+        status: { nodeStatuses: Object.fromEntries(started.map((n) => [n, { phase: 'Completed' }])) },
+      }) as NodeOp;
+    expect(mayStartNodes(op(['n1'], ['n1']))).toBe(false);
+    expect(mayStartNodes(op(['n1', 'n2'], ['n1']))).toBe(true);
+    expect(mayStartNodes(op(undefined, ['n1']))).toBe(true);
+    expect(mayStartNodes(undefined)).toBe(true);
   });
 });
 
