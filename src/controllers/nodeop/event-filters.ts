@@ -77,12 +77,15 @@ export function isSucceededPod(pod: V1Pod): boolean {
 
 /**
  * True while a NodeOp may still start a node: it selects nodes (one may match later), or one of
- * its targetNodes has no entry yet. A NodeOp that started all its targets waits on no slot.
+ * its targetNodes has no entry yet (in `entries`: by default its status as read). A NodeOp that
+ * started all its targets waits on no slot.
  */
-export function mayStartNodes(op: NodeOp | undefined): boolean {
+export function mayStartNodes(
+  op: Pick<NodeOp, 'spec' | 'status'> | undefined,
+  entries: Readonly<Record<string, unknown>> = op?.status?.nodeStatuses ?? {},
+): boolean {
   const targets = op?.spec.targetNodes;
   if (!op || !targets) return true;
-  const entries = op.status?.nodeStatuses ?? {};
   return targets.some((node) => entries[node] === undefined);
 }
 

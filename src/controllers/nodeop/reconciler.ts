@@ -123,7 +123,7 @@ export class NodeOpReconciler {
     // A finished node whose Job has not said Complete yet only holds a slot: it matters (and its
     // Job's finish is news, controller.ts) only while the NodeOp may start another node.
     const running = pacing.start.length > 0 || Object.values(statuses).some(isInFlight);
-    if (running || (pacing.inFlight > 0 && mayStartNodes(nodeOp)))
+    if (running || (pacing.inFlight > 0 && mayStartNodes(nodeOp, statuses)))
       recheck.at(now + SAFETY_RECHECK_MS, 'safety net while nodes are in flight');
     return recheck.result(now);
   };

@@ -102,6 +102,9 @@ describe('a Job that succeeded', () => {
     expect(mayStartNodes(op(['n1', 'n2'], ['n1']))).toBe(true);
     expect(mayStartNodes(op(undefined, ['n1']))).toBe(true);
     expect(mayStartNodes(undefined)).toBe(true);
+    // The entries after a reconcile (a node just started, its entry not written yet) count too.
+    expect(mayStartNodes(op(['n1'], []), { n1: { phase: 'Completed' } })).toBe(false);
+    expect(mayStartNodes(op(['n1'], []))).toBe(true);
   });
 });
 
