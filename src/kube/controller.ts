@@ -65,8 +65,10 @@ export class Controller {
    */
   watch<T extends KubernetesObject>(informer: Informer<T>, keys: KeyMapper<T> | EventKeys<T> = ownKey): this {
     const events = typeof keys === 'function' ? oldAndNew(keys) : keys;
+    // Each key once per event: an update maps the old and the new object, usually to the same key,
+    // and a second add of a key a worker has just taken marks it dirty, which is a second reconcile.
     const enqueue = (mapped: string[]): void => {
-      for (const key of mapped) this.queue.add(key);
+      for (const key of mapped.length > 1 ? new Set(mapped) : mapped) this.queue.add(key);
     };
     informer.on({
       add: (o) => enqueue(events.add(o)),

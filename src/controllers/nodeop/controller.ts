@@ -25,7 +25,15 @@ import { StageMetrics } from './stage-metrics.js';
 import { bootIdOf, isNodeReady } from './node-status.js';
 import { NodeOpReconciler } from './reconciler.js';
 import { NodeOpsByNode, PodsByJob } from './cache-indexes.js';
-import { jobChanged, jobHasNews, podChanged, podHasNews } from './event-filters.js';
+import {
+  isOnlyFinish,
+  isSucceededPod,
+  jobChanged,
+  jobHasNews,
+  mayStartNodes,
+  podChanged,
+  podHasNews,
+} from './event-filters.js';
 import { NodeOpReads } from './nodeop-reads.js';
 
 export interface NodeOpControllerOptions {
@@ -114,7 +122,9 @@ export async function startNodeOpController(
     metrics: runtime.metrics,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  watchEvents(controller, { nodeOps, jobs, pods, nodes }, reads);
+  // A held update that was not our write's echo wakes its NodeOp after all (nodeop-reads.ts).
+  reads.missed = (key) => controller?.queue.add(key);
+  watchEvents(controller, { nodeOps, jobs, pods, nodes }, reads, podsByJob);
   controller.start();
 
   return {
@@ -142,8 +152,11 @@ function watchEvents(
   controller: Controller,
   caches: NodeOpCaches & { nodeOps: Informer<NodeOp> },
   reads: NodeOpReads,
+  podsByJob: PodsByJob,
 ): void {
   const { nodeOps, jobs, pods, nodes } = caches;
+  const podSucceeded = (job: V1Job): boolean =>
+    podsByJob.of(job.metadata?.namespace ?? '', job.metadata?.name ?? '').some(isSucceededPod);
   const queue = controller.queue;
   const byNode = new NodeOpsByNode().follow(nodeOps);
   controller.watch(nodeOps, {
@@ -156,7 +169,18 @@ function watchEvents(
   });
   controller.watch(jobs, {
     add: (job) => (jobHasNews(job) ? nodeOpOwners(job) : []),
-    update: (job, old) => (job === old || jobChanged(job, old) ? [...nodeOpOwners(job), ...nodeOpOwners(old)] : []),
+    update: (job, old) => {
+      const owners = [...nodeOpOwners(job), ...nodeOpOwners(old)];
+      if (job === old) return owners;
+      const succeeded = podSucceeded(job);
+      if (!jobChanged(job, old, succeeded)) return [];
+      // A finish that only frees a slot wakes the NodeOps that may start another node.
+      if (!isOnlyFinish(job, old, succeeded)) return owners;
+      return owners.filter((key) => {
+        const { name, namespace } = parseKey(key);
+        return mayStartNodes(nodeOps.get(name, namespace));
+      });
+    },
     delete: nodeOpOwners,
   });
   // A resync (update with old === object) always wakes, as before: it is the informer's safety net.

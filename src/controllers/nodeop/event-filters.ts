@@ -10,6 +10,7 @@
  * reboot timing out) never depended on events: the reconcile asks to be woken for them.
  */
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import type { NodeOp } from '../../api/nodeop.js';
 import { STUCK_WAITING_REASONS, failedTermination } from '../../jobs/job-progress.js';
 
 /** What routes an event to a NodeOp: labels and owners (a change wakes the old and the new owner). */
@@ -19,16 +20,25 @@ function routing(object: V1Job | V1Pod): string {
 }
 
 /**
- * What the reconciler reads of a Job: its True conditions (Complete, SuccessCriteriaMet, Failed,
- * FailureTarget, with reason and message), failed pods (restarts), suspend and the retention it
- * patches, and whether it is being deleted.
+ * What the reconciler reads of a Job: whether it succeeded (Complete or SuccessCriteriaMet, or a
+ * succeeded pod of the Job, `succeededPod`, from the pod cache: jobProgress reads that as the Job's
+ * success, and the pod's own event already woke the NodeOp), whether it is finished (Complete or
+ * Failed: pacing frees its node's slot then), its other True conditions (Failed, FailureTarget, with
+ * reason and message), failed pods (restarts), suspend and the retention it patches, and whether it
+ * is being deleted. So of a stage Job's success (its pod Succeeded, then SuccessCriteriaMet, then
+ * Complete) only the pod's event and the finish are news, and the finish only to a NodeOp that may
+ * start another node (`isOnlyFinish`, controller.ts).
  */
-export function jobNews(job: V1Job): string {
-  const conditions = (job.status?.conditions ?? [])
-    .filter((c) => c.status === 'True')
+export function jobNews(job: V1Job, succeededPod = false, withFinish = true): string {
+  const trueConditions = (job.status?.conditions ?? []).filter((c) => c.status === 'True');
+  const has = (...types: string[]): boolean => trueConditions.some((c) => types.includes(c.type));
+  const conditions = trueConditions
+    .filter((c) => c.type !== 'Complete' && c.type !== 'SuccessCriteriaMet')
     .map((c) => [c.type, c.reason ?? '', c.message ?? '']);
   return JSON.stringify([
-    conditions,
+    succeededPod || has('Complete', 'SuccessCriteriaMet'),
+    withFinish && has('Complete', 'Failed'),
+    withFinish ? conditions : conditions.filter(([type]) => type !== 'Failed'),
     job.status?.failed ?? 0,
     job.spec?.suspend ?? false,
     job.spec?.ttlSecondsAfterFinished,
@@ -42,8 +52,41 @@ export function jobHasNews(job: V1Job): boolean {
   return (job.status?.conditions ?? []).some((c) => c.status === 'True') || (job.status?.failed ?? 0) > 0;
 }
 
-export function jobChanged(job: V1Job, old: V1Job): boolean {
-  return jobNews(job) !== jobNews(old) || routing(job) !== routing(old);
+/** `succeededPod`: a pod of the Job has succeeded, as the pod cache shows now (see jobNews). */
+export function jobChanged(job: V1Job, old: V1Job, succeededPod = false): boolean {
+  return jobNews(job, succeededPod) !== jobNews(old, succeededPod) || routing(job) !== routing(old);
+}
+
+/**
+ * True when the Job's only news is that it finished (its outcome was already known: a succeeded
+ * pod or SuccessCriteriaMet, FailureTarget): that frees its node's concurrency slot and nothing
+ * else, so it is news only to a NodeOp that may still start a node.
+ */
+export function isOnlyFinish(job: V1Job, old: V1Job, succeededPod = false): boolean {
+  return (
+    jobNews(job, succeededPod, false) === jobNews(old, succeededPod, false) &&
+    routing(job) === routing(old) &&
+    jobNews(job, succeededPod) !== jobNews(old, succeededPod)
+  );
+}
+
+/** A Job pod that succeeded (and is not being deleted): jobProgress reads it as the Job's success. */
+export function isSucceededPod(pod: V1Pod): boolean {
+  return pod.status?.phase === 'Succeeded' && !pod.metadata?.deletionTimestamp;
+}
+
+/**
+ * True while a NodeOp may still start a node: it selects nodes (one may match later), or one of
+ * its targetNodes has no entry yet (in `entries`: by default its status as read). A NodeOp that
+ * started all its targets waits on no slot.
+ */
+export function mayStartNodes(
+  op: Pick<NodeOp, 'spec' | 'status'> | undefined,
+  entries: Readonly<Record<string, unknown>> = op?.status?.nodeStatuses ?? {},
+): boolean {
+  const targets = op?.spec.targetNodes;
+  if (!op || !targets) return true;
+  return targets.some((node) => entries[node] === undefined);
 }
 
 function containerNews(status: V1ContainerStatus): unknown[] | undefined {

@@ -14,7 +14,12 @@
  * start a node twice. A cache that never catches up costs a GET per reconcile, never a wrong read.
  *
  * The same write's watch event is also how `isOwnStatusWrite` recognises an update that only
- * echoes our own status write, which wakes nobody (controller.ts).
+ * echoes our own status write, which wakes nobody (controller.ts). The echo often arrives before
+ * the write's response (the API server sends the watch event and the reply at once), when its
+ * resourceVersion is not known yet: a status write is therefore marked in flight before it is sent
+ * (`sendStatus`), a status-only update arriving meanwhile is held, and once the response names our
+ * version a held update of any other version (someone else's status write) wakes the NodeOp after
+ * all (`missed`); so does every held update when the write fails.
  */
 import type { NodeOp } from '../../api/nodeop.js';
 import { parseKey } from '../../kube/controller.js';
@@ -24,6 +29,10 @@ import { isAtLeast } from '../../kube/resource-version.js';
 
 export class NodeOpReads {
   private readonly written = new Map<string, { resourceVersion: string }>();
+  /** Status writes sent and not answered yet, by key: the versions of the status-only updates held meanwhile. */
+  private readonly sending = new Map<string, string[]>();
+  /** Wakes a NodeOp whose held update turned out not to be our write's echo (the controller's queue). */
+  missed: (key: string) => void = () => {};
   /** The NodeOp cache; with its informer's lastSyncResourceVersion, a NodeOp deleted since our write reads as gone without a GET. */
   private readonly cache: Pick<Informer<NodeOp>, 'get'> & { readonly lastSyncResourceVersion?: string };
   private readonly fetch: (key: string) => Promise<NodeOp | undefined>;
@@ -42,6 +51,28 @@ export class NodeOpReads {
   wrote(key: string, object: { metadata?: { resourceVersion?: string } } | undefined): void {
     const resourceVersion = object?.metadata?.resourceVersion;
     if (resourceVersion) this.written.set(key, { resourceVersion });
+  }
+
+  /**
+   * Sends a status write (`write`) marked in flight, so that its echo is recognised even when it
+   * arrives before the response (see the header), and notes the version it produced.
+   */
+  async sendStatus<T extends { metadata?: { resourceVersion?: string } } | undefined>(
+    key: string,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    const held: string[] = [];
+    this.sending.set(key, held);
+    let produced: string | undefined;
+    try {
+      const result = await write();
+      this.wrote(key, result);
+      produced = result?.metadata?.resourceVersion;
+      return result;
+    } finally {
+      if (this.sending.get(key) === held) this.sending.delete(key);
+      if (held.some((rv) => rv !== produced)) this.missed(key);
+    }
   }
 
   /** The NodeOp `key` as of our last write to it at least; undefined when it does not exist. */
@@ -68,14 +99,18 @@ export class NodeOpReads {
    */
   isOwnStatusWrite(op: NodeOp, old: NodeOp): boolean {
     const key = objectKey(op);
+    const rv = op.metadata.resourceVersion ?? '';
+    const held = this.sending.get(key);
+    // A status write of ours is on its way: this may be its echo; judged once its response names its version.
+    if (held !== undefined && statusOnly(op, old)) {
+      held.push(rv);
+      return true;
+    }
     const expected = this.written.get(key);
     if (expected === undefined) return false;
     // The cache has caught up with our write: nothing to wait for any more (and nothing kept).
-    if (isAtLeast(op.metadata.resourceVersion, expected.resourceVersion)) this.written.delete(key);
-    if (expected.resourceVersion !== op.metadata.resourceVersion) return false;
-    const { resourceVersion: _new, ...metadata } = op.metadata;
-    const { resourceVersion: _old, ...oldMetadata } = old.metadata;
-    return JSON.stringify([metadata, op.spec]) === JSON.stringify([oldMetadata, old.spec]);
+    if (isAtLeast(rv, expected.resourceVersion)) this.written.delete(key);
+    return expected.resourceVersion === rv && statusOnly(op, old);
   }
 
   /** A deleted NodeOp's write is no longer waited for. */
@@ -83,8 +118,20 @@ export class NodeOpReads {
     this.written.delete(key);
   }
 
+  /** Status writes sent and not answered yet. */
+  get inFlight(): number {
+    return this.sending.size;
+  }
+
   /** Writes the cache has not shown yet (each is forgotten once it does, or once the NodeOp is gone). */
   get pending(): number {
     return this.written.size;
   }
+}
+
+/** `op` differs from `old` in its status only (and its resourceVersion). */
+function statusOnly(op: NodeOp, old: NodeOp): boolean {
+  const { resourceVersion: _new, ...metadata } = op.metadata;
+  const { resourceVersion: _old, ...oldMetadata } = old.metadata;
+  return JSON.stringify([metadata, op.spec]) === JSON.stringify([oldMetadata, old.spec]);
 }

@@ -7,7 +7,7 @@
  * Job in the same pass (see startsAtOnce).
  */
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
-import type { NodeOpNodeStatus } from '../../api/nodeop.js';
+import type { NodeOp, NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
 import { isJobFinished } from '../../jobs/job-progress.js';
@@ -18,7 +18,8 @@ import { nodeJobName } from '../../templates/object-names.js';
 import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
 import { advanceNode } from './node-steps.js';
 import { startedStatus } from './node-status.js';
-import { planStarts, targetNodesOf, type PacingDecision } from './pacing.js';
+import { isInFlight, planStarts, targetNodesOf, type PacingDecision } from './pacing.js';
+import { mayStartNodes } from './event-filters.js';
 import { Recheck } from './recheck.js';
 import { HeldEntries, planStatusWrite } from './status-write.js';
 import { stopNodeOpWork } from './teardown.js';
@@ -119,7 +120,10 @@ export class NodeOpReconciler {
     if (deferred) return { requeueAfterMs: 0, reason: 'started nodes whose side effects come next pass' };
     // Events wake a NodeOp whenever something it reads changes; this only covers a lost one.
     // Nodes started in this pass count: the echo of this pass's own status write no longer wakes it.
-    if (pacing.inFlight + pacing.start.length > 0)
+    // A finished node whose Job has not said Complete yet only holds a slot: it matters (and its
+    // Job's finish is news, controller.ts) only while the NodeOp may start another node.
+    const running = pacing.start.length > 0 || Object.values(statuses).some(isInFlight);
+    if (running || (pacing.inFlight > 0 && mayStartNodes(nodeOp, statuses)))
       recheck.at(now + SAFETY_RECHECK_MS, 'safety net while nodes are in flight');
     return recheck.result(now);
   };
@@ -160,9 +164,8 @@ export class NodeOpReconciler {
     const write = planStatusWrite({ nodeOp: op.nodeOp, targets, pacing, statuses, now });
     if (write.patch) {
       const patch = write.patch;
-      this.ctx.reads.wrote(
-        op.key,
-        await mergePatchCustomObjectStatus(this.ctx.clients.custom, this.ref(op.key), patch),
+      await this.ctx.reads.sendStatus(op.key, () =>
+        mergePatchCustomObjectStatus<NodeOp>(this.ctx.clients.custom, this.ref(op.key), patch),
       );
       if (op.nodeOp.status?.phase !== patch.phase)
         this.ctx.logger.info({ nodeOp: op.key, phase: patch.phase }, 'NodeOp phase changed');

@@ -71,4 +71,22 @@ describe('Controller.watch', () => {
     script.emit('MODIFIED', obj('a', '2', { owner: 'q' }));
     expect(await drain(controller)).toEqual(['q', 'p']);
   });
+
+  it('queues a key once per event, so a worker that takes it at once is not handed it again', async () => {
+    const clock = new FakeClock();
+    const { informer, script } = scripted(clock, [obj('a', '1', { owner: 'p' })]);
+    const controller = new Controller({ name: 't', logger: silentLogger(), clock, reconcile: async () => undefined });
+    controller.watch(informer, (o) => [o.metadata?.labels?.['owner'] ?? '']);
+    informer.start();
+    await clock.advance(0);
+    expect(await drain(controller)).toEqual(['p']);
+    // A worker waiting for a key takes 'p' as soon as it is added; a second add of 'p' from the same
+    // event would mark it dirty and make a second reconcile of it once the first is done.
+    const taken = controller.queue.get();
+    script.emit('MODIFIED', obj('a', '2', { owner: 'p' }));
+    const key = await taken;
+    expect(key).toBe('p');
+    controller.queue.done(key!);
+    expect(controller.queue.length).toBe(0);
+  });
 });

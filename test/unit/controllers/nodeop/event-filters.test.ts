@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { jobChanged, jobHasNews, podChanged, podHasNews } from '../../../../src/controllers/nodeop/event-filters.js';
+import type { NodeOp } from '../../../../src/api/nodeop.js';
+import {
+  isOnlyFinish,
+  jobChanged,
+  mayStartNodes,
+  jobHasNews,
+  podChanged,
+  podHasNews,
+} from '../../../../src/controllers/nodeop/event-filters.js';
 
 const job = (status: V1Job['status'] = {}, spec: Partial<NonNullable<V1Job['spec']>> = {}): V1Job => ({
   metadata: {
@@ -41,6 +49,62 @@ describe('Job events', () => {
     expect(jobChanged(job({ active: 1 }, { ttlSecondsAfterFinished: 60 }), base)).toBe(true);
     const moved = { ...base, metadata: { ...base.metadata, ownerReferences: [] } };
     expect(jobChanged(moved, base)).toBe(true);
+  });
+});
+
+describe('a Job that succeeded', () => {
+  const running = job({ active: 1 });
+  const criteria = job({ conditions: [{ type: 'SuccessCriteriaMet', status: 'True' }] });
+  const complete = job({
+    conditions: [
+      { type: 'SuccessCriteriaMet', status: 'True' },
+      { type: 'Complete', status: 'True', reason: 'CompletionsReached' },
+    ],
+  });
+
+  it('is news when it succeeds, and when it finishes (a slot frees), not in between', () => {
+    expect(jobChanged(criteria, running)).toBe(true);
+    expect(isOnlyFinish(criteria, running)).toBe(false);
+    expect(jobChanged(complete, criteria)).toBe(true);
+    expect(isOnlyFinish(complete, criteria)).toBe(true);
+  });
+
+  it('once its pod succeeded (the pod event woke the NodeOp), only its finish is news', () => {
+    expect(jobChanged(criteria, running, true)).toBe(false);
+    expect(jobChanged(complete, running, true)).toBe(true);
+    expect(isOnlyFinish(complete, running, true)).toBe(true);
+    expect(isOnlyFinish(complete, criteria, true)).toBe(true);
+  });
+
+  it('a failure is more than a finish; the Failed after FailureTarget only a finish', () => {
+    const target = job({ conditions: [{ type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded' }] });
+    const failed = job({
+      conditions: [
+        { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded' },
+        { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' },
+      ],
+    });
+    expect(jobChanged(target, running, true)).toBe(true);
+    expect(isOnlyFinish(target, running)).toBe(false);
+    expect(isOnlyFinish(failed, target)).toBe(true);
+    expect(isOnlyFinish(failed, running)).toBe(false);
+    expect(isOnlyFinish(job({ active: 1 }, { suspend: true }), running)).toBe(false);
+  });
+
+  it('a finish matters to a NodeOp that may still start a node', () => {
+    const op = (targetNodes: string[] | undefined, started: string[]): NodeOp =>
+      ({
+        metadata: { name: 'op' },
+        spec: targetNodes ? { targetNodes } : { nodeSelector: {} },
+        status: { nodeStatuses: Object.fromEntries(started.map((n) => [n, { phase: 'Completed' }])) },
+      }) as NodeOp;
+    expect(mayStartNodes(op(['n1'], ['n1']))).toBe(false);
+    expect(mayStartNodes(op(['n1', 'n2'], ['n1']))).toBe(true);
+    expect(mayStartNodes(op(undefined, ['n1']))).toBe(true);
+    expect(mayStartNodes(undefined)).toBe(true);
+    // The entries after a reconcile (a node just started, its entry not written yet) count too.
+    expect(mayStartNodes(op(['n1'], []), { n1: { phase: 'Completed' } })).toBe(false);
+    expect(mayStartNodes(op(['n1'], []))).toBe(true);
   });
 });
 

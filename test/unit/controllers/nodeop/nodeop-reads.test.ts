@@ -116,6 +116,37 @@ describe('NodeOpReads', () => {
     expect(reads.isOwnStatusWrite(op('5', 'Running', { finalizers: ['x'] }), op('4'))).toBe(false);
   });
 
+  it("recognises the echo that arrives before the write's response, and wakes for any other held update", async () => {
+    const { reads } = setup();
+    const woken: string[] = [];
+    reads.missed = (key) => woken.push(key);
+    // The echo (version 5) arrives while the write is in flight: held, not news.
+    await reads.sendStatus('ns/op', async () => {
+      expect(reads.inFlight).toBe(1);
+      expect(reads.isOwnStatusWrite(op('5', 'Running'), op('4'))).toBe(true);
+      return op('5', 'Running');
+    });
+    expect(woken).toEqual([]);
+    expect(reads.inFlight).toBe(0);
+    // Someone else's status write (version 6) held during our write (version 7): woken once we know.
+    await reads.sendStatus('ns/op', async () => {
+      expect(reads.isOwnStatusWrite(op('6', 'Running'), op('5', 'Running'))).toBe(true);
+      expect(reads.isOwnStatusWrite(op('7', 'Running'), op('6', 'Running'))).toBe(true);
+      return op('7', 'Running');
+    });
+    expect(woken).toEqual(['ns/op']);
+    // A change beside the status is never held; a failed write wakes for what it held.
+    await expect(
+      reads.sendStatus('ns/op', async () => {
+        expect(reads.isOwnStatusWrite(op('8', 'Running', { finalizers: ['x'] }), op('7', 'Running'))).toBe(false);
+        expect(reads.isOwnStatusWrite(op('9', 'Pending'), op('8', 'Running'))).toBe(true);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(woken).toEqual(['ns/op', 'ns/op']);
+    expect(reads.inFlight).toBe(0);
+  });
+
   it('keeps nothing once the cache has shown the write, or the NodeOp is deleted', () => {
     const { reads } = setup();
     reads.wrote('ns/op', op('5', 'Running'));
