@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 import { OPERATOR_NAMESPACE } from '../api/operator-rbac.js';
 import { controllers } from '../controllers/registry.js';
 import { errorMessage, loadKubeConfig } from '../kube/client.js';
@@ -30,22 +29,6 @@ Options:
   --metrics-port [HOST:]PORT /metrics (default: $METRICS_PORT or 8080)
   --log-level LEVEL        ${LOG_LEVELS.join('|')} (default: $LOG_LEVEL or info)
 `;
-
-/**
- * How far V8 lets the old generation grow past the live objects of the last full collection before
- * the next one (V8 reads it at every collection). Left to itself, under the manifest's
- * --max-old-space-size=320 it grows by up to ~32 %, and its marking, concurrent on a second core that
- * the control plane keeps busy, finishes late: at 1000 nodes the heap reached 79 MB for 50-60 MB of
- * live objects. 20 % keeps the peak near the live size (V8 adds at least 8 MB either way, so small
- * heaps collect no more often); a full collection of this heap is a few ms on the main thread.
- * NODE_OPTIONS does not accept this V8 flag, so it is set here; `node --heap-growing-percent=N` wins.
- */
-export const HEAP_GROWING_PERCENT = 20;
-
-function tuneHeapGrowing(): void {
-  if (process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) return;
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-}
 
 /** `8080`, `:8080` or `127.0.0.1:8080`; port 0 picks a free port. */
 export function parseBindAddress(value: string, flag: string): BindAddress {
@@ -101,7 +84,6 @@ export async function runOperatorCli(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  tuneHeapGrowing();
   const logger = createLogger({ level: parsed.level, name: 'skyhook-operator' });
   const crash =
     (kind: string) =>
