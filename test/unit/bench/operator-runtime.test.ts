@@ -3,6 +3,7 @@
  * container's memory limit, and the benchmarks read exactly these settings from the manifest.
  */
 import { describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { MANAGER_MANIFEST, nodeOptionMb, operatorRuntimeOf, quantityToMb } from '../../../bench/operator-runtime.js';
 
@@ -41,6 +42,15 @@ describe('config/manager/manager.yaml runtime settings', () => {
     const heapMb =
       nodeOptionMb(nodeOptions, 'max-old-space-size')! + 3 * nodeOptionMb(nodeOptions, 'max-semi-space-size')!;
     expect(heapMb).toBeLessThanOrEqual(0.75 * runtime.memoryLimitMb!);
+  });
+
+  it('are all options Node accepts in NODE_OPTIONS (it refuses most V8 flags there and does not start)', () => {
+    const result = spawnSync(process.execPath, ['-e', '0'], {
+      env: { ...process.env, ...runtime.env },
+      encoding: 'utf8',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
   });
 
   it('requests no more than the limit', () => {

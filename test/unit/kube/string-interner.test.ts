@@ -30,4 +30,11 @@ describe('StringInterner', () => {
     expect(interner.size).toBeLessThanOrEqual(3);
     expect(interner.intern('again')).toBe('again');
   });
+
+  it('does not enter resourceVersions, which no two objects share', () => {
+    const interner = new StringInterner();
+    const object = interner.internAll({ metadata: { name: 'node-1', resourceVersion: '12345' } });
+    expect(object).toEqual({ metadata: { name: 'node-1', resourceVersion: '12345' } });
+    expect(interner.size).toBe(1);
+  });
 });
