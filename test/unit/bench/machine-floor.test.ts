@@ -2,16 +2,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { machineFloor } from '../../../bench/machine-floor.js';
 
+/** A run on the 2-core machine: CPU spent, node-stages done of all, and the ideal in seconds. */
+const floorOf = (cpuSeconds: number, nodeStagesDone: number, nodeStagesTotal: number, idealS: number) =>
+  machineFloor({ cpuSeconds, nodeStagesDone, nodeStagesTotal, cores: 2, idealMs: idealS * 1000 });
+
 describe('machineFloor', () => {
   it('spreads the whole rollout CPU over the cores and compares it with the ideal', () => {
     // rollout-1000 of 2026-11-23: 371 s of control plane + operator CPU for 2000 node-stages, 2 cores.
-    const floor = machineFloor({
-      cpuSeconds: 371,
-      nodeStagesDone: 2000,
-      nodeStagesTotal: 2000,
-      cores: 2,
-      idealMs: 100_000,
-    });
+    const floor = floorOf(371, 2000, 2000, 100);
     expect(floor?.cpuPerNodeStageS).toBe(0.186);
     expect(floor?.floorS).toBe(185.5);
     expect(floor?.floorRatio).toBe(1.86);
@@ -20,32 +18,18 @@ describe('machineFloor', () => {
   });
 
   it('extrapolates an incomplete run to every node-stage of the rollout', () => {
-    const floor = machineFloor({
-      cpuSeconds: 920,
-      nodeStagesDone: 3454,
-      nodeStagesTotal: 10_000,
-      cores: 2,
-      idealMs: 140_000,
-    });
+    const floor = floorOf(920, 3454, 10_000, 140);
     expect(floor?.floorS).toBeCloseTo((920 / 3454) * 5000, 0);
     expect(floor?.floorRatio).toBeGreaterThan(9);
   });
 
   it('says when the machine can keep up with the ideal', () => {
-    const floor = machineFloor({
-      cpuSeconds: 48,
-      nodeStagesDone: 200,
-      nodeStagesTotal: 200,
-      cores: 2,
-      idealMs: 100_000,
-    });
+    const floor = floorOf(48, 200, 200, 100);
     expect(floor?.floorRatio).toBe(0.24);
     expect(floor?.explained).toContain('can keep up');
   });
 
   it('has no floor before a node-stage finished', () => {
-    expect(
-      machineFloor({ cpuSeconds: 10, nodeStagesDone: 0, nodeStagesTotal: 200, cores: 2, idealMs: 1 }),
-    ).toBeUndefined();
+    expect(floorOf(10, 0, 200, 100)).toBeUndefined();
   });
 });

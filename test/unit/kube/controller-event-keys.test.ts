@@ -28,6 +28,18 @@ function scripted(clock: FakeClock, items: KubernetesObject[]) {
 }
 
 /** The keys queued so far, in order (taken off the queue as a worker would). */
+/** A controller keyed by each object's `owner` label, started over object a (owner p), its first key drained. */
+async function ownerKeyed(): Promise<{ script: ReturnType<typeof scripted>['script']; controller: Controller }> {
+  const clock = new FakeClock();
+  const { informer, script } = scripted(clock, [obj('a', '1', { owner: 'p' })]);
+  const controller = new Controller({ name: 't', logger: silentLogger(), clock, reconcile: async () => undefined });
+  controller.watch(informer, (o) => [o.metadata?.labels?.['owner'] ?? '']);
+  informer.start();
+  await clock.advance(0);
+  expect(await drain(controller)).toEqual(['p']);
+  return { script, controller };
+}
+
 async function drain(controller: Controller): Promise<string[]> {
   const keys: string[] = [];
   while (controller.queue.length > 0) {
@@ -61,25 +73,13 @@ describe('Controller.watch', () => {
   });
 
   it('with a KeyMapper maps the new then the old version of an update', async () => {
-    const clock = new FakeClock();
-    const { informer, script } = scripted(clock, [obj('a', '1', { owner: 'p' })]);
-    const controller = new Controller({ name: 't', logger: silentLogger(), clock, reconcile: async () => undefined });
-    controller.watch(informer, (o) => [o.metadata?.labels?.['owner'] ?? '']);
-    informer.start();
-    await clock.advance(0);
-    expect(await drain(controller)).toEqual(['p']);
+    const { script, controller } = await ownerKeyed();
     script.emit('MODIFIED', obj('a', '2', { owner: 'q' }));
     expect(await drain(controller)).toEqual(['q', 'p']);
   });
 
   it('queues a key once per event, so a worker that takes it at once is not handed it again', async () => {
-    const clock = new FakeClock();
-    const { informer, script } = scripted(clock, [obj('a', '1', { owner: 'p' })]);
-    const controller = new Controller({ name: 't', logger: silentLogger(), clock, reconcile: async () => undefined });
-    controller.watch(informer, (o) => [o.metadata?.labels?.['owner'] ?? '']);
-    informer.start();
-    await clock.advance(0);
-    expect(await drain(controller)).toEqual(['p']);
+    const { script, controller } = await ownerKeyed();
     // A worker waiting for a key takes 'p' as soon as it is added; a second add of 'p' from the same
     // event would mark it dirty and make a second reconcile of it once the first is done.
     const taken = controller.queue.get();
