@@ -87,8 +87,7 @@ export class SkyhookReconciler {
   /** SCRs waiting for the caches to show their own writes (skyhook-controller.ts wakes them on node events). */
   waitingForCaches = (): ReadonlySet<string> => this.behind;
   /** Whether the caches still miss some of the SCR's own writes (its reconcile would only wait). */
-  cachesBehind = (key: string): boolean =>
-    this.io.expectations.scoped(key).unmet(...expectationCaches(this.io)).length > 0;
+  cachesBehind = (key: string): boolean => this.io.expectations.scoped(key).behind(...expectationCaches(this.io));
 
   private forget(key: string): void {
     this.behind.delete(key);

@@ -131,4 +131,27 @@ describe('WriteExpectations', () => {
     expect(second.unmet(() => node('12'))).toEqual([]);
     expect(expectations.awaits('Node', 'n1')).toBe(false);
   });
+  it('tells whether an SCR is behind by looking at its oldest writes first, stopping at the first the cache misses', () => {
+    const root = new WriteExpectations(() => 0);
+    const s1 = root.scoped('s1');
+    const named = (name: string, resourceVersion: string): KubernetesObject => ({
+      metadata: { name, resourceVersion },
+    });
+    for (let i = 0; i < 100; i++) s1.wrote('Node', named(`n${i}`, String(100 + i)));
+    root.scoped('s2').wrote('Node', named('other', '1'));
+    // The cache has caught up to n0..n9 only.
+    const looked: string[] = [];
+    const lookup = (_kind: string, name: string): KubernetesObject => {
+      looked.push(name);
+      const i = Number(name.slice(1));
+      return named(name, name.startsWith('n') && i < 10 ? String(100 + i) : '0');
+    };
+    expect(s1.behind(lookup)).toBe(true);
+    // n0..n9 seen and forgotten, n10 missed: 11 lookups, none of s2's writes.
+    expect(looked).toEqual(Array.from({ length: 11 }, (_, i) => `n${i}`));
+    expect(s1.unmet(lookup)).toHaveLength(90);
+    expect(s1.behind(() => named('x', '999'))).toBe(false);
+    expect(s1.unmet(() => undefined)).toEqual([]);
+    expect(root.unmet(() => undefined)).toEqual(['Node/other']);
+  });
 });
