@@ -106,8 +106,8 @@ export class WriteExpectations {
 
   private note(kind: string, name: string, expect: Expectation): void {
     const object = `${kind}/${name}`;
-    let own = this.store.pending.get(this.owner);
-    if (!own) this.store.pending.set(this.owner, (own = new Map()));
+    const own = this.store.pending.get(this.owner) ?? new Map<string, Pending>();
+    this.store.pending.set(this.owner, own);
     if (!own.has(object)) this.count(object, 1);
     // A newer write of the same object replaces the expectation (and moves it to the back: newest).
     own.delete(object);
