@@ -2,8 +2,11 @@
  * Which SCRs a node's update can move. With several SCRs over the same nodes every node write of one
  * SCR (its state, its status label, its `waiting_` annotation) used to wake every SCR, and each woken
  * SCR plans itself and every SCR before it: 5 SCRs made about 4 Skyhook reconciles per node-stage
- * where one SCR makes 1. An SCR's own per-node keys are read only by that SCR and, through the
- * priority gates (plan/priority-gates.ts), by the SCRs after it; `waiting_<scr>` only by that SCR.
+ * where one SCR makes 1. An SCR's own per-node keys are read by that SCR; the SCRs after it read
+ * only whether it is complete on the node (the priority gates, plan/priority-gates.ts), which its
+ * `status_<scr>` says: so they wake only when that turns complete or stops being complete. Waking
+ * them on every state write of an earlier SCR cost a full plan each (1000 nodes x 5 SCRs: 5644
+ * plans of about 200 ms in 8 minutes).
  * Anything else (labels, taints, cordons, keys that are not one SCR's), or SCRs that share cluster
  * budgets or a runtime-required taint (their plans read every SCR's state), still wakes every SCR.
  */
@@ -28,6 +31,14 @@ const OWN_FAMILIES = [
 
 /** Keys whose changes only the SCR itself reads. */
 const REPORT_ONLY = NODE_ANNOTATION_PREFIXES.waiting;
+
+/** The family (annotation and label) that says whether the SCR is complete on the node. */
+const STATUS = nodeAnnotations.status('');
+
+/** Whether `key` says complete in `labels` or `annotations` (a status key may be either). */
+function says(node: V1Node, key: string): boolean {
+  return node.metadata?.labels?.[key] === 'complete' || node.metadata?.annotations?.[key] === 'complete';
+}
 
 export const EVERY_SKYHOOK = 'every';
 
@@ -57,7 +68,7 @@ export function nodeUpdateWakes(node: V1Node, old: V1Node, skyhooks: Skyhook[]):
   if (skyhooks.some((scr) => scr.spec.runtimeRequired === true)) return EVERY_SKYHOOK;
   const byName = new Map(skyhooks.map((scr) => [nameOf(scr), scr]));
   const woken = new Set<string>();
-  /** Earliest (in priority order) SCR whose own keys changed: it and every SCR after it wake. */
+  /** Earliest (in priority order) SCR whose completion on the node changed: it and every SCR after it wake. */
   let earliest: Skyhook | undefined;
   const keys = [
     ...changedKeys(node.metadata?.labels, old.metadata?.labels),
@@ -71,7 +82,9 @@ export function nodeUpdateWakes(node: V1Node, old: V1Node, skyhooks: Skyhook[]):
     const family = OWN_FAMILIES.find((prefix) => key.startsWith(prefix));
     const scr = family === undefined ? undefined : byName.get(key.slice(family.length));
     if (scr === undefined) return EVERY_SKYHOOK;
-    if (earliest === undefined || comparePriority(scr, earliest) < 0) earliest = scr;
+    woken.add(nameOf(scr));
+    const completionChanged = family === STATUS && says(node, key) !== says(old, key);
+    if (completionChanged && (earliest === undefined || comparePriority(scr, earliest) < 0)) earliest = scr;
   }
   if (earliest !== undefined) {
     const first = earliest;

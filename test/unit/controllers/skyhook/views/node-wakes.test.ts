@@ -15,10 +15,20 @@ function v1(
 }
 
 describe('nodeUpdateWakes', () => {
-  it("wakes an SCR and the SCRs after it for that SCR's own node state", () => {
+  it('wakes only the SCR itself for its own node state while its completion there does not change', () => {
     const old = v1({});
     const node = v1({ [nodeAnnotations.nodeState('s2')]: '{}' }, { [nodeAnnotations.status('s2')]: 'in_progress' });
-    expect(new Set(nodeUpdateWakes(node, old, scrs()))).toEqual(new Set(['s2', 's3']));
+    expect(nodeUpdateWakes(node, old, scrs())).toEqual(['s2']);
+  });
+
+  it('wakes an SCR and the SCRs after it when it turns complete on the node, or stops being complete', () => {
+    const running = v1(
+      { [nodeAnnotations.status('s2')]: 'in_progress' },
+      { [nodeAnnotations.status('s2')]: 'in_progress' },
+    );
+    const done = v1({ [nodeAnnotations.status('s2')]: 'complete' }, { [nodeAnnotations.status('s2')]: 'complete' });
+    expect(new Set(nodeUpdateWakes(done, running, scrs()))).toEqual(new Set(['s2', 's3']));
+    expect(new Set(nodeUpdateWakes(running, done, scrs()))).toEqual(new Set(['s2', 's3']));
   });
 
   it('wakes only the SCR itself for its waiting annotation', () => {
@@ -27,9 +37,11 @@ describe('nodeUpdateWakes', () => {
     ]);
   });
 
-  it('wakes from the earliest SCR whose keys changed', () => {
+  it('wakes from the earliest SCR whose completion changed', () => {
     const node = v1({ [nodeAnnotations.waiting('s3')]: 'x', [nodeAnnotations.recordedOps('s1')]: 'u' });
-    expect(new Set(nodeUpdateWakes(node, v1({}), scrs()))).toEqual(new Set(['s1', 's2', 's3']));
+    expect(new Set(nodeUpdateWakes(node, v1({}), scrs()))).toEqual(new Set(['s1', 's3']));
+    const completed = v1({ [nodeAnnotations.recordedOps('s1')]: 'u' }, { [nodeAnnotations.status('s1')]: 'complete' });
+    expect(new Set(nodeUpdateWakes(completed, v1({}), scrs()))).toEqual(new Set(['s1', 's2', 's3']));
   });
 
   it('wakes every SCR for anything not one SCR’s own', () => {
