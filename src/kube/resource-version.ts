@@ -12,3 +12,18 @@ export function isAtLeast(cached: string | undefined, wanted: string): boolean {
   if (/^\d+$/.test(cached) && /^\d+$/.test(wanted)) return BigInt(cached) >= BigInt(wanted);
   return cached === wanted;
 }
+
+/**
+ * True when a cache reflects a write of ours that produced `written`: it shows the object at that
+ * version or later, or the object is absent (`cachedVersion` undefined) and the cache's informer has
+ * itself got past the write (`syncedVersion`, its lastSyncResourceVersion): deleted since. An absent
+ * object the informer has not got past may be one whose create the cache has not seen yet.
+ */
+export function reflectsWrite(
+  cached: { metadata?: { resourceVersion?: string } } | undefined,
+  syncedVersion: string | undefined,
+  written: string,
+): boolean {
+  if (cached !== undefined) return isAtLeast(cached.metadata?.resourceVersion, written);
+  return syncedVersion !== undefined && syncedVersion !== '' && isAtLeast(syncedVersion, written);
+}

@@ -25,7 +25,7 @@ import type { NodeOp } from '../../api/nodeop.js';
 import { parseKey } from '../../kube/controller.js';
 import { objectKey, type Informer } from '../../kube/informer.js';
 import { cachedNodeOp } from '../cached-objects.js';
-import { isAtLeast } from '../../kube/resource-version.js';
+import { isAtLeast, reflectsWrite } from '../../kube/resource-version.js';
 
 export class NodeOpReads {
   private readonly written = new Map<string, { resourceVersion: string }>();
@@ -81,9 +81,7 @@ export class NodeOpReads {
     const cached = this.cache.get(name, namespace);
     const expected = this.written.get(key);
     if (!expected) return cached;
-    const synced = this.cache.lastSyncResourceVersion;
-    const deletedSince = cached === undefined && !!synced && isAtLeast(synced, expected.resourceVersion);
-    if (isAtLeast(cached?.metadata?.resourceVersion, expected.resourceVersion) || deletedSince) {
+    if (reflectsWrite(cached, this.cache.lastSyncResourceVersion, expected.resourceVersion)) {
       this.written.delete(key);
       return cached;
     }

@@ -23,7 +23,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { nameOf } from '../../../api/object-meta.js';
-import { isAtLeast } from '../../../kube/resource-version.js';
+import { reflectsWrite } from '../../../kube/resource-version.js';
 
 /** A deletion needs no version: it is met once the cache no longer shows the object live. */
 type Expectation = { kind: 'version'; resourceVersion: string } | { kind: 'gone' };
@@ -181,8 +181,5 @@ export class WriteExpectations {
 /** True when a cache showing `cached`, its informer at `syncedVersion`, reflects the write `expect`. */
 function seen(expect: Expectation, cached: KubernetesObject | undefined, syncedVersion: string | undefined): boolean {
   if (expect.kind === 'gone') return cached === undefined || cached.metadata?.deletionTimestamp !== undefined;
-  if (cached !== undefined) return isAtLeast(cached.metadata?.resourceVersion, expect.resourceVersion);
-  // Absent: deleted since our write only if the cache reflects a moment at or after it; else the
-  // cache has not seen the write yet (a create in particular).
-  return syncedVersion !== undefined && syncedVersion !== '' && isAtLeast(syncedVersion, expect.resourceVersion);
+  return reflectsWrite(cached, syncedVersion, expect.resourceVersion);
 }
