@@ -4,7 +4,8 @@
  * controller's caches), events mapped to SCR keys (every informer through controller.watch), and
  * the factory the operator's registry starts.
  * Event-driven: a NodeOp's status change wakes its SCR, a node change the SCRs it can move
- * (views/node-wakes.ts: one SCR's own keys wake it and the SCRs after it; anything else every SCR), a
+ * (views/node-wakes.ts: one SCR's own keys wake it, and the SCRs after it when its completion on the
+ * node changes; anything else every SCR), a
  * DeploymentPolicy change the SCRs naming it, and a pod change only the SCRs whose
  * podNonInterruptLabels barrier it can move.
  */
