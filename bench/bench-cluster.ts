@@ -7,6 +7,8 @@ import { GROUP_VERSION } from '../src/api/names.js';
 import type { Package, Skyhook } from '../src/api/skyhook.js';
 import { SIM_ENV } from '../src/sandbox/kwok-stages.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../src/sandbox/control-plane.js';
+import { nodeList } from '../src/sandbox/simulated-nodes.js';
+import { getJson } from '../src/kube/wait.js';
 import { installOperatorPrerequisites } from '../test/e2e/skyhook-cluster.js';
 import { startOperatorProcess, type OperatorProcess } from './operator-process.js';
 import { operatorRuntime, type OperatorRuntime } from './operator-runtime.js';
@@ -35,6 +37,7 @@ export async function withBenchCluster<T>(
   let operator: OperatorProcess | undefined;
   try {
     await installOperatorPrerequisites(cp);
+    await nodeLifecycleSettled(cp, nodeList(options.nodes).length);
     const runtime = operatorRuntime();
     operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath, { runtimeEnv: runtime.env });
     say(`operator running (pid ${operator.pid}, log ${operator.logFile}, ${JSON.stringify(runtime.env)})`);
@@ -43,6 +46,27 @@ export async function withBenchCluster<T>(
     await operator?.stop();
     await cp.stop();
   }
+}
+
+/**
+ * Waits until the node lifecycle controller has announced every node (one `RegisteredNode` Event
+ * each, a few seconds after kube-controller-manager starts), so those writes of the cluster's own
+ * start are not counted as the rollout's. Gives up after two minutes and says so.
+ */
+async function nodeLifecycleSettled(cp: ControlPlane, nodes: number): Promise<void> {
+  const started = Date.now();
+  const path = '/api/v1/events?fieldSelector=reason%3DRegisteredNode';
+  while (Date.now() - started < 120_000) {
+    const { items } = await getJson<{ items: unknown[] }>(cp.kubeConfig, path);
+    if (items.length >= nodes) {
+      say(
+        `node lifecycle controller settled (${items.length} RegisteredNode Events) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  say("node lifecycle controller has not announced every node after 120 s; its Events may be counted as the rollout's");
 }
 
 /** A package whose every stage Job takes about 2 × `phase` (init phase, then main phase; see kwok-stages.ts). */

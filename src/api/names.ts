@@ -223,6 +223,11 @@ export const NODEOP_NAMES = {
   jobAnnotation: `${PREFIX}/job`,
   /** Host directory where a Job's main container leaves the sentinel `<jobName>` for the reboot pod. */
   sentinelHostDir: '/var/lib/skyhook/nodeop-sentinels',
+  /**
+   * `spec.managedBy` of the Jobs whose pods and status the NodeOp controller keeps itself instead of
+   * Kubernetes' Job controller (jobs/job-runner/).
+   */
+  jobManager: `${PREFIX}/nodeop-controller`,
 } as const;
 
 /** NodeOp status condition types. */
@@ -258,6 +263,8 @@ export const KUBERNETES_NAMES = {
   mirrorPodAnnotation: 'kubernetes.io/config.mirror',
   /** Label the Job controller puts on a Job's pods. */
   jobNameLabel: 'batch.kubernetes.io/job-name',
+  /** `spec.managedBy` of a Job that Kubernetes' own Job controller runs (also when the field is unset). */
+  builtInJobManager: 'kubernetes.io/job-controller',
 } as const;
 
 /** Names the sandbox (src/sandbox/) puts on its nodes. */

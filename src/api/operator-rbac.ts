@@ -41,6 +41,10 @@ export const OPERATOR_CLUSTER_PERMISSIONS: readonly Permission[] = [
   { apiGroup: '', resource: 'pods/eviction', verbs: ['create'] },
   { apiGroup: '', resource: 'pods/log', verbs: ['get'] },
   { apiGroup: 'batch', resource: 'jobs', verbs: [...READ, 'create', 'delete', 'patch'] },
+  // The Jobs the NodeOp controller runs itself (spec.managedBy): it writes their status, and their
+  // pods' owner references block the Job's deletion (jobs/finalizers, where that is enforced).
+  { apiGroup: 'batch', resource: 'jobs/status', verbs: ['get', 'patch'] },
+  { apiGroup: 'batch', resource: 'jobs/finalizers', verbs: ['update'] },
   // Package configMaps and per-node metadata ConfigMaps.
   { apiGroup: '', resource: 'configmaps', verbs: [...READ, 'create', 'delete', 'patch', 'update'] },
   { apiGroup: '', resource: 'events', verbs: ['create', 'patch'] },

@@ -14,7 +14,7 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
-import { KUBERNETES_NAMES } from '../api/names.js';
+import { KUBERNETES_NAMES, NODEOP_NAMES } from '../api/names.js';
 import type { InitStep, NodeOp, NodeOpSpec } from '../api/nodeop.js';
 import { parseDurationMs } from '../util/duration.js';
 import {
@@ -147,6 +147,8 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
       ownerReferences: [nodeOpOwnerReference(nodeOp)],
     },
     spec: {
+      // Run by the NodeOp controller (jobs/job-runner/), not the Job controller: far fewer writes.
+      ...(settings.jobRunner === 'operator' ? { managedBy: NODEOP_NAMES.jobManager } : {}),
       backoffLimit: spec.backoffLimit ?? settings.defaultBackoffLimit,
       ...(suspend ? { suspend: true } : {}),
       // The success TTL; the controller lengthens it to the failure TTL when it sees the Job fail

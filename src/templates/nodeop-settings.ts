@@ -23,6 +23,13 @@ export interface NodeOpSettings {
   stuckPodTimeoutMs: number;
   /** A requested reboot that has not changed the node's bootID (or left it NotReady) this long fails the node. */
   rebootTimeoutMs: number;
+  /**
+   * Who runs the Jobs' pods: `operator` (the NodeOp controller, through the Jobs' `spec.managedBy`:
+   * two writes per Job instead of the Job controller's eight, jobs/job-runner/) or `kubernetes` (the
+   * built-in Job controller). A cluster without `spec.managedBy` (before 1.32, or the JobManagedBy
+   * gate off) drops the field, and its Job controller runs the Jobs either way.
+   */
+  jobRunner: 'operator' | 'kubernetes';
 }
 
 /**
@@ -49,6 +56,11 @@ export const NODEOP_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue:
     'NODEOP_REBOOT_TIMEOUT_SECONDS',
     '1800',
     'a reboot not seen (bootID unchanged or node NotReady) after this fails the node',
+  ],
+  [
+    'NODEOP_JOB_RUNNER',
+    'operator',
+    "who runs the stage Jobs' pods: operator (the NodeOp controller, via the Job's spec.managedBy; far fewer API writes) or kubernetes (the built-in Job controller)",
   ],
   [
     'NODEOP_WORKERS',
@@ -89,7 +101,15 @@ export function readNodeOpSettings(env: Env): NodeOpSettings {
     interruptCommands: readSettings(env).interruptCommands,
     stuckPodTimeoutMs: readSeconds(env, 'NODEOP_STUCK_POD_TIMEOUT_SECONDS') * 1000,
     rebootTimeoutMs: readSeconds(env, 'NODEOP_REBOOT_TIMEOUT_SECONDS') * 1000,
+    jobRunner: readJobRunner(env),
   };
+}
+
+function readJobRunner(env: Env): NodeOpSettings['jobRunner'] {
+  const text = env['NODEOP_JOB_RUNNER'] || DEFAULTS['NODEOP_JOB_RUNNER']!;
+  if (text !== 'operator' && text !== 'kubernetes')
+    throw new Error(`NODEOP_JOB_RUNNER must be 'operator' or 'kubernetes', got '${text}'`);
+  return text;
 }
 
 /** How many NodeOps the controller reconciles at once (NODEOP_WORKERS, at least 1). */

@@ -26,10 +26,13 @@ export interface NodeOpHarness {
   batch: BatchV1Api;
   custom: CustomObjectsApi;
   host: SimulatedHost;
-  /** Stops the running operator and starts a fresh one (new caches, no memory of the old one). */
-  restartOperator(): Promise<void>;
+  /**
+   * Stops the running operator and starts a fresh one (new caches, no memory of the old one); with
+   * `settings`, the new one runs with these on top of the harness's.
+   */
+  restartOperator(settings?: Partial<NodeOpSettings>): Promise<void>;
   stopOperator(): Promise<void>;
-  startOperator(): Promise<void>;
+  startOperator(settings?: Partial<NodeOpSettings>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,7 +54,7 @@ export async function startNodeOpHarness(
   const host = await startSimulatedHost(kc, options.host);
   let manager: Manager | undefined;
   let generation = 0;
-  const startOperator = async (): Promise<void> => {
+  const startOperator = async (settings: Partial<NodeOpSettings> = {}): Promise<void> => {
     manager = await startManager({
       kc,
       logger: silentLogger(),
@@ -63,7 +66,7 @@ export async function startNodeOpHarness(
       metrics: { host: '127.0.0.1', port: 0 },
       controllers: [
         nodeOpControllerFactory({
-          settings: { stuckPodTimeoutMs: 15_000, rebootTimeoutMs: 60_000, ...options.settings },
+          settings: { stuckPodTimeoutMs: 15_000, rebootTimeoutMs: 60_000, ...options.settings, ...settings },
         }),
       ],
       drainDeadlineMs: 5_000,
@@ -82,9 +85,9 @@ export async function startNodeOpHarness(
     host,
     startOperator,
     stopOperator,
-    restartOperator: async () => {
+    restartOperator: async (settings?: Partial<NodeOpSettings>) => {
       await stopOperator();
-      await startOperator();
+      await startOperator(settings);
     },
     stop: async () => {
       await stopOperator();

@@ -545,7 +545,8 @@ describe('kubectl plugin commands', () => {
           nodeOp,
           node: 'node-a',
           jobName: nodeJobName(nodeOp.metadata.name ?? '', `uid-${stage}`, 'node-a'),
-          settings: readNodeOpSettings({}),
+          // No operator runs here: the Job controller runs these Jobs.
+          settings: readNodeOpSettings({ NODEOP_JOB_RUNNER: 'kubernetes' }),
           writesSentinel: false,
         });
         // The NodeOp is not created, so no owner: the garbage collector would delete the Job at once.

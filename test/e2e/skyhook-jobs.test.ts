@@ -8,7 +8,7 @@
  *     the tail of its log, shown by `kubectl describe skyhook`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BatchV1Api, type CoreV1Event, type V1Job } from '@kubernetes/client-node';
+import { BatchV1Api, type CoreV1Event, type V1Job, type V1Pod } from '@kubernetes/client-node';
 import {
   API_GROUP,
   API_VERSION,
@@ -45,6 +45,7 @@ let batch: BatchV1Api;
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
 const JOBS_PATH = `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`;
 const NODEOPS_PATH = `/apis/${API_GROUP}/${API_VERSION}/namespaces/${NAMESPACE}/nodeops`;
+const PODS_PATH = `/api/v1/namespaces/${NAMESPACE}/pods`;
 const HOUR = 3600;
 
 beforeAll(async () => {
@@ -64,6 +65,18 @@ const ofSkyhook =
 const finished = (job: V1Job): boolean =>
   job.status?.conditions?.some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True') ?? false;
 const skyhookRef = (name: string) => ({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name });
+/**
+ * The stage pods of a Skyhook that run (Running, not being deleted). Read from the pods, not from
+ * the Job's `status.active`: the NodeOp controller runs its Jobs' pods itself and writes a Job's
+ * status only when it ends (jobs/job-runner/).
+ */
+const runningPods = (name: string, pods: V1Pod[]): V1Pod[] =>
+  pods.filter(
+    (p) =>
+      p.metadata?.labels?.[CHILD_LABELS.name] === name &&
+      p.status?.phase === 'Running' &&
+      !p.metadata?.deletionTimestamp,
+  );
 
 describe('pause', () => {
   it('suspends the running stage Jobs, and resuming finishes the same Jobs without a failure', async () => {
@@ -74,10 +87,10 @@ describe('pause', () => {
       metadata: { name: 'pausing' },
       spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: { slow: pkg } },
     });
-    await waitForList<V1Job>(
+    await waitForList<V1Pod>(
       h.cp.kubeConfig,
-      JOBS_PATH,
-      (all) => all.filter(ofSkyhook('pausing')).filter((j) => (j.status?.active ?? 0) > 0).length === 2,
+      PODS_PATH,
+      (all) => runningPods('pausing', all).length === 2,
       60_000,
       'both apply Jobs running',
     );
@@ -90,13 +103,17 @@ describe('pause', () => {
       JOBS_PATH,
       (all) => {
         const ours = all.filter(ofSkyhook('pausing'));
-        return (
-          ours.length === 2 &&
-          ours.every((j) => j.spec?.suspend === true && (j.status?.active ?? 0) === 0 && !finished(j))
-        );
+        return ours.length === 2 && ours.every((j) => j.spec?.suspend === true && !finished(j));
       },
       60_000,
-      'apply Jobs suspended with no pod running',
+      'apply Jobs suspended',
+    );
+    await waitForList<V1Pod>(
+      h.cp.kubeConfig,
+      PODS_PATH,
+      (all) => runningPods('pausing', all).length === 0,
+      60_000,
+      'no pod of the suspended Jobs running',
     );
     expect(suspended.filter(ofSkyhook('pausing')).map((j) => j.metadata?.labels?.[CHILD_LABELS.stage])).toEqual([
       'apply',

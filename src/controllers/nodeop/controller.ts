@@ -4,7 +4,7 @@
  * operator's registry starts.
  */
 import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, KINDS, KUBERNETES_NAMES, NODEOP_NAMES } from '../../api/names.js';
+import { API_GROUP, API_VERSION, CHILD_LABELS, KINDS, KUBERNETES_NAMES, NODEOP_NAMES } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
 import { cordonedBy } from '../../jobs/cordon/claims.js';
 import { systemClock, type Clock } from '../../kube/clock.js';
@@ -176,9 +176,13 @@ function watchEvents(
       if (!jobChanged(job, old, succeeded)) return [];
       // A finish that only frees a slot wakes the NodeOps that may start another node.
       if (!isOnlyFinish(job, old, succeeded)) return owners;
+      // The Job's own node has started, whether or not the cached status shows it yet (an entry
+      // held back, or a status write still in flight, when the Job ends within seconds).
+      const node = job.metadata?.labels?.[CHILD_LABELS.node];
       return owners.filter((key) => {
         const { name, namespace } = parseKey(key);
-        return mayStartNodes(nodeOps.get(name, namespace));
+        const op = nodeOps.get(name, namespace);
+        return mayStartNodes(op, node && op ? { ...op.status?.nodeStatuses, [node]: true } : undefined);
       });
     },
     delete: nodeOpOwners,

@@ -76,3 +76,15 @@ export function runningStatus(
     restarts === (status.restarts ?? 0) && isRoutineProgress(message) && isRoutineProgress(status.message);
   return routine ? status : updated(status, { message, restarts }, now);
 }
+
+/** A JobRun's (or any) recheck as a NodeStep's fields. */
+export function recheckOf(run: { recheckAt?: number; recheckReason?: string }): Partial<NodeStep> {
+  return run.recheckAt === undefined ? {} : { recheckAt: run.recheckAt, recheckReason: run.recheckReason ?? '' };
+}
+
+/** The earlier of two rechecks. */
+export function earlierRecheck(a: Partial<NodeStep>, b: Partial<NodeStep>): Partial<NodeStep> {
+  if (a.recheckAt === undefined) return b;
+  if (b.recheckAt === undefined) return a;
+  return a.recheckAt <= b.recheckAt ? a : b;
+}

@@ -3,24 +3,25 @@
  * cluster, does what is due next, and returns the new entry; the reconciler writes the entries.
  *
  *   Pending   started (slot taken, bootID recorded) → reboot pod → cordon → drain → Job created
- *   Running   the Job exists → its conditions and pods decide Completed or Failed
+ *   Running   the Job exists → (a Job we run ourselves, `spec.managedBy`: its next pod, retry or
+ *             final status first, job-runner.ts) → its conditions and pods decide Completed or Failed
  *   Completed with rebootStatus `pending` → bootID changed and node Ready (reboot) or reboot pod
- *             Succeeded (other interrupts) → `completed`
+ *             Succeeded (other interrupts) → `completed` (interrupt-step.ts)
  *   terminal  uncordon what we cordoned (after failure only with uncordonOnFailure); cancel the
  *             reboot pod of a failed node
  *
  * Every action is idempotent (deterministic names, create-if-absent, ownership-checked cordon), so
  * redoing a step after a restart at any point is harmless.
  */
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { V1Job } from '@kubernetes/client-node';
 import { NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { claimCordon } from '../../jobs/cordon/write.js';
-import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
+import { isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
 import { MERGE_PATCH } from '../../kube/client.js';
+import { isRunByNodeOpController } from '../../jobs/job-runner/run-plan.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
-import { rebootPodName } from '../../templates/object-names.js';
 import {
   createIfAbsent,
   ensureRebootPod,
@@ -31,8 +32,10 @@ import {
   type NodeOpView,
 } from './context.js';
 import { drainStep } from './drain-step.js';
+import { runJob } from './job-runner.js';
 import { failNode, finish, keepFailedJob, uncordonOurs } from './node-end.js';
-import { bootIdOf, isNodeReady, type NodeStep, rebootObserved, runningStatus, updated } from './node-status.js';
+import { followInterrupt } from './interrupt-step.js';
+import { earlierRecheck, type NodeStep, recheckOf, runningStatus, updated } from './node-status.js';
 import { nameOf } from '../../api/object-meta.js';
 import { ignoreNotFound } from '../../kube/writes.js';
 
@@ -83,8 +86,13 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
   const now = ctx.clock.now();
   const jobName = status.jobName ?? '';
   const spec = op.nodeOp.spec;
-  if (await findJob(ctx, op.namespace, jobName))
-    return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };
+  const existing = await findJob(ctx, op.namespace, jobName);
+  if (existing) {
+    const running = updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now);
+    // A Job we run whose pod a restart kept us from creating gets it now: no event would come for it.
+    if (isRunByNodeOpController(existing)) return followJob(ctx, op, node, running);
+    return { status: running };
+  }
 
   // Created before the Job, so it is already there when the drain runs (drains skip it).
   await ensureRebootPod(ctx, op, node, jobName);
@@ -118,8 +126,11 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
     writesSentinel: op.plan !== undefined,
     suspend: op.suspended,
   });
+  let created: V1Job | undefined;
   if (
-    await createIfAbsent(() => ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job }), 'Job')
+    await createIfAbsent(async () => {
+      created = await ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job });
+    }, 'Job')
   ) {
     notify(
       ctx,
@@ -131,7 +142,15 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
       true,
     );
   }
-  return { status: updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now) };
+  const running = updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now);
+  // Its first pod at once (the Job as created carries the pod template the cached copy lacks).
+  if (created && isRunByNodeOpController(created)) {
+    const run = await runJob(ctx, op, created, []);
+    return { status: running, ...recheckOf(run) };
+  }
+  // Created before by an attempt whose status write was lost: the next step looks after it.
+  if (!created) return followJob(ctx, op, node, running);
+  return { status: running };
 }
 
 /** Running: the Job's conditions and pods decide. */
@@ -143,23 +162,30 @@ async function followJob(
 ): Promise<NodeStep> {
   const now = ctx.clock.now();
   const jobName = status.jobName ?? '';
-  const job = await findJob(ctx, op.namespace, jobName);
-  if (!job) {
+  const found = await findJob(ctx, op.namespace, jobName);
+  if (!found) {
     const message = `Job ${jobName} was deleted before it finished (not by this NodeOp); create a new NodeOp to run the operation on this node again`;
     notify(ctx, op, node, 'Warning', REASONS.jobDeleted, message);
     return failNode(ctx, op, node, status, message);
   }
   await ensureRebootPod(ctx, op, node, jobName);
-  await syncSuspension(ctx, op, job);
+  let job = await syncSuspension(ctx, op, found);
   const pods = ctx.podsOfJob(op.namespace, jobName);
+  const runsPods = isRunByNodeOpController(job);
+  let run: Partial<NodeStep> = {};
+  if (runsPods) {
+    const result = await runJob(ctx, op, job, pods);
+    job = result.job;
+    run = recheckOf(result);
+  }
   const progress = jobProgress(job, pods, now, ctx.settings.stuckPodTimeoutMs);
   switch (progress.state) {
     case 'running': {
       const recheckAt = stuckDeadline(pods, ctx.settings.stuckPodTimeoutMs);
-      return {
-        status: runningStatus(status, progress.message, progress.restarts, now),
-        ...(recheckAt ? { recheckAt, recheckReason: 'a pod waiting on a stuck reason is judged stuck then' } : {}),
-      };
+      const stuck = recheckAt
+        ? { recheckAt, recheckReason: 'a pod waiting on a stuck reason is judged stuck then' }
+        : {};
+      return { status: runningStatus(status, progress.message, progress.restarts, now), ...earlierRecheck(stuck, run) };
     }
     case 'succeeded': {
       if (op.plan) {
@@ -196,7 +222,12 @@ async function followJob(
     }
     case 'stuck':
       // Ends the Job (its pods go, the Job turns Failed and is kept for the failure TTL) instead of leaving it pending forever.
-      await keepFailedJob(ctx, op, job, { activeDeadlineSeconds: 1 });
+      if (runsPods) {
+        await runJob(ctx, op, job, pods, { reason: 'PodStuck', message: progress.message });
+        await keepFailedJob(ctx, op, job);
+      } else {
+        await keepFailedJob(ctx, op, job, { activeDeadlineSeconds: 1 });
+      }
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
     case 'failed':
       await keepFailedJob(ctx, op, job);
@@ -204,9 +235,12 @@ async function followJob(
   }
 }
 
-/** The Job's `spec.suspend` follows the NodeOp's hold while it is unfinished (the Job controller stops or restarts its pod). */
-async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): Promise<void> {
-  if ((job.spec?.suspend ?? false) === op.suspended || isJobFinished(job)) return;
+/**
+ * The Job's `spec.suspend` follows the NodeOp's hold while it is unfinished (whoever runs its pods
+ * stops or restarts its pod); resolves with the Job as it is then.
+ */
+async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): Promise<V1Job> {
+  if ((job.spec?.suspend ?? false) === op.suspended || isJobFinished(job)) return job;
   const name = nameOf(job);
   const patched = await ignoreNotFound(
     ctx.clients.batch.patchNamespacedJob(
@@ -214,72 +248,10 @@ async function syncSuspension(ctx: NodeOpContext, op: NodeOpView, job: V1Job): P
       MERGE_PATCH,
     ),
   );
-  if (!patched) return;
+  if (!patched) return job;
   ctx.logger.info(
     { nodeOp: op.key, job: name, suspend: op.suspended },
     op.suspended ? 'suspended the Job' : 'resumed the Job',
   );
-}
-
-/** Completed, interrupt pending: a reboot is done when the bootID changed and the node is Ready; other interrupts when the pod succeeded. */
-async function followInterrupt(
-  ctx: NodeOpContext,
-  op: NodeOpView,
-  node: string,
-  status: NodeOpNodeStatus,
-): Promise<NodeStep> {
-  const now = ctx.clock.now();
-  const jobName = status.jobName ?? '';
-  const plan = op.plan;
-  if (!plan) return { status: updated(status, { rebootStatus: 'not-requested' }, now) };
-  const pod = ctx.caches.pods.get(rebootPodName(jobName), op.namespace);
-  const nodeObject = ctx.caches.nodes.get(node);
-  const complete = async (message: string): Promise<NodeStep> => {
-    notify(ctx, op, node, 'Normal', REASONS.rebootCompleted, message);
-    const done = updated(status, { rebootStatus: 'completed', message }, now);
-    await finish(ctx, op, node, done);
-    return { status: done };
-  };
-
-  if (plan.rebootsNode) {
-    if (rebootObserved(status, nodeObject)) {
-      return complete(
-        `Job ${jobName} and reboot completed successfully (bootID ${status.bootID ?? ''} → ${bootIdOf(nodeObject) ?? ''})`,
-      );
-    }
-  } else if (pod?.status?.phase === 'Succeeded') {
-    return complete(`Job ${jobName} and interrupt completed successfully`);
-  } else if (pod && (pod.status?.phase === 'Failed' || hasFailedRun(pod))) {
-    return failNode(
-      ctx,
-      op,
-      node,
-      status,
-      `the interrupt after Job ${jobName} failed: ${describeFailedContainer(pod) ?? 'reboot pod failed'}`,
-    );
-  }
-
-  const waitingSince = status.lastUpdated ? Date.parse(status.lastUpdated) : now;
-  const deadline = waitingSince + ctx.settings.rebootTimeoutMs;
-  if (now >= deadline) {
-    const seen = plan.rebootsNode
-      ? `bootID still ${bootIdOf(nodeObject) ?? 'unknown'}, node ${isNodeReady(nodeObject) ? 'Ready' : 'not Ready'}`
-      : `reboot pod ${pod?.status?.phase ?? 'missing'}`;
-    return failNode(
-      ctx,
-      op,
-      node,
-      status,
-      `the interrupt after Job ${jobName} did not complete within ${Math.round(ctx.settings.rebootTimeoutMs / 1000)}s (${seen}); check the reboot pod's log`,
-    );
-  }
-  // A reboot pod deleted meanwhile comes back; its marker on the host keeps it from interrupting twice.
-  await ensureRebootPod(ctx, op, node, jobName);
-  return { status, recheckAt: deadline, recheckReason: 'the interrupt times out then' };
-}
-
-function hasFailedRun(pod: V1Pod): boolean {
-  return (pod.status?.containerStatuses ?? []).some(
-    (s) => (s.state?.terminated?.exitCode ?? 0) !== 0 || (s.lastState?.terminated?.exitCode ?? 0) !== 0,
-  );
+  return { ...job, spec: { ...job.spec, suspend: op.suspended } as NonNullable<V1Job['spec']> };
 }

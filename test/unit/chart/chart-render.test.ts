@@ -127,6 +127,7 @@ describe('the Helm chart', () => {
     settings.push('--set-string', 'settings.LOG_LEVEL=debug', '--set-string', 'settings.COPY_DIR_ROOT=/opt/skyhook');
     settings.push('--set-string', 'settings.AGENT_LOG_ROOT=/opt/log', '--set-string', 'settings.LEADER_ELECTION=false');
     settings.push('--set-string', 'settings.RUNTIME_REQUIRED_TAINT=a=b:NoSchedule');
+    settings.push('--set-string', 'settings.NODEOP_JOB_RUNNER=kubernetes');
     for (const n of ['JOB_BACKOFF_LIMIT', 'NODEOP_STUCK_POD_TIMEOUT_SECONDS', 'NODEOP_REBOOT_TIMEOUT_SECONDS'])
       settings.push('--set-string', `settings.${n}=7`);
     const objects = await template(

@@ -55,6 +55,16 @@ describe('names', () => {
 });
 
 describe('buildNodeJob', () => {
+  it("is run by the NodeOp controller (spec.managedBy), unless NODEOP_JOB_RUNNER=kubernetes leaves it to Kubernetes' Job controller", () => {
+    const input = { nodeOp: nodeOp(), node: 'n1', jobName: 'j', writesSentinel: false };
+    expect(buildNodeJob({ ...input, settings }).spec?.managedBy).toBe('skyhook.nvidia.com/nodeop-controller');
+    const builtIn = readNodeOpSettings({ NODEOP_JOB_RUNNER: 'kubernetes' });
+    expect(buildNodeJob({ ...input, settings: builtIn }).spec?.managedBy).toBeUndefined();
+    expect(() => readNodeOpSettings({ NODEOP_JOB_RUNNER: 'kubelet' })).toThrow(
+      /NODEOP_JOB_RUNNER must be 'operator' or 'kubernetes', got 'kubelet'/,
+    );
+  });
+
   it('runs the command as the main container, pinned, privileged, with the host root mounted, without an interrupt', () => {
     const job = buildNodeJob({
       nodeOp: nodeOp({ image: 'busybox:1.37' }),
