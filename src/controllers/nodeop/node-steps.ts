@@ -86,7 +86,10 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
   const now = ctx.clock.now();
   const jobName = status.jobName ?? '';
   const spec = op.nodeOp.spec;
-  const existing = await findJob(ctx, op.namespace, jobName);
+  // From the cache only: it was synced before the first reconcile, so it misses a Job of this node
+  // only right after this process created it, and then the create below says it exists. A GET
+  // here was one 404 per node-stage.
+  const existing = ctx.caches.jobs.get(jobName, op.namespace);
   if (existing) {
     const running = updated(status, { phase: 'Running', message: `Job ${jobName} created` }, now);
     // A Job we run whose pod a restart kept us from creating gets it now: no event would come for it.
