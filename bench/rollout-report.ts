@@ -99,7 +99,8 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
 
   const operatorWrites = countWrites(run.auditLog, run.writesFrom, CLIENT_NODE_USER_AGENT);
   // Running the stage Jobs' pods (spec.managedBy): the Job controller's work before, 2 writes instead of its 8.
-  const jobRunnerWrites = (operatorWrites.byRequest['create pods'] ?? 0) + (operatorWrites.byRequest['patch jobs/status'] ?? 0);
+  const jobRunnerWrites =
+    (operatorWrites.byRequest['create pods'] ?? 0) + (operatorWrites.byRequest['patch jobs/status'] ?? 0);
   // Whole cluster: every writer but the heartbeats (node and API server Leases), which grow with wall time x nodes.
   const clusterWrites = writesPerNodeStage(countClusterWrites(run.auditLog, run.writesFrom), nodeStages);
 
