@@ -132,6 +132,16 @@ export class InformerStore<T extends KubernetesObject> {
   /** Swaps the cache for a fresh list, firing the differences (and update for all on resync). */
   replace(items: T[], resync: boolean): void {
     const seen = new Set<string>();
+    this.applyListPage(items, resync, seen);
+    this.dropUnlisted(seen);
+  }
+
+  /**
+   * One page of a list, applied as it arrives (its keys added to `seen`), so a list of thousands of
+   * objects is never held whole and untransformed beside the cache: at 5000 nodes the ten-minute
+   * relists of every informer at once, each accumulated raw, took the operator past its heap limit.
+   */
+  applyListPage(items: T[], resync: boolean, seen: Set<string>): void {
     for (const item of items) {
       const current = this.transform(item);
       const key = objectKey(current);
@@ -142,6 +152,10 @@ export class InformerStore<T extends KubernetesObject> {
       else if (resync || old.metadata?.resourceVersion !== current.metadata?.resourceVersion)
         this.emit('update', current, old);
     }
+  }
+
+  /** After the last page of a list: what it did not list is gone. */
+  dropUnlisted(seen: Set<string>): void {
     for (const [key, old] of this.cache) {
       if (seen.has(key)) continue;
       this.remove(key, old);

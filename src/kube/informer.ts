@@ -172,9 +172,8 @@ export class Informer<T extends KubernetesObject> {
   private async cycle(gen: number, resume: Resume): Promise<void> {
     if (resume !== 'watch') {
       try {
-        const { items, resourceVersion } = await this.listAll();
-        if (gen !== this.generation) return;
-        this.store.replace(items, resume === 'resync');
+        const resourceVersion = await this.listInto(gen, resume === 'resync');
+        if (resourceVersion === undefined) return;
         this.resourceVersion = resourceVersion;
         this.failures = 0;
         this.markSynced();
@@ -187,8 +186,14 @@ export class Informer<T extends KubernetesObject> {
     this.watch(gen);
   }
 
-  private async listAll(): Promise<{ items: T[]; resourceVersion: string }> {
-    const items: T[] = [];
+  /**
+   * Lists page by page into the store (each page applied as it comes: a whole raw list beside the
+   * cache was the operator's largest allocation), then drops what the list did not have. Resolves
+   * with the list's resourceVersion, or undefined when the informer was stopped or restarted
+   * meanwhile (the pages applied so far are as new as any watch event, so they stay).
+   */
+  private async listInto(gen: number, resync: boolean): Promise<string | undefined> {
+    const seen = new Set<string>();
     let page: ListPage<T> | undefined;
     let token: string | undefined;
     do {
@@ -197,10 +202,12 @@ export class Informer<T extends KubernetesObject> {
         limit: this.options.pageSize ?? 500,
         ...(token ? { continue: token } : {}),
       });
-      items.push(...page.items);
+      if (gen !== this.generation) return undefined;
+      this.store.applyListPage(page.items, resync, seen);
       token = page.metadata?.continue || undefined;
     } while (token);
-    return { items, resourceVersion: page.metadata?.resourceVersion ?? '' };
+    this.store.dropUnlisted(seen);
+    return page.metadata?.resourceVersion ?? '';
   }
 
   private watch(gen: number): void {

@@ -101,6 +101,35 @@ async function synced(metrics: RuntimeMetrics): Promise<number | undefined> {
 }
 
 describe('Informer', () => {
+  it('applies each list page to the cache as it arrives (transformed), and drops what the whole list lacked only at its end', async () => {
+    const { source, informer, clock, events } = setup();
+    source.listResults = [{ items: [cm('a', '1'), cm('gone', '2')], metadata: { resourceVersion: '3' } }];
+    informer.start();
+    await clock.advance(0);
+    events.length = 0;
+    // A relist (410) whose second page the test holds back: the first page is in the cache already.
+    let releaseSecondPage: (page: ListPage<Obj>) => void = () => undefined;
+    const list = source.list.bind(source);
+    source.list = async (options: ListOptions): Promise<ListPage<Obj>> => {
+      if (!options.continue) return list(options);
+      source.lists.push(options);
+      return new Promise((resolve) => {
+        releaseSecondPage = resolve;
+      });
+    };
+    source.listResults = [{ items: [cm('a', '4')], metadata: { resourceVersion: '6', continue: 'tok' } }];
+    source.lastWatch.end(apiError(410));
+    await clock.advance(0);
+    expect(events).toEqual(['update a@1->4']);
+    expect(informer.get('a', 'ns')?.metadata?.managedFields).toBeUndefined();
+    // Not listed yet is not gone yet.
+    expect(informer.get('gone', 'ns')).toBeDefined();
+    releaseSecondPage({ items: [cm('b', '5')], metadata: { resourceVersion: '6' } });
+    await clock.advance(0);
+    expect(events).toEqual(['update a@1->4', 'add b@5', 'delete gone']);
+    expect(source.lastWatch.options.resourceVersion).toBe('6');
+  });
+
   it('applies the label and field selectors to every list page and to the watch, following continue tokens', async () => {
     const { source, informer, clock, events } = setup({ labelSelector: 'app=x', fieldSelector: 'metadata.name!=y' });
     source.listResults = [
