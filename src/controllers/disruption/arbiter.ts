@@ -16,8 +16,11 @@ export interface DisruptionArbiter {
   /**
    * May `holder` (e.g. `skyhook/<scr>`, `nodeop/<ns>/<name>`, `maintenance/<policy>`) start disrupting
    * `node` now? On a grant a slot is reserved for the holder until its cordon shows in the node cache.
+   * With `claim` (the node annotation the holder's cordon writes), the slot is reserved until the cache
+   * shows that claim, even on a node already disrupted: another holder may lift its own cordon before
+   * ours lands, and the node would count as free in between.
    */
-  tryAcquire(node: string, holder: string): DisruptionDecision;
+  tryAcquire(node: string, holder: string, claim?: string): DisruptionDecision;
 }
 
 /** No cluster-wide budget: every request is granted (each SCR's own budget still applies). */

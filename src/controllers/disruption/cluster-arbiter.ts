@@ -60,8 +60,8 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
   private readonly waitMemoryMs: number;
   private readonly onRefused: ((wait: RefusedWait, first: boolean) => void) | undefined;
   private readonly onExpired: ArbiterOptions['onReservationExpired'];
-  /** node → holder and time of a grant whose claim the cache has not shown yet. */
-  private readonly reservations = new Map<string, { holder: string; sinceMs: number }>();
+  /** node → holder, time and claim annotation (when known) of a grant whose cordon the cache has not shown yet. */
+  private readonly reservations = new Map<string, { holder: string; sinceMs: number; claim?: string }>();
   /** `node|holder` → the refusal. */
   private readonly refusals = new Map<string, RefusedWait>();
 
@@ -76,17 +76,21 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
   /** Every node event (add, update): a reserved node the cache shows disrupted has used its reservation. */
   observed(node: V1Node): void {
     const name = nameOf(node);
-    if (this.reservations.has(name) && isDisrupted(budgetNodeOf(node))) this.reservations.delete(name);
+    const reservation = this.reservations.get(name);
+    if (reservation && shows(budgetNodeOf(node), reservation.claim)) this.reservations.delete(name);
   }
 
-  tryAcquire(node: string, holder: string): DisruptionDecision {
+  tryAcquire(node: string, holder: string, claim?: string): DisruptionDecision {
     const now = this.sources.now();
     const ledger = this.ledger(now);
     const decision = ledger.decide(node);
     const key = `${node}|${holder}`;
     if (decision.granted) {
       this.refusals.delete(key);
-      if (!ledger.isDisrupted(node)) this.reservations.set(node, { holder, sinceMs: now });
+      // Joining a disruption needs a slot too when ours is a claim of its own: the other holder's
+      // release may land before our cordon, and the node must not look free in between.
+      if (!ledger.isDisrupted(node) || claim !== undefined)
+        this.reservations.set(node, { holder, sinceMs: now, ...(claim !== undefined ? { claim } : {}) });
       return decision;
     }
     const previous = this.refusals.get(key);
@@ -106,9 +110,10 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
   /** Every budget over the cache as it is now, with the reservations not yet in it. */
   ledger(now = this.sources.now()): DisruptionLedger {
     const nodes = this.sources.nodes().map(budgetNodeOf);
-    const disrupted = new Set(nodes.filter(isDisrupted).map((n) => n.name));
-    for (const [node, { holder, sinceMs }] of this.reservations) {
-      if (disrupted.has(node)) this.reservations.delete(node);
+    const byName = new Map(nodes.map((n) => [n.name, n]));
+    for (const [node, { holder, sinceMs, claim }] of this.reservations) {
+      const view = byName.get(node);
+      if (view && shows(view, claim)) this.reservations.delete(node);
       else if (now - sinceMs >= this.reservationTtlMs) {
         this.reservations.delete(node);
         this.onExpired?.(node, holder, now - sinceMs);
@@ -125,4 +130,9 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
       if (now - wait.lastMs > this.waitMemoryMs || ledger.isDisrupted(wait.node)) this.refusals.delete(key);
     return [...this.refusals.values()].sort((a, b) => a.sinceMs - b.sinceMs || a.node.localeCompare(b.node));
   }
+}
+
+/** The node shows the reserved disruption: disrupted, and with the holder's own claim when it has one. */
+function shows(node: BudgetNode, claim: string | undefined): boolean {
+  return isDisrupted(node) && (claim === undefined || node.annotations[claim] !== undefined);
 }

@@ -88,7 +88,7 @@ function admitted(io: SkyhookIo, skyhook: Skyhook, step: ApplyStep, refused: Set
  */
 function mayCordon(io: SkyhookIo, skyhook: Skyhook, action: CordonNode): boolean {
   if (!action.claim.startsWith(NODE_ANNOTATION_PREFIXES.cordon)) return true;
-  const decision = io.arbiter.tryAcquire(action.node, `skyhook/${nameOf(skyhook)}`);
+  const decision = io.arbiter.tryAcquire(action.node, `skyhook/${nameOf(skyhook)}`, action.claim);
   if (decision.granted) return true;
   io.logger.info(
     { node: action.node, budget: decision.budget, reason: decision.reason },

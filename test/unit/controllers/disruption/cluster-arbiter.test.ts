@@ -47,6 +47,24 @@ describe('ClusterDisruptionArbiter', () => {
     expect(arbiter.tryAcquire('b', 'nodeop/ns/op').granted).toBe(true);
   });
 
+  it("keeps a slot for a holder that joins a disrupted node with a claim of its own until that claim shows, though the other holder's release lands first", () => {
+    const { state, arbiter, cordon } = setUp([budget('one', { maxDisrupted: { count: 1 } })]);
+    cordon('a', 'first');
+    // The second SCR joins a (the first still holds it): granted, and reserved for its own claim.
+    expect(arbiter.tryAcquire('a', 'skyhook/second', nodeAnnotations.cordon('second')).granted).toBe(true);
+    // The first SCR's release lands before the second's cordon: a must not look free meanwhile.
+    state.nodes = state.nodes.map((n) => (n.metadata?.name === 'a' ? v1Node('a') : n));
+    expect(arbiter.tryAcquire('b', 'skyhook/first', nodeAnnotations.cordon('first'))).toMatchObject({
+      granted: false,
+      budget: 'one',
+    });
+    // The second's cordon shows: its reservation is used, and a counts as the one disrupted node.
+    cordon('a', 'second');
+    expect(arbiter.tryAcquire('b', 'skyhook/first', nodeAnnotations.cordon('first')).granted).toBe(false);
+    state.nodes = state.nodes.map((n) => (n.metadata?.name === 'a' ? v1Node('a') : n));
+    expect(arbiter.tryAcquire('b', 'skyhook/first', nodeAnnotations.cordon('first')).granted).toBe(true);
+  });
+
   it('lets a reservation whose write never happened expire after its TTL', () => {
     const { arbiter, state } = setUp([budget('one', { maxDisrupted: { count: 1 } })]);
     expect(arbiter.tryAcquire('a', 'skyhook/s').granted).toBe(true);
