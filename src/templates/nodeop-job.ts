@@ -97,6 +97,10 @@ function hostContainers(spec: NodeOpSpec, image: string): { steps: V1Container[]
       ...(resources ? { resources } : {}),
       securityContext: { privileged: true },
       volumeMounts: mounts,
+      // A failed container's status then carries its log's last lines (at most 80 lines or 2 KB),
+      // kept with the pod: the StageFailed Event's explanation survives the kubelet removing the
+      // dead container and its log file, which it may do as soon as the pod has failed.
+      terminationMessagePolicy: 'FallbackToLogsOnError',
     };
   };
   return {

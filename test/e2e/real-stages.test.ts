@@ -336,6 +336,14 @@ describe('a package image whose config.json is invalid, on a real node', () => {
       /ERROR:root:invalid package: \| +\S*\/config\.json: Expected property name or '\}' in JSON/,
     );
     expect(message).toContain(PACKAGE_FIX_HINT);
+    // The kubelet saved the failed container's log tail in the pod's status, so the explanation
+    // does not depend on the log file outliving the failed pod's containers.
+    const pods = await h.core.listNamespacedPod({ namespace: NAMESPACE });
+    const saved = pods.items
+      .flatMap((p) => [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])])
+      .filter((c) => c.name === 'broken-apply')
+      .map((c) => c.state?.terminated?.message ?? '');
+    expect(saved.some((m) => m.includes(PACKAGE_FIX_HINT))).toBe(true);
     await waitForSkyhook(h, 'badconfig', (s) => s.status?.nodeStatus?.[NODE] === 'erroring', 60_000);
     // Nothing the node had recorded for other Skyhooks changed.
     const during = await stateOf();

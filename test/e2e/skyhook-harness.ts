@@ -13,7 +13,8 @@ import {
   skyhookControllerFactory,
   type SkyhookControllerOptions,
 } from '../../src/controllers/skyhook/skyhook-controller.js';
-import { silentLogger, type Logger } from '../../src/kube/logger.js';
+import { pino } from 'pino';
+import { createLogger, silentLogger, type Logger } from '../../src/kube/logger.js';
 import type { ControllerFactory } from '../../src/kube/runtime.js';
 import type { NodeOpSettings } from '../../src/templates/nodeop-settings.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
@@ -100,6 +101,16 @@ export interface HarnessOptions {
   extraControllers?: ControllerFactory[];
 }
 
+/**
+ * Silent, unless SKYHOOK_E2E_LOG names a file: then the operator's debug log is appended to it (one
+ * JSON line each), to see after a failed run what the operator saw and did.
+ */
+function e2eOperatorLogger(): Logger {
+  const file = process.env['SKYHOOK_E2E_LOG'];
+  if (!file) return silentLogger();
+  return createLogger({ level: 'debug', destination: pino.destination({ dest: file, append: true, sync: true }) });
+}
+
 /** CRDs, namespace and operator on an already running control plane (startSkyhookHarness's second half). */
 export async function prepareSkyhookHarness(cp: ControlPlane, options: HarnessOptions): Promise<SkyhookHarness> {
   await installOperatorPrerequisites(cp);
@@ -110,7 +121,7 @@ export async function prepareSkyhookHarness(cp: ControlPlane, options: HarnessOp
   const startOperator = async (): Promise<void> => {
     manager = await startManager({
       kc,
-      logger: options.logger ?? silentLogger(),
+      logger: options.logger ?? e2eOperatorLogger(),
       namespace: NAMESPACE,
       identity: `skyhook-e2e-${++generation}`,
       leaderElect: false,

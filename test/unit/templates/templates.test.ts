@@ -83,6 +83,8 @@ describe('buildNodeJob', () => {
     expect(main?.command).toEqual(['/bin/sh', '-c', 'do-it']);
     expect(main?.image).toBe('busybox:1.37');
     expect(main?.securityContext?.privileged).toBe(true);
+    // A failure's log tail is kept in the pod's status, whatever becomes of the log file.
+    expect(main?.terminationMessagePolicy).toBe('FallbackToLogsOnError');
     expect(main?.volumeMounts).toContainEqual(expect.objectContaining({ name: 'host-root', mountPath: '/host' }));
     expect(main?.env).toContainEqual({ name: 'HOST_DIR', value: '/host' });
     expect(pod?.volumes).toEqual([{ name: 'host-root', hostPath: { path: '/' } }]);

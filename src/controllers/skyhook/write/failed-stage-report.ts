@@ -53,8 +53,11 @@ export interface FailedStage {
 export function failedStageMessage(failed: FailedStage): string {
   const head = `Package [${failed.package}:${failed.version}] stage [${failed.stage}] failed on node [${failed.node}]`;
   const c = failed.container;
+  // A message of several lines is the log's tail the kubelet saved (FallbackToLogsOnError): it is
+  // shown as the log tail, not as part of the exit.
+  const message = c?.message && !isLogTail(c.message) ? c.message : undefined;
   const how = c
-    ? `container ${c.container} exited with code ${c.exitCode}${c.reason || c.message ? ` (${[c.reason, c.message].filter(Boolean).join(': ')})` : ''}`
+    ? `container ${c.container} exited with code ${c.exitCode}${c.reason || message ? ` (${[c.reason, message].filter(Boolean).join(': ')})` : ''}`
     : (failed.summary ?? 'no failed container found');
   const text = `${head}: ${how}`;
   const lines = withoutAgentBanner(
@@ -81,6 +84,11 @@ export function withoutAgentBanner(lines: string[]): string[] {
     if (lines[i] === BANNER_RULE && lines[i - 1]!.startsWith(BANNER_LAST_SETTING)) return lines.slice(i + 1);
   }
   return lines;
+}
+
+/** A termination message the kubelet took from the log (several lines), not one the container wrote. */
+function isLogTail(message: string): boolean {
+  return message.includes('\n');
 }
 
 function truncateEnd(text: string, max: number): string {
@@ -142,13 +150,16 @@ export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logge
     return failed;
   }
   if (candidates[0]) failed.container = candidates[0];
-  // The kubelet drops the dead init containers (the agent runs in one) of finished pods, logs and all,
-  // so the newest attempt's log may be gone while an older attempt of the same step still has one.
+  // The kubelet may remove a failed pod's dead containers, log files and all, soon after the pod
+  // failed. Newest attempt first: its log, else the log tail the kubelet saved in its status
+  // (FallbackToLogsOnError); then the same for older attempts of the step.
   for (const candidate of candidates) {
     const log = await readLog(core, namespace, candidate, logger);
-    if (log.trim() === '') continue;
+    const saved = candidate.message && isLogTail(candidate.message) ? candidate.message : '';
+    const text = log.trim() !== '' ? log : saved;
+    if (text.trim() === '') continue;
     failed.container = candidate;
-    failed.log = log;
+    failed.log = text;
     break;
   }
   return failed;

@@ -186,4 +186,42 @@ describe('describeFailedStage reading the log', () => {
     expect(failed.container).toMatchObject({ pod: 'first', container: 'dexter-apply', exitCode: 1 });
     expect(failedStageMessage(failed).endsWith('log tail: disk full')).toBe(true);
   });
+
+  it('takes the log tail the kubelet saved in the status when no log file is left', async () => {
+    const saved = 'agent banner\ninvalid package: config.json\nFix: publish a valid image\n';
+    const withSaved = (pod: V1Pod): V1Pod => {
+      const status = pod.status!.initContainerStatuses![0]!;
+      status.state!.terminated!.message = saved;
+      return pod;
+    };
+    const core = {
+      listNamespacedPod: async () => ({
+        items: [failedPod('first', '2026-01-01T00:00:00Z'), withSaved(failedPod('last', '2026-01-01T00:01:00Z'))],
+      }),
+      readNamespacedPodLog: async () => {
+        throw new Error('container not found');
+      },
+    } as unknown as CoreV1Api;
+    const failed = await describeFailedStage(core, nodeOp, silentLogger());
+    expect(failed.container).toMatchObject({ pod: 'last', exitCode: 1 });
+    // The saved tail is the log, not part of the exit: it is shown once, on one line.
+    expect(failedStageMessage(failed)).toBe(
+      'Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container dexter-apply exited with code 1 (Error); ' +
+        'log tail: agent banner | invalid package: config.json | Fix: publish a valid image',
+    );
+  });
+
+  it("prefers the newest attempt's saved tail to an older attempt's log", async () => {
+    const newest = failedPod('last', '2026-01-01T00:01:00Z');
+    newest.status!.initContainerStatuses![0]!.state!.terminated!.message = 'run 2\nfailed again\n';
+    const core = {
+      listNamespacedPod: async () => ({ items: [failedPod('first', '2026-01-01T00:00:00Z'), newest] }),
+      readNamespacedPodLog: async (request: { name: string }) => {
+        if (request.name === 'last') return '';
+        return 'run 1\n';
+      },
+    } as unknown as CoreV1Api;
+    const failed = await describeFailedStage(core, nodeOp, silentLogger());
+    expect(failedStageMessage(failed).endsWith('log tail: run 2 | failed again')).toBe(true);
+  });
 });
