@@ -8,10 +8,18 @@
  * (its node, its owner SCR, an annotation key it carries), and `byIndex` answers "the objects filed
  * under v" from a map kept current on every add, update and delete, instead of a scan of the whole
  * cache on every reconcile (at 1000 nodes and their pods, ConfigMaps and NodeOps, those scans add up).
+ *
+ * Own writes (write-through, like client-go's MutationCache): the object the API server returned from
+ * this process's write is stored at once (`applyOwnWrite`) instead of when its watch event arrives,
+ * often hundreds of milliseconds later on a busy API server, while the controllers waited for it
+ * (read-your-writes). The store then never goes back: a watch event or listed object older than the
+ * one cached (by resourceVersion) is one the write already superseded and is skipped; its own event
+ * (the same version) changes nothing. Versions that are not integers are never written through.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { errorMessage } from './errors.js';
+import { isAtLeast, isNewer, isOrderedVersion } from './resource-version.js';
 import { StringInterner } from './string-interner.js';
 
 export interface InformerHandlers<T> {
@@ -112,11 +120,31 @@ export class InformerStore<T extends KubernetesObject> {
     return namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === namespace);
   }
 
+  /**
+   * The object this process's write got back from the API server, stored and fired now unless the
+   * cache already holds it or a later version. Returns whether it was stored.
+   */
+  applyOwnWrite(object: T): boolean {
+    const rv = object.metadata?.resourceVersion;
+    if (!isOrderedVersion(rv)) return false;
+    const key = objectKey(object);
+    const old = this.cache.get(key);
+    if (old && isAtLeast(old.metadata?.resourceVersion, rv)) return false;
+    // A copy: the transform trims in place, and the caller still reads the write's result.
+    const current = this.transform(structuredClone(object));
+    this.put(key, current, old);
+    if (!old) this.emit('add', current);
+    else this.emit('update', current, old);
+    return true;
+  }
+
   /** One watch event (`ADDED`, `MODIFIED`, `DELETED`; others are ignored) applied and fired. */
   apply(type: string, object: T): void {
     const rv = object.metadata?.resourceVersion;
     const key = objectKey(object);
     const old = this.cache.get(key);
+    // Older than an own write already stored: superseded (a deletion too: the cached one was written after it).
+    if (old && isNewer(old.metadata?.resourceVersion, rv)) return;
     if (type === 'DELETED') {
       this.remove(key, old);
       this.emit('delete', this.transform(object));
@@ -130,10 +158,10 @@ export class InformerStore<T extends KubernetesObject> {
   }
 
   /** Swaps the cache for a fresh list, firing the differences (and update for all on resync). */
-  replace(items: T[], resync: boolean): void {
+  replace(items: T[], resync: boolean, listVersion?: string): void {
     const seen = new Set<string>();
     this.applyListPage(items, resync, seen);
-    this.dropUnlisted(seen);
+    this.dropUnlisted(seen, listVersion);
   }
 
   /**
@@ -143,10 +171,11 @@ export class InformerStore<T extends KubernetesObject> {
    */
   applyListPage(items: T[], resync: boolean, seen: Set<string>): void {
     for (const item of items) {
-      const current = this.transform(item);
-      const key = objectKey(current);
+      const key = objectKey(item);
       seen.add(key);
       const old = this.cache.get(key);
+      if (old && isNewer(old.metadata?.resourceVersion, item.metadata?.resourceVersion)) continue;
+      const current = this.transform(item);
       this.put(key, current, old);
       if (!old) this.emit('add', current);
       else if (resync || old.metadata?.resourceVersion !== current.metadata?.resourceVersion)
@@ -154,10 +183,13 @@ export class InformerStore<T extends KubernetesObject> {
     }
   }
 
-  /** After the last page of a list: what it did not list is gone. */
-  dropUnlisted(seen: Set<string>): void {
+  /**
+   * After the last page of a list: what it did not list is gone, except an own write newer than the
+   * list (`listVersion`, the list's resourceVersion): created after the list was read.
+   */
+  dropUnlisted(seen: Set<string>, listVersion?: string): void {
     for (const [key, old] of this.cache) {
-      if (seen.has(key)) continue;
+      if (seen.has(key) || isNewer(old.metadata?.resourceVersion, listVersion)) continue;
       this.remove(key, old);
       this.emit('delete', old);
     }

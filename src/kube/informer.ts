@@ -22,6 +22,7 @@ import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { errorMessage, isGone, statusCode } from './errors.js';
 import { type IndexFunction, InformerStore, type InformerHandlers } from './informer-store.js';
 import type { ListPage, ListWatch, Selectors, WatchEventType, WatchHandle, WatchOptions } from './list-watch.js';
+import { matchesLabelSelector } from './label-selector.js';
 import type { RuntimeMetrics } from './metrics.js';
 
 export { objectKey, type IndexFunction, type InformerHandlers } from './informer-store.js';
@@ -115,6 +116,19 @@ export class Informer<T extends KubernetesObject> {
     return this.store.list(namespace);
   }
 
+  /**
+   * Stores the object this process's write got back, now rather than when its watch event arrives
+   * (informer-store.ts, "Own writes"), so the controllers reading this cache see the write at once.
+   * An object outside this informer's selectors is left out (its watch would never remove it).
+   * Returns whether it was stored.
+   */
+  applyOwnWrite(object: T): boolean {
+    if (this.options.fieldSelector) return false;
+    if (this.options.labelSelector && !matchesLabelSelector(this.options.labelSelector, object.metadata?.labels))
+      return false;
+    return this.store.applyOwnWrite(object);
+  }
+
   /** Files every cached object under the values `keys` gives it (informer-store.ts); one name, one function. */
   addIndex(name: string, keys: IndexFunction<T>): void {
     this.store.addIndex(name, keys);
@@ -206,8 +220,9 @@ export class Informer<T extends KubernetesObject> {
       this.store.applyListPage(page.items, resync, seen);
       token = page.metadata?.continue || undefined;
     } while (token);
-    this.store.dropUnlisted(seen);
-    return page.metadata?.resourceVersion ?? '';
+    const listVersion = page.metadata?.resourceVersion ?? '';
+    this.store.dropUnlisted(seen, listVersion);
+    return listVersion;
   }
 
   private watch(gen: number): void {

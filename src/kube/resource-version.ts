@@ -14,6 +14,20 @@ export function isAtLeast(cached: string | undefined, wanted: string): boolean {
 }
 
 /**
+ * True when `a` is strictly later than `b`. Only integer versions are ordered; with anything else
+ * neither is later (the caller then behaves as if versions were not comparable).
+ */
+export function isNewer(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return BigInt(a) > BigInt(b);
+}
+
+/** True when `rv` can be ordered against other versions (an etcd revision). */
+export function isOrderedVersion(rv: string | undefined): rv is string {
+  return rv !== undefined && /^\d+$/.test(rv);
+}
+
+/**
  * True when a cache reflects a write of ours that produced `written`: it shows the object at that
  * version or later, or the object is absent (`cachedVersion` undefined) and the cache's informer has
  * itself got past the write (`syncedVersion`, its lastSyncResourceVersion): deleted since. An absent

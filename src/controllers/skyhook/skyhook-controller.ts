@@ -36,6 +36,7 @@ import { SkyhookMetrics } from './skyhook-metrics.js';
 import { readSkyhookSettings, type SkyhookSettings } from './skyhook-settings.js';
 import { writeLimit } from './write/bounded-writes.js';
 import { WriteExpectations } from './write/write-expectations.js';
+import { writeThrough } from './write/expectation-caches.js';
 
 export interface SkyhookControllerOptions {
   /** Overrides of the settings read from the environment. */
@@ -199,6 +200,7 @@ export async function startSkyhookController(
       );
       runtime.metrics.writeExpectationExpired(kind);
     },
+    onWrote: writeThrough({ caches, settings }),
   });
   const reconciler = new SkyhookReconciler(
     {

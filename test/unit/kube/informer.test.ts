@@ -203,6 +203,72 @@ describe('Informer', () => {
     expect(source.lastWatch.options.resourceVersion).toBe('10');
   });
 
+  describe('own writes (write-through)', () => {
+    it('stores and fires a written object at once; its own watch event then changes nothing, older events are skipped', async () => {
+      const { source, informer, clock, events } = setup();
+      source.listResults = [{ items: [cm('a', '1')], metadata: { resourceVersion: '1' } }];
+      informer.start();
+      await clock.advance(0);
+      events.length = 0;
+      const written = cm('a', '5', 'ns', { k: 'ours' });
+      expect(informer.applyOwnWrite(written)).toBe(true);
+      // The caller's object is left as the API server returned it (the cache stores a trimmed copy).
+      expect(written.metadata?.managedFields).toBeDefined();
+      expect(informer.get('a', 'ns')?.metadata?.managedFields).toBeUndefined();
+      expect(informer.applyOwnWrite(cm('new', '6', 'ns'))).toBe(true);
+      expect(events).toEqual(['update a@1->5', 'add new@6']);
+      // Someone else's write before ours, then ours: both already superseded or shown.
+      source.lastWatch.emit('MODIFIED', cm('a', '3', 'ns', { k: 'theirs' }));
+      source.lastWatch.emit('MODIFIED', cm('a', '5', 'ns', { k: 'ours' }));
+      source.lastWatch.emit('ADDED', cm('new', '6'));
+      expect(events).toEqual(['update a@1->5', 'add new@6']);
+      expect((informer.get('a', 'ns') as { data?: unknown }).data).toEqual({ k: 'ours' });
+      // A write older than what the cache shows is not stored; a later event is applied as always.
+      expect(informer.applyOwnWrite(cm('a', '4'))).toBe(false);
+      source.lastWatch.emit('MODIFIED', cm('a', '8', 'ns', { k: 'later' }));
+      expect(events).toEqual(['update a@1->5', 'add new@6', 'update a@5->8']);
+      // The watch still moves the informer's own clock; write-through does not.
+      expect(informer.lastSyncResourceVersion).toBe('8');
+    });
+
+    it('keeps an object created after a relist was read, and skips listed versions older than the cached one', async () => {
+      const { source, informer, clock, events } = setup();
+      source.listResults = [{ items: [cm('a', '1')], metadata: { resourceVersion: '1' } }];
+      informer.start();
+      await clock.advance(0);
+      events.length = 0;
+      informer.applyOwnWrite(cm('a', '7'));
+      informer.applyOwnWrite(cm('created', '8'));
+      // A relist read at version 6: before both writes.
+      source.listResults = [{ items: [cm('a', '2')], metadata: { resourceVersion: '6' } }];
+      source.lastWatch.end(apiError(410));
+      await clock.advance(0);
+      expect(informer.get('a', 'ns')?.metadata?.resourceVersion).toBe('7');
+      expect(informer.get('created', 'ns')).toBeDefined();
+      expect(events).toEqual(['update a@1->7', 'add created@8']);
+      // A deletion older than the cached object is of an earlier life of the name: skipped.
+      source.lastWatch.emit('DELETED', cm('created', '7'));
+      expect(informer.get('created', 'ns')).toBeDefined();
+      source.lastWatch.emit('DELETED', cm('created', '9'));
+      expect(informer.get('created', 'ns')).toBeUndefined();
+    });
+
+    it("leaves out objects outside the informer's selectors, and versions that cannot be ordered", async () => {
+      const labelled = setup({ labelSelector: 'app' });
+      labelled.source.listResults = [{ items: [], metadata: { resourceVersion: '1' } }];
+      labelled.informer.start();
+      await labelled.clock.advance(0);
+      expect(labelled.informer.applyOwnWrite(cm('plain', '2'))).toBe(false);
+      const app = cm('app', '3');
+      app.metadata!.labels = { app: 'x' };
+      expect(labelled.informer.applyOwnWrite(app)).toBe(true);
+      expect(labelled.informer.applyOwnWrite(cm('opaque', 'abc'))).toBe(false);
+      const fielded = setup({ fieldSelector: 'metadata.name=a' });
+      expect(fielded.informer.applyOwnWrite(cm('a', '2'))).toBe(false);
+      expect(labelled.informer.list().map((o) => o.metadata?.name)).toEqual(['app']);
+    });
+  });
+
   // Read-your-writes (write-expectations.ts) tells a deleted object from one not seen yet by this version.
   it('lastSyncResourceVersion is the newest resourceVersion the cache reflects: list, watch events, bookmarks, relists', async () => {
     const { source, informer, clock } = setup();

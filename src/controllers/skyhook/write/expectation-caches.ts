@@ -9,7 +9,7 @@ import type { SkyhookIo } from '../context.js';
 import { NODE_METADATA_KIND } from './node-metadata-writes.js';
 import type { CacheLookup, SyncedVersionLookup } from './write-expectations.js';
 
-type Cache = Pick<Informer<KubernetesObject>, 'get' | 'lastSyncResourceVersion'>;
+type Cache = Pick<Informer<KubernetesObject>, 'get' | 'lastSyncResourceVersion' | 'applyOwnWrite'>;
 
 /** The informer of `kind` and the namespace its objects live in (none: cluster-scoped). */
 function cacheOf(io: Pick<SkyhookIo, 'caches' | 'settings'>, kind: string): [Cache, string?] {
@@ -29,4 +29,13 @@ export function expectationCaches(io: Pick<SkyhookIo, 'caches' | 'settings'>): [
     },
     (kind) => cacheOf(io, kind)[0].lastSyncResourceVersion,
   ];
+}
+
+/** Stores each written object in the cache of its kind at once (Informer.applyOwnWrite). */
+export function writeThrough(
+  io: Pick<SkyhookIo, 'caches' | 'settings'>,
+): (kind: string, object: KubernetesObject) => void {
+  return (kind, object) => {
+    cacheOf(io, kind)[0].applyOwnWrite(object);
+  };
 }

@@ -19,6 +19,25 @@ describe('WriteExpectations', () => {
     expect(expectations.awaits('Node', 'n1')).toBe(false);
   });
 
+  it('hands every noted write, of any scope, to onWrote after noting it (the controller writes it through to its cache)', () => {
+    const cache = new Map<string, string>();
+    const seenAwaiting: boolean[] = [];
+    const root = new WriteExpectations(() => 0, '', undefined, {
+      onWrote: (kind, object) => {
+        seenAwaiting.push(root.awaits(kind, object.metadata?.name ?? ''));
+        cache.set(`${kind}/${object.metadata?.name}`, object.metadata?.resourceVersion ?? '');
+      },
+    });
+    const scr = root.scoped('scr-a');
+    scr.wrote('Node', node('10'));
+    // A write that returned no version is neither noted nor written through.
+    scr.wrote('Node', { metadata: { name: 'n2' } });
+    expect(cache).toEqual(new Map([['Node/n1', '10']]));
+    // Noted before it is written through: the cache's events for it find a reconcile waiting to see it.
+    expect(seenAwaiting).toEqual([true]);
+    expect(scr.unmet((kind, name) => node(cache.get(`${kind}/${name}`) ?? '0'))).toEqual([]);
+  });
+
   it('waits for a deleted object to leave the cache or be marked deleted', () => {
     const expectations = new WriteExpectations(() => 0);
     expectations.deleted('NodeOp', 'n1');
