@@ -90,6 +90,9 @@ describe('a Job the NodeOp controller runs', () => {
       60_000,
       'the TTL-after-finished controller deleting the Job',
     );
+    // The recorder's own watch may deliver the deletion a moment after the list stopped showing the Job.
+    for (const until = Date.now() + 10_000; !jobs.deleted.has(jobName) && Date.now() < until; )
+      await new Promise((r) => setTimeout(r, 100));
     await jobs.stop();
 
     const job = jobs.last.get(jobName);

@@ -111,10 +111,9 @@ export async function ensureRebootPod(
 ): Promise<void> {
   if (!op.plan || ctx.caches.pods.get(rebootPodName(jobName), op.namespace)) return;
   const pod = buildRebootPod({ nodeOp: op.nodeOp, node, jobName, plan: op.plan, settings: ctx.settings });
-  await createIfAbsent(
-    () => ctx.clients.core.createNamespacedPod({ namespace: op.namespace, body: pod }),
-    'reboot pod',
-  );
+  await createIfAbsent(async () => {
+    ctx.caches.pods.applyOwnWrite(await ctx.clients.core.createNamespacedPod({ namespace: op.namespace, body: pod }));
+  }, 'reboot pod');
 }
 
 /** The Job from the cache, else from the API server (the cache may not have seen a Job just created). */

@@ -44,10 +44,15 @@ export async function runJob(
       const pod = buildJobPod(full, plan.createAttempt);
       let created: boolean;
       try {
-        created = await createIfAbsent(
-          () => ctx.clients.core.createNamespacedPod({ namespace, body: pod, fieldManager: FIELD_MANAGER }),
-          'Job pod',
-        );
+        created = await createIfAbsent(async () => {
+          const stored = await ctx.clients.core.createNamespacedPod({
+            namespace,
+            body: pod,
+            fieldManager: FIELD_MANAGER,
+          });
+          // Cached at once: a reconcile before the pod's watch event would otherwise create it again (refused, 409).
+          ctx.caches.pods.applyOwnWrite(stored);
+        }, 'Job pod');
       } catch (e) {
         // Refused as invalid, it would be refused on every attempt: the Job fails with the API server's words.
         if (!(e instanceof RefusedAsInvalidError) || end) throw e;

@@ -133,6 +133,7 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
   if (
     await createIfAbsent(async () => {
       created = await ctx.clients.batch.createNamespacedJob({ namespace: op.namespace, body: job });
+      ctx.caches.jobs.applyOwnWrite(created);
     }, 'Job')
   ) {
     notify(
