@@ -204,12 +204,18 @@ describe('Informer', () => {
   });
 
   describe('own writes (write-through)', () => {
+    /** An informer synced on a list of one object, `a` at version 1, its events cleared. */
+    const syncedWithA = async () => {
+      const started = setup();
+      started.source.listResults = [{ items: [cm('a', '1')], metadata: { resourceVersion: '1' } }];
+      started.informer.start();
+      await started.clock.advance(0);
+      started.events.length = 0;
+      return started;
+    };
+
     it('stores and fires a written object at once; its own watch event then changes nothing, older events are skipped', async () => {
-      const { source, informer, clock, events } = setup();
-      source.listResults = [{ items: [cm('a', '1')], metadata: { resourceVersion: '1' } }];
-      informer.start();
-      await clock.advance(0);
-      events.length = 0;
+      const { source, informer, events } = await syncedWithA();
       const written = cm('a', '5', 'ns', { k: 'ours' });
       expect(informer.applyOwnWrite(written)).toBe(true);
       // The caller's object is left as the API server returned it (the cache stores a trimmed copy).
@@ -232,11 +238,7 @@ describe('Informer', () => {
     });
 
     it('keeps an object created after a relist was read, and skips listed versions older than the cached one', async () => {
-      const { source, informer, clock, events } = setup();
-      source.listResults = [{ items: [cm('a', '1')], metadata: { resourceVersion: '1' } }];
-      informer.start();
-      await clock.advance(0);
-      events.length = 0;
+      const { source, informer, clock, events } = await syncedWithA();
       informer.applyOwnWrite(cm('a', '7'));
       informer.applyOwnWrite(cm('created', '8'));
       // A relist read at version 6: before both writes.
