@@ -157,13 +157,6 @@ export class InformerStore<T extends KubernetesObject> {
     else if (old.metadata?.resourceVersion !== rv) this.emit('update', current, old);
   }
 
-  /** Swaps the cache for a fresh list, firing the differences (and update for all on resync). */
-  replace(items: T[], resync: boolean, listVersion?: string): void {
-    const seen = new Set<string>();
-    this.applyListPage(items, resync, seen);
-    this.dropUnlisted(seen, listVersion);
-  }
-
   /**
    * One page of a list, applied as it arrives (its keys added to `seen`), so a list of thousands of
    * objects is never held whole and untransformed beside the cache: at 5000 nodes the ten-minute

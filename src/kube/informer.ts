@@ -22,7 +22,9 @@ import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { errorMessage, isGone, statusCode } from './errors.js';
 import { type IndexFunction, InformerStore, type InformerHandlers } from './informer-store.js';
 import type { ListPage, ListWatch, Selectors, WatchEventType, WatchHandle, WatchOptions } from './list-watch.js';
-import { matchesLabelSelector } from './label-selector.js';
+import { selectorMatches } from '../api/label-selector.js';
+import type { LabelSelector } from '../api/k8s-schemas.js';
+import { parseLabelSelector } from './label-selector.js';
 import type { RuntimeMetrics } from './metrics.js';
 
 export { objectKey, type IndexFunction, type InformerHandlers } from './informer-store.js';
@@ -77,6 +79,8 @@ export class Informer<T extends KubernetesObject> {
   private failures = 0;
   private watchStartedAt = 0;
   private restartCount = 0;
+  /** The label selector as applyOwnWrite checks it (read once); undefined: one it cannot check. */
+  private readonly ownWriteSelector: LabelSelector | undefined;
 
   constructor(source: ListWatch<T>, options: InformerOptions<T>) {
     this.source = source;
@@ -85,6 +89,7 @@ export class Informer<T extends KubernetesObject> {
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ informer: options.resource });
     this.store = new InformerStore(this.log, options.transform);
+    this.ownWriteSelector = parseLabelSelector(options.labelSelector ?? '');
   }
 
   /** True once a list succeeded: the cache then reflects the cluster (as of that list). */
@@ -124,7 +129,7 @@ export class Informer<T extends KubernetesObject> {
    */
   applyOwnWrite(object: T): boolean {
     if (this.options.fieldSelector) return false;
-    if (this.options.labelSelector && !matchesLabelSelector(this.options.labelSelector, object.metadata?.labels))
+    if (this.ownWriteSelector === undefined || !selectorMatches(this.ownWriteSelector, object.metadata?.labels ?? {}))
       return false;
     return this.store.applyOwnWrite(object);
   }

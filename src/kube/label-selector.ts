@@ -1,32 +1,32 @@
 /**
- * Whether labels match a label selector in its string form, for the equality-based terms this
- * operator's informers use (`key`, `!key`, `key=value`, `key==value`, `key!=value`, joined by commas).
- * A set-based term (`in`, `notin`, parentheses) is not understood: it never matches, so a caller
- * that asks before caching an object leaves the object to the watch, which is always right.
+ * A label selector's string form (what list and watch take) read into the object form, so that
+ * matching is api/label-selector.ts's `selectorMatches`, the one evaluation the project has. Only
+ * the equality-based terms this operator's informers use are read (`key`, `!key`, `key=value`,
+ * `key==value`, `key!=value`, joined by commas); a set-based term (`in`, `notin`, parentheses) gives
+ * undefined, and a caller that asks before caching an object then leaves it to the watch.
  */
-export function matchesLabelSelector(selector: string, labels: Readonly<Record<string, string>> | undefined): boolean {
-  const have = labels ?? {};
-  for (const raw of selector.split(',')) {
+import type { LabelSelector } from '../api/k8s-schemas.js';
+
+type Requirement = NonNullable<LabelSelector['matchExpressions']>[number];
+
+export function parseLabelSelector(text: string): LabelSelector | undefined {
+  const matchExpressions: Requirement[] = [];
+  for (const raw of text.split(',')) {
     const term = raw.trim();
     if (term === '') continue;
-    if (/[()\s]/.test(term)) return false;
+    if (/[()\s]/.test(term)) return undefined;
     const notEqual = term.indexOf('!=');
-    if (notEqual > 0) {
-      if (have[term.slice(0, notEqual)] === term.slice(notEqual + 2)) return false;
-      continue;
-    }
-    if (term.startsWith('!')) {
-      if (term.slice(1) in have) return false;
-      continue;
-    }
     const equal = term.indexOf('=');
-    if (equal < 0) {
-      if (!(term in have)) return false;
-      continue;
+    if (notEqual > 0) {
+      matchExpressions.push({ key: term.slice(0, notEqual), operator: 'NotIn', values: [term.slice(notEqual + 2)] });
+    } else if (term.startsWith('!')) {
+      matchExpressions.push({ key: term.slice(1), operator: 'DoesNotExist' });
+    } else if (equal < 0) {
+      matchExpressions.push({ key: term, operator: 'Exists' });
+    } else {
+      const value = term.slice(term.startsWith('=', equal + 1) ? equal + 2 : equal + 1);
+      matchExpressions.push({ key: term.slice(0, equal), operator: 'In', values: [value] });
     }
-    const key = term.slice(0, equal);
-    const value = term.slice(term.startsWith('=', equal + 1) ? equal + 2 : equal + 1);
-    if (have[key] !== value) return false;
   }
-  return true;
+  return { matchExpressions };
 }

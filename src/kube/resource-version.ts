@@ -18,8 +18,7 @@ export function isAtLeast(cached: string | undefined, wanted: string): boolean {
  * neither is later (the caller then behaves as if versions were not comparable).
  */
 export function isNewer(a: string | undefined, b: string | undefined): boolean {
-  if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
-  return BigInt(a) > BigInt(b);
+  return isOrderedVersion(a) && isOrderedVersion(b) && BigInt(a) > BigInt(b);
 }
 
 /** True when `rv` can be ordered against other versions (an etcd revision). */

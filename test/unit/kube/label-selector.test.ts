@@ -1,8 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { matchesLabelSelector } from '../../../src/kube/label-selector.js';
+import { selectorMatches } from '../../../src/api/label-selector.js';
+import { parseLabelSelector } from '../../../src/kube/label-selector.js';
 
-describe('matchesLabelSelector', () => {
+describe('parseLabelSelector (matched by selectorMatches)', () => {
   const labels = { app: 'x', tier: 'node' };
+  const matches = (text: string, have: Record<string, string> = labels): boolean | undefined => {
+    const selector = parseLabelSelector(text);
+    return selector === undefined ? undefined : selectorMatches(selector, have);
+  };
   it.each([
     ['app', true],
     ['missing', false],
@@ -18,16 +23,16 @@ describe('matchesLabelSelector', () => {
     ['app=x, tier=edge', false],
     ['', true],
   ])('%s → %s', (selector, expected) => {
-    expect(matchesLabelSelector(selector, labels)).toBe(expected);
+    expect(matches(selector)).toBe(expected);
   });
 
-  it('never matches a set-based term it does not understand', () => {
-    expect(matchesLabelSelector('app in (x,y)', labels)).toBe(false);
-    expect(matchesLabelSelector('app notin (z)', labels)).toBe(false);
+  it('does not read a set-based term', () => {
+    expect(parseLabelSelector('app in (x,y)')).toBeUndefined();
+    expect(parseLabelSelector('app notin (z)')).toBeUndefined();
   });
 
   it('treats missing labels as none', () => {
-    expect(matchesLabelSelector('!app', undefined)).toBe(true);
-    expect(matchesLabelSelector('app', undefined)).toBe(false);
+    expect(matches('!app', {})).toBe(true);
+    expect(matches('app', {})).toBe(false);
   });
 });
