@@ -14,6 +14,7 @@ import {
   type SkyhookControllerOptions,
 } from '../../src/controllers/skyhook/skyhook-controller.js';
 import { pino } from 'pino';
+import { isConflict } from '../../src/kube/errors.js';
 import { createLogger, silentLogger, type Logger } from '../../src/kube/logger.js';
 import type { ControllerFactory } from '../../src/kube/runtime.js';
 import type { NodeOpSettings } from '../../src/templates/nodeop-settings.js';
@@ -169,14 +170,19 @@ export async function setSkyhookPackages(
   name: string,
   packages: Record<string, Package>,
 ): Promise<void> {
-  const current = (await h.custom.getClusterCustomObject({
-    group: API_GROUP,
-    version: API_VERSION,
-    plural: 'skyhooks',
-    name,
-  })) as Skyhook;
-  const body = { ...current, spec: { ...current.spec, packages } };
-  await h.custom.replaceClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name, body });
+  const ref = { group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name };
+  // As `kubectl edit` does: read, change, write; a status write of the operator's in between makes
+  // the write a Conflict, and the edit is made again on the newer object.
+  for (let attempt = 1; ; attempt++) {
+    const current = (await h.custom.getClusterCustomObject(ref)) as Skyhook;
+    const body = { ...current, spec: { ...current.spec, packages } };
+    try {
+      await h.custom.replaceClusterCustomObject({ ...ref, body });
+      return;
+    } catch (e) {
+      if (!isConflict(e) || attempt >= 10) throw e;
+    }
+  }
 }
 
 export async function createDeploymentPolicy(
