@@ -18,12 +18,15 @@ export interface WriteCount {
   byRequest: Record<string, number>;
 }
 
-interface AuditEvent {
+export interface AuditEvent {
   stage?: string;
   verb?: string;
   userAgent?: string;
-  objectRef?: { resource?: string; subresource?: string; namespace?: string };
+  objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
   responseStatus?: { code?: number };
+  /** When the API server received the request and when it answered (RFC 3339, microseconds). */
+  requestReceivedTimestamp?: string;
+  stageTimestamp?: string;
 }
 
 /** Where the log ends now: count from here to leave out what happened before. */
@@ -42,6 +45,11 @@ function readFrom(path: string, offset: number): string {
     closeSync(fd);
   }
   return buffer.toString('utf8');
+}
+
+/** The completed write requests of the log after `fromOffset`, one parsed event each. */
+export function auditWritesFrom(path: string, fromOffset: number): AuditEvent[] {
+  return completedWrites(readFrom(path, fromOffset));
 }
 
 /** The completed write requests of the log's text, one parsed event each. */
@@ -69,9 +77,13 @@ function add(count: WriteCount, event: AuditEvent): void {
 
 /** The completed write requests after `fromOffset` whose User-Agent starts with `userAgentPrefix`. */
 export function countWrites(path: string, fromOffset: number, userAgentPrefix: string): WriteCount {
+  return writesOf(auditWritesFrom(path, fromOffset), userAgentPrefix);
+}
+
+/** `countWrites` over parsed audit events (one read of the log serves every count). */
+export function writesOf(events: readonly AuditEvent[], userAgentPrefix: string): WriteCount {
   const count = emptyCount();
-  for (const event of completedWrites(readFrom(path, fromOffset)))
-    if (event.userAgent?.startsWith(userAgentPrefix)) add(count, event);
+  for (const event of events) if (event.userAgent?.startsWith(userAgentPrefix)) add(count, event);
   return count;
 }
 
@@ -125,7 +137,7 @@ export interface ClusterWrites {
 
 /** Every completed write after `fromOffset`, by writer, heartbeats apart. */
 export function countClusterWrites(path: string, fromOffset: number): ClusterWrites {
-  return clusterWritesOf(completedWrites(readFrom(path, fromOffset)));
+  return clusterWritesOf(auditWritesFrom(path, fromOffset));
 }
 
 /** `countClusterWrites` over parsed audit events (pure, for tests). */

@@ -3,7 +3,14 @@
  * ideal, reconcile quantiles from the operator's histogram, writes per node-stage, CPU per process
  * and per node-stage, what limited the run, and the targets.
  */
-import { CLIENT_NODE_USER_AGENT, countClusterWrites, countWrites, writesPerNodeStage } from './audit-writes.js';
+import {
+  auditWritesFrom,
+  CLIENT_NODE_USER_AGENT,
+  clusterWritesOf,
+  writesOf,
+  writesPerNodeStage,
+} from './audit-writes.js';
+import { stageHandoffs } from './stage-handoff.js';
 import type { BenchCluster } from './bench-cluster.js';
 import { cores, type CpuSample, cpuReport, limitedBy } from './cpu-usage.js';
 import { histogramDelta, histogramQuantile, parseHistogram } from './histogram.js';
@@ -28,6 +35,8 @@ export interface RolloutRun {
   fullSize: boolean;
   names: string[];
   stages: number;
+  /** The stages each node runs, in order. */
+  stageNames: readonly string[];
   stageMs: number;
   controlPlaneStartMs: number;
   completed: boolean;
@@ -51,30 +60,29 @@ const RECONCILE_METRIC = 'controller_runtime_reconcile_time_seconds';
 
 const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
-/** The `_sum` of one controller's series of a histogram in a text exposition (0 when absent). */
-function histogramSum(text: string, controller: string): number {
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith(`${RECONCILE_METRIC}_sum{`) && l.includes(`controller="${controller}"`));
+const PHASE_METRIC = 'skyhook_reconcile_phase_seconds';
+
+/** The `_sum` of the series of `metric` carrying `label` in a text exposition (0 when absent). */
+function histogramSum(text: string, metric: string, label: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${metric}_sum{`) && l.includes(label));
   return Number(line?.split(' ').at(-1) ?? 0);
 }
 
-/**
- * p50/p95/p99 and mean in ms of one controller's reconciles during the run (the histogram's growth over
- * it). Many quick reconciles (a wait for the caches, a requeue) hold the quantiles low while a few long
- * ones hold the time: the mean and p99 show those.
- */
-export function reconcileQuantiles(
-  before: string,
-  after: string,
-  controller: string,
-): { count: number; p50Ms: number; p95Ms: number; p99Ms: number; meanMs: number } {
-  const delta = histogramDelta(
-    parseHistogram(before, RECONCILE_METRIC, { controller }),
-    parseHistogram(after, RECONCILE_METRIC, { controller }),
-  );
+export interface Quantiles {
+  count: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  meanMs: number;
+}
+
+/** p50/p95/p99 and mean in ms of one series of a seconds histogram during the run (its growth over it). */
+function quantilesOf(before: string, after: string, metric: string, name: string, value: string): Quantiles {
+  const match = { [name]: value };
+  const delta = histogramDelta(parseHistogram(before, metric, match), parseHistogram(after, metric, match));
   const count = delta.at(-1)?.count ?? 0;
-  const sum = histogramSum(after, controller) - histogramSum(before, controller);
+  const label = `${name}="${value}"`;
+  const sum = histogramSum(after, metric, label) - histogramSum(before, metric, label);
   return {
     count,
     p50Ms: Math.round(1000 * histogramQuantile(delta, 0.5)),
@@ -82,6 +90,25 @@ export function reconcileQuantiles(
     p99Ms: Math.round(1000 * histogramQuantile(delta, 0.99)),
     meanMs: count > 0 ? Math.round((1000 * sum) / count) : NaN,
   };
+}
+
+/**
+ * p50/p95/p99 and mean in ms of one controller's reconciles during the run. Many quick reconciles (a
+ * wait for the caches, a requeue) hold the quantiles low while a few long ones hold the time: the
+ * mean and p99 show those.
+ */
+export function reconcileQuantiles(before: string, after: string, controller: string): Quantiles {
+  return quantilesOf(before, after, RECONCILE_METRIC, 'controller', controller);
+}
+
+/**
+ * The Skyhook reconciles that planned, by phase (skyhook_reconcile_phase_seconds): the plan's own
+ * time against the apply's, which is the API server's round trips.
+ */
+export function skyhookPhaseQuantiles(before: string, after: string): Record<string, Quantiles> {
+  return Object.fromEntries(
+    ['plan', 'apply', 'cleanup'].map((phase) => [phase, quantilesOf(before, after, PHASE_METRIC, 'phase', phase)]),
+  );
 }
 
 export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Promise<Record<string, unknown>> {
@@ -97,12 +124,14 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
   const jobDuration = summarize(run.jobs.map((j) => (j.doneAt ?? NaN) - j.seenAt).filter(Number.isFinite));
   const budget = budgetCheck(grouped, stages, shape.budget);
 
-  const operatorWrites = countWrites(run.auditLog, run.writesFrom, CLIENT_NODE_USER_AGENT);
+  // The audit log read once (at 5000 nodes it is hundreds of MB): the write counts and the handoff come from it.
+  const auditWrites = auditWritesFrom(run.auditLog, run.writesFrom);
+  const operatorWrites = writesOf(auditWrites, CLIENT_NODE_USER_AGENT);
   // Running the stage Jobs' pods (spec.managedBy): the Job controller's work before, 2 writes instead of its 8.
   const jobRunnerWrites =
     (operatorWrites.byRequest['create pods'] ?? 0) + (operatorWrites.byRequest['patch jobs/status'] ?? 0);
   // Whole cluster: every writer but the heartbeats (node and API server Leases), which grow with wall time x nodes.
-  const clusterWrites = writesPerNodeStage(countClusterWrites(run.auditLog, run.writesFrom), nodeStages);
+  const clusterWrites = writesPerNodeStage(clusterWritesOf(auditWrites), nodeStages);
 
   const cpu = cpuReport(run.cpuBefore, run.cpuAfter, cores());
   const controlPlaneCpuS = CONTROL_PLANE.reduce((sum, name) => sum + (cpu.processes[name]?.cpuSeconds ?? 0), 0);
@@ -168,6 +197,7 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
     ideal: idealExplained(ideal),
     ratioWithMeasuredStage: round(run.wallMs / idealRolloutMs({ ...ideal, stageMs: jobDuration.p50 })),
     skyhookReconcile: skyhook,
+    skyhookReconcilePhases: skyhookPhaseQuantiles(run.metricsBefore, run.metricsAfter),
     nodeopReconcile: nodeop,
     writesPerNodeStage: {
       operator: perNodeStage(operatorWrites.total),
@@ -204,6 +234,8 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
       nextNodeAfterNodeDoneMs: nextNode,
       maxNodesInProgressPerSkyhook: budget.maxNodesInProgressPerSkyhook,
       stageJobDurationMs: jobDuration,
+      // The same-node handoff hop by hop on the API server's clock (stage-handoff.ts): which component the wait is in.
+      stageHandoffMs: stageHandoffs(auditWrites, run.stageNames),
     },
     writes: { operator: operatorWrites, wholeClusterPerNodeStage: clusterWrites },
     targets,

@@ -36,7 +36,9 @@ export const ROLLOUTS: Record<string, RolloutShape> = {
   'rollout-1000x5': { nodes: 1000, budget: 100, skyhooks: 5, windowMs: 8 * 60_000 },
   'rollout-5000': { nodes: 5000, budget: 500, skyhooks: 1, windowMs: 8 * 60_000 },
 };
-export const STAGES = 2; // apply, config: a first install without interrupts
+/** The stages each node runs, in order: a first install without interrupts. */
+export const STAGE_NAMES = ['apply', 'config'] as const;
+export const STAGES = STAGE_NAMES.length;
 const PHASE_MS = 2500;
 export const STAGE_MS = 2 * PHASE_MS;
 const PROGRESS_MS = 15_000;
@@ -107,13 +109,21 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
         const done = [...jobs.jobs.values()].filter((j) => j.succeeded).length;
         // The time of this tick: the SCR list may answer late on a loaded API server.
         const elapsedS = ((Date.now() - started) / 1000).toFixed(0);
-        void getJson<{ items: Skyhook[] }>(cp.kubeConfig, SKYHOOKS_PATH).then(
-          ({ items }) =>
+        // The heap beside the RSS: whether a rise is JS objects (heap used), V8's reserve (heap total) or outside V8.
+        void Promise.all([
+          getJson<{ items: Skyhook[] }>(cp.kubeConfig, SKYHOOKS_PATH),
+          operator.memoryStats().catch(() => undefined),
+        ]).then(
+          ([{ items }, memory]) =>
             say(
               `${benchmark} ${elapsedS} s: ${done}/${expectedJobs} stage Jobs done, ` +
                 `${completeNodesOf(items, names)}/${shape.nodes * names.length} node-SCRs complete; operator ` +
                 `${((sample.processes['operator'] ?? 0) / 100 - (cpuBefore.processes['operator'] ?? 0) / 100).toFixed(0)} s CPU, ` +
-                `peak RSS ${operator.peakRssMb()} MB; machine ${busy} % busy, load ${load1().toFixed(1)}`,
+                `peak RSS ${operator.peakRssMb()} MB` +
+                (memory
+                  ? ` (now ${memory.rssMb.toFixed(0)}: heap ${memory.heapUsedMb.toFixed(0)} used of ${memory.heapTotalMb.toFixed(0)}, external ${memory.externalMb.toFixed(0)})`
+                  : '') +
+                `; machine ${busy} % busy, load ${load1().toFixed(1)}`,
             ),
           () => undefined,
         );
@@ -162,6 +172,7 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
         fullSize,
         names,
         stages: STAGES,
+        stageNames: STAGE_NAMES,
         stageMs: STAGE_MS,
         controlPlaneStartMs: cp.startupMs,
         completed,

@@ -23,6 +23,7 @@ import { startSimulatedHost } from '../sandbox/simulated-host.js';
 import { startSandboxRealNodes, type SandboxRealNodes } from '../sandbox/real-node/sandbox-real-nodes.js';
 import { sandboxRenderer } from './sandbox-view.js';
 import { parseDurationMs } from '../util/duration.js';
+import { waitCrdsEstablished } from '../sandbox/crds-established.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 
@@ -116,7 +117,7 @@ async function startOperatorAndApply(
 ): Promise<SandboxRealNodes | undefined> {
   const crds = await cp.kubectl(['apply', '--server-side', '-k', join(repoRoot, 'config/crd')]);
   if (crds.code !== 0) throw new Error(`installing the CRDs failed: ${crds.stderr}`);
-  await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  await waitCrdsEstablished(cp, ['crd', '--all']);
   await cp.kubectl(['create', 'namespace', 'skyhook']);
   const operatorLog = join(cp.runDir, 'logs', 'operator.log');
   const logger = createLogger({

@@ -78,6 +78,8 @@ export class Informer<T extends KubernetesObject> {
   private resyncTimer: TimerHandle | undefined;
   private failures = 0;
   private watchStartedAt = 0;
+  /** Events the current watch delivered: a short watch that delivered some made progress (see restart). */
+  private watchEvents = 0;
   private restartCount = 0;
   /** The label selector as applyOwnWrite checks it (read once); undefined: one it cannot check. */
   private readonly ownWriteSelector: LabelSelector | undefined;
@@ -232,6 +234,7 @@ export class Informer<T extends KubernetesObject> {
 
   private watch(gen: number): void {
     this.watchStartedAt = this.clock.now();
+    this.watchEvents = 0;
     const options: WatchOptions = {
       ...this.selectors(),
       resourceVersion: this.resourceVersion,
@@ -245,6 +248,7 @@ export class Informer<T extends KubernetesObject> {
         return;
       }
       this.failures = 0;
+      this.watchEvents++;
       const rv = (object as T).metadata?.resourceVersion;
       if (rv) this.resourceVersion = rv;
       // A bookmark only moves the resourceVersion on.
@@ -265,8 +269,13 @@ export class Informer<T extends KubernetesObject> {
 
   /**
    * Ends the current cycle and starts another. A watch that simply ended after a while (server
-   * timeout, the client's 30 s inactivity timeout) resumes at once, and 410 lists at once; other
-   * errors, and watches that end as soon as they start, wait 1 s, 2 s, 4 s … up to the cap.
+   * timeout, the client's 30 s inactivity timeout) or after delivering events resumes at once, and
+   * 410 lists at once; other errors, and watches that end as soon as they start without an event,
+   * wait 1 s, 2 s, 4 s … up to the cap. client-go's reflector draws the same line ("very short
+   * watch": under a second and no items). A loaded API server closes a watch whose reader falls
+   * behind in a burst ("Forcing … watcher close due to unresponsiveness"), often within a second of
+   * its start; that watch made progress, and waiting a second would leave the cache a second behind
+   * in exactly the burst.
    */
   private restart(gen: number, resume: Resume, err: unknown): void {
     if (gen !== this.generation || !this.running) return;
@@ -275,8 +284,8 @@ export class Informer<T extends KubernetesObject> {
     this.watchHandle = undefined;
     const quietEnd = err === null || err === undefined || (err instanceof Error && err.name === 'TimeoutError');
     let delayMs = 0;
-    if (quietEnd && this.clock.now() - this.watchStartedAt >= 1000) {
-      this.log.debug({ resume }, 'watch ended; resuming');
+    if (quietEnd && (this.watchEvents > 0 || this.clock.now() - this.watchStartedAt >= 1000)) {
+      this.log.debug({ resume, events: this.watchEvents }, 'watch ended; resuming');
     } else {
       const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
       delayMs = isGone(err) ? 0 : Math.min(initialMs * 2 ** this.failures, maxMs);

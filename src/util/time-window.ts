@@ -192,9 +192,24 @@ export function nextWindowOpen(windows: readonly TimeWindow[] | undefined, now: 
   return earliest === undefined ? undefined : new Date(earliest);
 }
 
+/**
+ * The first firing after `now`. cron-parser's next() gives up ("loop limit exceeded") when its search
+ * crosses a half-hour DST change (Australia/Lord_Howe), where prev() still answers right; then the
+ * firing is found from prev() alone: the first instant whose latest firing is after `now`, by
+ * bisection to the second (about 20 prev() calls, and only on that path).
+ */
 function nextCronOpen(w: Extract<Compiled, { kind: 'cron' }>, now: Date): number | undefined {
   const expression = CronExpressionParser.parse(w.schedule, { tz: w.timeZone, currentDate: now });
-  return expression.hasNext() ? expression.next().getTime() : undefined;
+  try {
+    if (expression.hasNext()) return expression.next().getTime();
+  } catch {
+    // Found below.
+  }
+  const nowMs = now.getTime();
+  const firedAfterNow = (atMs: number): boolean => (lastFiring(w, atMs) ?? -Infinity) > nowMs;
+  const horizon = nowMs + HORIZON_DAYS * 24 * HOUR_MS;
+  if (!firedAfterNow(horizon)) return undefined;
+  return lastFiring(w, firstSecondWhere(nowMs, horizon, firedAfterNow));
 }
 
 /**
@@ -220,13 +235,21 @@ function nextDailyOpen(w: Extract<Compiled, { kind: 'daily' }>, nowMs: number): 
 
 /** The first open second in (max(now, at - 3h), at], given the window is closed at now and open at `at`. */
 function firstOpenSecond(w: Extract<Compiled, { kind: 'daily' }>, nowMs: number, at: number): number {
-  let closed = Math.max(nowMs, at - 3 * HOUR_MS);
-  let open = at;
-  if (dailyOpen(w, closed)) return closed;
+  const from = Math.max(nowMs, at - 3 * HOUR_MS);
+  return dailyOpen(w, from) ? from : firstSecondWhere(from, at, (ms) => dailyOpen(w, ms));
+}
+
+/**
+ * The first whole second in (`falseAt`, `trueAt`] where `holds` (false at `falseAt`, true at `trueAt`,
+ * and once true, true up to `trueAt`), by bisection.
+ */
+function firstSecondWhere(falseAt: number, trueAt: number, holds: (ms: number) => boolean): number {
+  let closed = falseAt;
+  let open = trueAt;
   while (open - closed > 1000) {
     const mid = Math.floor((closed + open) / 2000) * 1000;
     if (mid <= closed) break;
-    if (dailyOpen(w, mid)) open = mid;
+    if (holds(mid)) open = mid;
     else closed = mid;
   }
   return open;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { OPERATOR_NAMESPACE } from '../../src/api/operator-rbac.js';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMISSION = join(REPO_ROOT, 'config/samples/admission');
@@ -66,7 +67,7 @@ const admitted = (images: Record<string, string>): Promise<string> =>
 beforeAll(async () => {
   cp = await startControlPlane({ nodes: 0 });
   await kubectl(['apply', '--server-side', '-k', join(REPO_ROOT, 'config/crd')]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/skyhooks.skyhook.nvidia.com']);
+  await waitCrdsEstablished(cp, ['crd/skyhooks.skyhook.nvidia.com']);
   await kubectl(['create', 'namespace', OPERATOR_NAMESPACE]);
 }, 300_000);
 

@@ -15,6 +15,7 @@ import {
   type Permission,
 } from '../../src/api/operator-rbac.js';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README_DEMO = join(REPO_ROOT, '../shared/examples/skyhook-readme-demo.yaml');
@@ -71,7 +72,7 @@ describe('install', () => {
 
   it('kubectl apply --server-side -k config/default succeeds and the CRDs become established', async () => {
     await kubectl(['apply', '--server-side', '-k', join(REPO_ROOT, 'config/default')]);
-    await kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...CRDS]);
+    await waitCrdsEstablished(cp, CRDS);
     const deployment = await getJson('deployment', 'skyhook-operator', OPERATOR_NAMESPACE);
     expect(at(deployment, 'spec', 'replicas')).toBe(2);
   });
@@ -79,7 +80,7 @@ describe('install', () => {
 
 describe('valid documents', () => {
   beforeAll(async () => {
-    await kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...CRDS]);
+    await waitCrdsEstablished(cp, CRDS);
   });
 
   /** What upstream's CRD defaults (and its webhook's round trip) leave in a spec that set none of them. */

@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { SANDBOX_NAMES } from '../../src/api/names.js';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 import { ensureImages } from '../../src/sandbox/images/ensure-images.js';
 import { startRealNodes, type RealNodeFleet } from '../../src/sandbox/real-node/real-nodes.js';
 import { NODE_API_SERVER } from '../../src/sandbox/real-node/node-files.js';
@@ -119,7 +120,10 @@ describe('helm install / upgrade / uninstall on the local control plane', () => 
   it('helm install brings up the operator Deployment, which completes the upstream README demo', async () => {
     const started = Date.now();
     await helm(['install', 'skyhook', CHART_DIR, '-n', NS, '--create-namespace', '-f', sandboxValues]);
-    await kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...CRDS.map((c) => `crd/${c}`)]);
+    await waitCrdsEstablished(
+      cp,
+      CRDS.map((c) => `crd/${c}`),
+    );
     await rolledOut();
     const pods = await operatorPods();
     expect(pods).toHaveLength(2);

@@ -23,6 +23,7 @@ import { InformerFactory } from '../../src/kube/runtime.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane.js';
 import { freePorts } from '../../src/sandbox/ports.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LEASE = '3c22c1ae.nvidia.com';
@@ -68,7 +69,7 @@ beforeAll(async () => {
   // The operator's controllers watch our CRDs: without them their informers never sync.
   const crds = await cp.kubectl(['apply', '--server-side', '-k', 'config/crd']);
   if (crds.code !== 0) throw new Error(`installing the CRDs failed: ${crds.stderr}`);
-  await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  await waitCrdsEstablished(cp, ['crd', '--all']);
   clients = makeClients(cp.kubeConfig);
 }, 120_000);
 

@@ -19,6 +19,7 @@ import {
   maintenanceControllerFactory,
   type MaintenanceControllerOptions,
 } from '../../src/controllers/maintenance/controller.js';
+import { isNotFound } from '../../src/kube/errors.js';
 import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
@@ -29,6 +30,8 @@ import { BOOT_ID_PATH } from '../../src/maintenance-daemon/host.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
 import { startSimulatedHost, type SimulatedHostOptions } from '../../src/sandbox/simulated-host.js';
 import { installOperatorPrerequisites, NAMESPACE, REPO_ROOT } from './skyhook-cluster.js';
+import { retryOnConflict } from './conflict-retry.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 export const REQUIRED = '/var/maintenance-required';
 export const IN_PROGRESS = '/var/maintenance-in-progress';
@@ -64,13 +67,7 @@ export async function startMaintenanceHarness(
 ): Promise<MaintenanceHarness> {
   const cp = await startControlPlane({ nodes, podDurationMs: 250 });
   await installOperatorPrerequisites(cp);
-  const established = await cp.kubectl([
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    `crd/${KINDS.maintenancePolicy.plural}.${API_GROUP}`,
-  ]);
-  if (established.code !== 0) throw new Error(established.stderr);
+  await waitCrdsEstablished(cp, [`crd/${KINDS.maintenancePolicy.plural}.${API_GROUP}`]);
   const kc = cp.kubeConfig;
   const roots = mkdtempSync(join(tmpdir(), 'skyhook-maintenance-e2e-'));
   const hostPath = (node: string, path: string): string => join(roots, node, path);
@@ -171,12 +168,18 @@ export async function applyPolicy(h: MaintenanceHarness, name: string, spec: Mai
     metadata: { name },
     spec,
   };
-  try {
-    const current = (await h.custom.getClusterCustomObject({ ...ref, name })) as MaintenancePolicy;
-    await h.custom.replaceClusterCustomObject({ ...ref, name, body: { ...body, metadata: current.metadata } });
-  } catch {
-    await h.custom.createClusterCustomObject({ ...ref, body });
-  }
+  // Create, or read-change-write as `kubectl apply` would.
+  await retryOnConflict(async () => {
+    let current: MaintenancePolicy;
+    try {
+      current = (await h.custom.getClusterCustomObject({ ...ref, name })) as MaintenancePolicy;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      await h.custom.createClusterCustomObject({ ...ref, body });
+      return;
+    }
+    await h.custom.replaceClusterCustomObject({ ...ref, name, body: { ...current, spec } });
+  });
 }
 
 export async function waitForPolicy(

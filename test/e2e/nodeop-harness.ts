@@ -17,6 +17,7 @@ import { waitForList } from '../../src/kube/wait.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
 import { startSimulatedHost, type SimulatedHost, type SimulatedHostOptions } from '../../src/sandbox/simulated-host.js';
 import type { NodeOpSettings } from '../../src/templates/nodeop-settings.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 const CRD = join(fileURLToPath(new URL('../../', import.meta.url)), 'config/crd/skyhook.nvidia.com_nodeops.yaml');
 
@@ -43,13 +44,7 @@ export async function startNodeOpHarness(
   const cp = await startControlPlane({ nodes, podDurationMs: options.podDurationMs ?? 300 });
   const applied = await cp.kubectl(['apply', '--server-side', '-f', CRD]);
   if (applied.code !== 0) throw new Error(applied.stderr);
-  const established = await cp.kubectl([
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/nodeops.skyhook.nvidia.com',
-  ]);
-  if (established.code !== 0) throw new Error(established.stderr);
+  await waitCrdsEstablished(cp, ['crd/nodeops.skyhook.nvidia.com']);
   const kc = cp.kubeConfig;
   const host = await startSimulatedHost(kc, options.host);
   let manager: Manager | undefined;

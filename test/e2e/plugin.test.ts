@@ -31,6 +31,7 @@ import { SIMULATED_LOG_LINE } from '../../src/sandbox/kwok-stages.js';
 import { buildNodeJob } from '../../src/templates/nodeop-job.js';
 import { readNodeOpSettings } from '../../src/templates/nodeop-settings.js';
 import { nodeJobName } from '../../src/templates/object-names.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NAMESPACE = 'skyhook';
@@ -147,7 +148,7 @@ beforeAll(async () => {
   core = cp.kubeConfig.makeApiClient(CoreV1Api);
   custom = cp.kubeConfig.makeApiClient(CustomObjectsApi);
   await kubectl(['apply', '--server-side', '-k', join(ROOT, 'config/crd')]);
-  await kubectl(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  await waitCrdsEstablished(cp, ['crd', '--all']);
   await kubectl(['create', 'namespace', NAMESPACE]);
   // A paused Skyhook of priority 1 on node-f: every later Skyhook waits for it there.
   await kubectl(

@@ -17,7 +17,7 @@ import { silentLogger } from '../../src/kube/logger.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
 import { NODE_API_SERVER } from '../../src/sandbox/real-node/node-files.js';
 import { kubectlOk, NAMESPACE, REPO_ROOT, type RealHarness } from './real-harness.js';
-import { waitEstablished } from './skyhook-cluster.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 /** Where the example script is put on each node's host. */
 export const SCRIPT_ON_HOST = '/usr/local/sbin/maintenance-example.sh';
@@ -25,7 +25,7 @@ export const SCRIPT_DAEMONSET = 'maintenance-script';
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export async function startMaintenanceController(h: RealHarness): Promise<Manager> {
-  await waitEstablished(h.cp, ['crd/maintenancepolicies.skyhook.nvidia.com']);
+  await waitCrdsEstablished(h.cp, ['crd/maintenancepolicies.skyhook.nvidia.com']);
   return startManager({
     kc: h.cp.kubeConfig,
     logger: silentLogger(),

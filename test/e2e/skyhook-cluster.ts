@@ -14,6 +14,7 @@ import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
 import type { ControlPlane } from '../../src/sandbox/control-plane.js';
+import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const NAMESPACE = OPERATOR_NAMESPACE;
@@ -24,25 +25,11 @@ export interface ClusterHandle {
   cp: ControlPlane;
 }
 
-/**
- * `kubectl wait --for=condition=Established` on CRDs. A CRD read before the API server wrote its
- * first status makes kubectl fail at once (`.status.conditions accessor error: <nil> is of the type
- * <nil>`) instead of waiting: that answer is asked again.
- */
-export async function waitEstablished(cp: ControlPlane, crds: string[]): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const established = await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...crds]);
-    if (established.code === 0) return;
-    if (attempt >= 20 || !established.stderr.includes('accessor error')) throw new Error(established.stderr);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /** What the operator needs before it starts: our CRDs, established, and its namespace. */
 export async function installOperatorPrerequisites(cp: ControlPlane): Promise<void> {
   const applied = await cp.kubectl(['apply', '--server-side', '-k', `${REPO_ROOT}config/crd/`]);
   if (applied.code !== 0) throw new Error(applied.stderr);
-  await waitEstablished(cp, [
+  await waitCrdsEstablished(cp, [
     'crd/nodeops.skyhook.nvidia.com',
     'crd/skyhooks.skyhook.nvidia.com',
     'crd/deploymentpolicies.skyhook.nvidia.com',

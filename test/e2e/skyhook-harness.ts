@@ -14,7 +14,7 @@ import {
   type SkyhookControllerOptions,
 } from '../../src/controllers/skyhook/skyhook-controller.js';
 import { pino } from 'pino';
-import { isConflict } from '../../src/kube/errors.js';
+import { retryOnConflict } from './conflict-retry.js';
 import { createLogger, silentLogger, type Logger } from '../../src/kube/logger.js';
 import type { ControllerFactory } from '../../src/kube/runtime.js';
 import type { NodeOpSettings } from '../../src/templates/nodeop-settings.js';
@@ -171,18 +171,10 @@ export async function setSkyhookPackages(
   packages: Record<string, Package>,
 ): Promise<void> {
   const ref = { group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name };
-  // As `kubectl edit` does: read, change, write; a status write of the operator's in between makes
-  // the write a Conflict, and the edit is made again on the newer object.
-  for (let attempt = 1; ; attempt++) {
+  await retryOnConflict(async () => {
     const current = (await h.custom.getClusterCustomObject(ref)) as Skyhook;
-    const body = { ...current, spec: { ...current.spec, packages } };
-    try {
-      await h.custom.replaceClusterCustomObject({ ...ref, body });
-      return;
-    } catch (e) {
-      if (!isConflict(e) || attempt >= 10) throw e;
-    }
-  }
+    await h.custom.replaceClusterCustomObject({ ...ref, body: { ...current, spec: { ...current.spec, packages } } });
+  });
 }
 
 export async function createDeploymentPolicy(

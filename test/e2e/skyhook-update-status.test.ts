@@ -99,15 +99,21 @@ async function update(
     return;
   }
   // As a test tool replaces from a file: the live resourceVersion, everything else from the file
-  // (no finalizer, no annotations: the operator puts both back).
-  const live = JSON.parse(await kubectlOk(h, ['get', 'skyhook', name, '-o', 'json'])) as Skyhook;
-  const manifest = {
-    apiVersion: 'skyhook.nvidia.com/v1alpha1',
-    kind: 'Skyhook',
-    metadata: { name, resourceVersion: live.metadata.resourceVersion },
-    spec: { nodeSelectors: { matchLabels: { [GROUP_LABEL]: group } }, ...extra, packages: packages(true) },
-  };
-  await kubectlOk(h, ['replace', '-f', '-'], JSON.stringify(manifest));
+  // (no finalizer, no annotations: the operator puts both back). A status write of the operator
+  // between the read and the replace makes it a Conflict; the tool reads and replaces again.
+  for (let attempt = 1; ; attempt++) {
+    const live = JSON.parse(await kubectlOk(h, ['get', 'skyhook', name, '-o', 'json'])) as Skyhook;
+    const manifest = {
+      apiVersion: 'skyhook.nvidia.com/v1alpha1',
+      kind: 'Skyhook',
+      metadata: { name, resourceVersion: live.metadata.resourceVersion },
+      spec: { nodeSelectors: { matchLabels: { [GROUP_LABEL]: group } }, ...extra, packages: packages(true) },
+    };
+    const replaced = await h.cp.kubectl(['replace', '-f', '-'], { input: JSON.stringify(manifest) });
+    if (replaced.code === 0) return;
+    if (attempt >= 10 || !/Conflict|the object has been modified/.test(replaced.stderr))
+      throw new Error(`kubectl replace: ${replaced.stderr}`);
+  }
 }
 
 /** Update a complete SCR at generation 1 and check what re-ran and that the status converged. */

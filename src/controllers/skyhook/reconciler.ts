@@ -123,7 +123,8 @@ export class SkyhookReconciler {
       return;
     }
 
-    const plan = planNextActions(await this.plannerInput(key));
+    const { phases } = this.metrics;
+    const plan = await phases.time('plan', async () => planNextActions(await this.plannerInput(key)));
     if (plan.cache) this.planCache = plan.cache;
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
@@ -135,10 +136,12 @@ export class SkyhookReconciler {
       statusAction && !statusWrite.write
         ? plan.steps.map((step) => step.filter((action) => action !== statusAction)).filter((step) => step.length > 0)
         : plan.steps;
-    await applyActions(io, skyhook, steps);
+    await phases.time('apply', () => applyActions(io, skyhook, steps));
     if (statusWrite.write) this.statusPacing.written(key, now);
-    await this.deleteStaleConfigMaps(io, skyhook);
-    await deleteStaleNodeMetadata(io, skyhook);
+    await phases.time('cleanup', async () => {
+      await this.deleteStaleConfigMaps(io, skyhook);
+      await deleteStaleNodeMetadata(io, skyhook);
+    });
     const policy = skyhook.spec.deploymentPolicy
       ? io.caches.deploymentPolicies.get(skyhook.spec.deploymentPolicy)
       : undefined;

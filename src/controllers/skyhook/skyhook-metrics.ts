@@ -14,6 +14,7 @@ import { strategyParams } from './plan/compartments.js';
 import { nameOf } from '../../api/object-meta.js';
 import { NonInterruptWaitMetrics } from './non-interrupt-wait-metrics.js';
 import { RequeueMetrics } from './requeue-reasons.js';
+import { ReconcilePhaseMetrics } from './reconcile-phases.js';
 
 /** Upstream's policy_name label of an SCR rolled out by its interruptionBudget. */
 const LEGACY_POLICY = 'legacy';
@@ -47,6 +48,8 @@ export class SkyhookMetrics {
   readonly podWaits: NonInterruptWaitMetrics;
   /** Why reconciles asked to be looked at again (requeue-reasons.ts). */
   readonly requeues: RequeueMetrics;
+  /** Where each reconcile's time went (reconcile-phases.ts). */
+  readonly phases: ReconcilePhaseMetrics;
   /** The series set per SCR, so they can be removed (prom-client removes exact label sets only). */
   private readonly series = new Map<string, { gauge: Gauge<string>; labels: Record<string, string> }[]>();
 
@@ -54,6 +57,7 @@ export class SkyhookMetrics {
     const registers = [registry];
     this.podWaits = new NonInterruptWaitMetrics(registry);
     this.requeues = new RequeueMetrics(registry);
+    this.phases = new ReconcilePhaseMetrics(registry);
     this.status = new Gauge({
       name: 'skyhook_status',
       help: "1 for the Skyhook's current status, 0 for the others",

@@ -1,6 +1,6 @@
 /** The reconcile figures of a rollout benchmark: from the growth of the operator's histogram over the run. */
 import { describe, expect, it } from '@jest/globals';
-import { reconcileQuantiles } from '../../../bench/rollout-report.js';
+import { reconcileQuantiles, skyhookPhaseQuantiles } from '../../../bench/rollout-report.js';
 
 const exposition = (fast: number, slow: number, sum: number): string =>
   [
@@ -24,5 +24,25 @@ describe('reconcileQuantiles', () => {
 
   it('is NaN without reconciles', () => {
     expect(reconcileQuantiles('', '', 'skyhook').meanMs).toBeNaN();
+  });
+});
+
+describe('skyhookPhaseQuantiles', () => {
+  const phase = (name: string, fast: number, slow: number, sum: number): string[] => [
+    `skyhook_reconcile_phase_seconds_bucket{le="0.01",phase="${name}"} ${fast}`,
+    `skyhook_reconcile_phase_seconds_bucket{le="1",phase="${name}"} ${fast + slow}`,
+    `skyhook_reconcile_phase_seconds_bucket{le="+Inf",phase="${name}"} ${fast + slow}`,
+    `skyhook_reconcile_phase_seconds_sum{phase="${name}"} ${sum}`,
+    `skyhook_reconcile_phase_seconds_count{phase="${name}"} ${fast + slow}`,
+  ];
+
+  it('tells the plan from the apply, each from its own series', () => {
+    const after = [...phase('plan', 20, 0, 0.1), ...phase('apply', 0, 20, 12), ...phase('cleanup', 20, 0, 0)].join(
+      '\n',
+    );
+    const figures = skyhookPhaseQuantiles('', after);
+    expect(figures['plan']).toMatchObject({ count: 20, p50Ms: 5, p95Ms: 10, meanMs: 5 });
+    expect(figures['apply']).toMatchObject({ count: 20, p50Ms: 505, meanMs: 600 });
+    expect(figures['cleanup']?.count).toBe(20);
   });
 });

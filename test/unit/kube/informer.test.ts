@@ -398,6 +398,26 @@ describe('Informer', () => {
     expect(informer.restarts).toBe(1);
   });
 
+  it('a watch the server closes soon after it delivered events (a reader behind in a burst) resumes at once from the last event', async () => {
+    const { source, informer, clock, events } = setup();
+    source.listResults = [{ items: [], metadata: { resourceVersion: '1' } }];
+    informer.start();
+    await clock.advance(0);
+    await clock.advance(100);
+    source.lastWatch.emit('ADDED', cm('a', '2'));
+    source.lastWatch.end(null);
+    await clock.advance(0);
+    expect(clock.pending()).toEqual([]);
+    expect(source.watches).toHaveLength(2);
+    expect(source.lastWatch.options.resourceVersion).toBe('2');
+    expect(informer.restarts).toBe(0);
+    expect(events).toEqual(['add a@2']);
+    // The new watch ends at once without an event: that one backs off.
+    source.lastWatch.end(null);
+    expect(clock.pending()).toEqual([1000]);
+    expect(informer.restarts).toBe(1);
+  });
+
   it('lists again every resyncMs and fires update for every object, even unchanged ones', async () => {
     const { source, informer, clock, events } = setup({ resyncMs: 60_000 });
     source.listResults = [

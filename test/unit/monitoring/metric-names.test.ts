@@ -30,6 +30,7 @@ const METRIC_MODULES = [
   'src/controllers/nodeop/stage-metrics.ts',
   // Created by SkyhookMetrics, so already in operatorRegistry().
   'src/controllers/skyhook/non-interrupt-wait-metrics.ts',
+  'src/controllers/skyhook/reconcile-phases.ts',
   'src/controllers/skyhook/requeue-reasons.ts',
   'src/controllers/skyhook/skyhook-metrics.ts',
   'src/kube/metrics.ts',

@@ -178,6 +178,16 @@ describe('cron windows', () => {
     expect(nextWindowOpen([friday], at('2026-11-24T00:00:00Z'))?.toISOString()).toBe('2026-11-27T21:00:00.000Z');
   });
 
+  // CI's counterexample: cron-parser's next() gives up across Lord Howe's half-hour DST change (it
+  // ends on Sunday 5 April 2026 at 02:00 +11:00, back to 01:30 +10:30).
+  it('finds the next firing across a half-hour DST change', () => {
+    const sunday = { schedule: '0 2 * * 0', duration: '1m', timeZone: 'Australia/Lord_Howe' };
+    // 02:00 +10:30 on Sunday 5 April is 15:30 UTC the day before.
+    expect(nextWindowOpen([sunday], at('2026-03-28T15:01:00Z'))?.toISOString()).toBe('2026-04-04T15:30:00.000Z');
+    expect(open(sunday, '2026-04-04T15:30:30Z')).toBe(true);
+    expect(nextWindowOpen([sunday], at('2026-04-04T15:31:00Z'))?.toISOString()).toBe('2026-04-11T15:30:00.000Z');
+  });
+
   it('names the field of a bad cron window', () => {
     expect(windowError({ schedule: '61 * * * *', duration: '1h' })).toMatch(/^schedule: "61 \* \* \* \*": /);
     expect(windowError({ schedule: '0 0 2 * * *', duration: '1h' })).toMatch(/^schedule: .* is not a 5-field cron/);

@@ -16,8 +16,8 @@ import { errorMessage } from '../../../kube/errors.js';
 import { createOrReplace, ignoreNotFound } from '../../../kube/writes.js';
 import { describeFailedStage, failedStageMessage, STAGE_FAILED_REASON } from './failed-stage-report.js';
 import { addTaint, cordonWithClaim, releaseCordonClaim, removeTaint } from './node-cordon-taint-writes.js';
-import { ensureNodeMetadata } from './node-metadata-writes.js';
-import { applyNodeWrite } from './node-writes.js';
+import { ensureNodeMetadata, writeNodeMetadata } from './node-metadata-writes.js';
+import { applyNodeWrite, nodeAfterWrite } from './node-writes.js';
 import { buildPackageConfigMap } from '../build/package-configmaps.js';
 import type { CordonNode, PlannerAction, SetSkyhookStatus } from '../plan/planner-types.js';
 import { buildStageNodeOp } from '../build/stage-nodeop.js';
@@ -46,6 +46,10 @@ export async function applyActions(
       return noted(
         await applyNodeWrite(io.clients.core, io.caches.nodes.get(unit.write.node), unit.write, new Date(io.now())),
       );
+    if (unit.kind === 'nodeMetadata') {
+      const cached = io.caches.nodes.get(unit.write.node);
+      return cached ? writeNodeMetadata(io, skyhook, nodeAfterWrite(cached, unit.write)) : undefined;
+    }
     return applyAction(io, skyhook, unit.action, writtenNodes, noted);
   };
   for (const step of applySteps(steps)) {

@@ -24,8 +24,15 @@ type NodeWriteKinds = 'writeNodeState' | 'setNodeStatus' | 'setNodeAnnotations';
 /** An action applied as it is (everything but the node writes merged into one patch per node). */
 export type DirectAction = Exclude<PlannerAction, { kind: NodeWriteKinds }>;
 
-/** One write of a step: a node's merged state patch, or an action applied as it is. */
-export type ApplyUnit = { kind: 'nodeWrite'; write: NodeWrite } | { kind: 'action'; action: DirectAction };
+/**
+ * One write of a step: a node's merged state patch, an action applied as it is, or a node-metadata
+ * pre-write (the ConfigMap a stage about to start mounts, written beside the node's state patch from
+ * the node as that patch leaves it; see `withMetadataPreWrites`).
+ */
+export type ApplyUnit =
+  | { kind: 'nodeWrite'; write: NodeWrite }
+  | { kind: 'action'; action: DirectAction }
+  | { kind: 'nodeMetadata'; write: NodeWrite };
 
 /** Units applied in order, one after the other (one node's, one object's). */
 export type ApplyChain = ApplyUnit[];
@@ -56,6 +63,8 @@ function mergeNodeWrite(write: NodeWrite, action: Extract<PlannerAction, { kind:
  */
 export function chainKey(unit: ApplyUnit): string {
   if (unit.kind === 'nodeWrite') return `node/${unit.write.node}`;
+  // Its own chain: the point is to run beside the node's patch, not after it.
+  if (unit.kind === 'nodeMetadata') return `node-metadata/${unit.write.node}`;
   const { action } = unit;
   switch (action.kind) {
     case 'cordonNode':
@@ -108,6 +117,49 @@ function units(planSteps: readonly (readonly PlannerAction[])[]): Array<{ unit: 
 
 /** The planner's steps as the writer's (see the module comment). */
 export function applySteps(planSteps: readonly (readonly PlannerAction[])[]): ApplyStep[] {
+  return withMetadataPreWrites(cutSteps(planSteps));
+}
+
+/** The node a unit writes to (its state, cordon, taints, or a NodeOp on it), if any. */
+function nodeOf(unit: ApplyUnit): string | undefined {
+  if (unit.kind !== 'action') return unit.write.node;
+  const { action } = unit;
+  return 'node' in action && typeof action.node === 'string' ? action.node : undefined;
+}
+
+/**
+ * A node whose writes in this pass are exactly its state patch and then the creation of its next
+ * stage's NodeOp (a stage starting: the common case of a rollout) gets its node-metadata ConfigMap
+ * written in the step of the patch, beside it, from the node as the patch will leave it, instead of
+ * after it in the step of the NodeOp: one API round trip less between a stage's end and the next
+ * stage's start. The create still ensures the ConfigMap from the node the patch returned (it finds
+ * the pre-write equal and writes nothing, or writes what changed meanwhile), so the Job always
+ * mounts the node as written. Nodes with other writes in the pass (a cordon, a taint) keep the
+ * sequential order: their ConfigMap must show those too.
+ */
+function withMetadataPreWrites(steps: ApplyStep[]): ApplyStep[] {
+  const byNode = new Map<string, Array<{ unit: ApplyUnit; step: number }>>();
+  steps.forEach((units, step) => {
+    for (const unit of units) {
+      const node = nodeOf(unit);
+      if (node === undefined) continue;
+      const writes = byNode.get(node) ?? [];
+      writes.push({ unit, step });
+      byNode.set(node, writes);
+    }
+  });
+  const out = steps.map((units) => [...units]);
+  for (const writes of byNode.values()) {
+    const [patch, create] = writes;
+    if (writes.length !== 2 || patch?.unit.kind !== 'nodeWrite' || create?.unit.kind !== 'action') continue;
+    if (create.unit.action.kind !== 'createStageOp' || create.step <= patch.step) continue;
+    out[patch.step]!.push({ kind: 'nodeMetadata', write: patch.unit.write });
+  }
+  return out;
+}
+
+/** The planner's steps cut into the writer's, node writes merged (see the module comment). */
+function cutSteps(planSteps: readonly (readonly PlannerAction[])[]): ApplyStep[] {
   const steps: ApplyStep[] = [];
   let current: { step: number; units: ApplyUnit[] } | undefined;
   for (const { unit, step } of units(planSteps)) {

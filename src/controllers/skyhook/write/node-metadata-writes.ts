@@ -39,11 +39,19 @@ export async function ensureNodeMetadata(
   nodeName: string,
   written?: V1Node,
 ): Promise<void> {
+  const node = newer(io.caches.nodes.get(nodeName), written);
+  // The planner plans only nodes in this cache; a node deleted since gets no Job that could mount it.
+  if (node) await writeNodeMetadata(io, skyhook, node);
+}
+
+/**
+ * Creates or replaces the ConfigMap of `node` as given (the node as written, or as a write in flight
+ * will leave it: apply-steps.ts `withMetadataPreWrites`); nothing when the ConfigMap holds that already.
+ */
+export async function writeNodeMetadata(io: SkyhookIo, skyhook: Skyhook, node: V1Node): Promise<void> {
   const { clients, caches, settings, expectations } = io;
   const namespace = settings.namespace;
-  const node = newer(caches.nodes.get(nodeName), written);
-  // The planner plans only nodes in this cache; a node deleted since gets no Job that could mount it.
-  if (!node) return;
+  const nodeName = nameOf(node);
   const body = buildNodeMetadataConfigMap(skyhook, node, namespace, settings.agentImage);
   const name = body.metadata!.name!;
   const cached = caches.nodeMetadata.get(name, namespace);

@@ -43,6 +43,29 @@ export async function applyNodeWrite(
   return core.patchNodeStatus({ name: write.node, body, fieldManager: FIELD_MANAGER }, STRATEGIC_MERGE_PATCH);
 }
 
+/** The node as `write` will leave it, as far as its labels and annotations go (`null` removes a key). */
+export function nodeAfterWrite(node: V1Node, write: NodeWrite): V1Node {
+  const merged = (
+    current: Record<string, string> | undefined,
+    changes: Record<string, string | null>,
+  ): Record<string, string> => {
+    const out = { ...current };
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null) delete out[key];
+      else out[key] = value;
+    }
+    return out;
+  };
+  return {
+    ...node,
+    metadata: {
+      ...node.metadata,
+      annotations: merged(node.metadata?.annotations, write.annotations),
+      labels: merged(node.metadata?.labels, write.labels),
+    },
+  };
+}
+
 /**
  * Everything the SCR keeps on the node, removed (what `kubectl skyhook reset` would leave), and its
  * cordon released.

@@ -42,6 +42,7 @@ const cordon = (node: string): CordonNode => ({
 /** What a unit touches, for readable expectations. */
 function label(unit: ApplyUnit): string {
   if (unit.kind === 'nodeWrite') return `patch ${unit.write.node}`;
+  if (unit.kind === 'nodeMetadata') return `metadata ${unit.write.node}`;
   const { action } = unit;
   return 'node' in action
     ? `${action.kind} ${action.node}`
@@ -112,6 +113,38 @@ describe('applySteps', () => {
       ['createStageOp n1', 'createStageOp n1'],
       ['createStageOp n2'],
     ]);
+  });
+
+  it("writes a starting stage's metadata ConfigMap beside the node's state patch, in its own chain; a node with other writes keeps the order", () => {
+    const create = (node: string): ActionBuckets['creates'][number] =>
+      ({
+        kind: 'createStageOp',
+        skyhook: 's',
+        node,
+        package: { name: 'p', version: '1', image: 'i' },
+        stage: 'config',
+        previousRestarts: 0,
+      }) as ActionBuckets['creates'][number];
+    const planned = orderSteps({
+      ...empty(),
+      // n1: a stage ends and the next starts (its state, then its NodeOp); n2: the same, cordoned
+      // first (its ConfigMap must show the cordon); n3: a NodeOp only (its state written earlier).
+      nodeWrites: [state('n1'), state('n2')],
+      nodeMetadata: [cordon('n2')],
+      creates: [create('n1'), create('n2'), create('n3')],
+    });
+    const steps = applySteps(planned);
+    expect(steps.map((step) => chains(step).map((chain) => chain.map(label)))).toEqual([
+      [['patch n1'], ['patch n2'], ['metadata n1']],
+      [['cordonNode n2']],
+      [['createStageOp n1'], ['createStageOp n2'], ['createStageOp n3']],
+    ]);
+    const preWrite = steps[0]!.find((unit) => unit.kind === 'nodeMetadata');
+    const patch = steps[0]!.find((unit) => unit.kind === 'nodeWrite' && unit.write.node === 'n1');
+    // The ConfigMap is built from the node as its patch leaves it: the very patch of the step.
+    expect(preWrite?.kind === 'nodeMetadata' && patch?.kind === 'nodeWrite' && preWrite.write === patch.write).toBe(
+      true,
+    );
   });
 
   it('applies actions no bucket claims (the runtime-required taints) one by one, in order', () => {
