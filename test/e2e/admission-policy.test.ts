@@ -12,6 +12,7 @@ import { stringify } from 'yaml';
 import { OPERATOR_NAMESPACE } from '../../src/api/operator-rbac.js';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane.js';
 import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
+import { eventually } from './eventually.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMISSION = join(REPO_ROOT, 'config/samples/admission');
@@ -42,26 +43,18 @@ async function tryCreate(images: Record<string, string>): Promise<string> {
   return result.code === 0 ? '' : result.stderr;
 }
 
-/** Polls `probe` until `accept` holds for its result; returns the last result either way. */
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + POLICY_WAIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 /** Refused by a policy (not by the CRD's schema, which would refuse at once). */
 const refused = (images: Record<string, string>): Promise<string> =>
   eventually(
     () => tryCreate(images),
     (error) => error.includes('ValidatingAdmissionPolicy'),
+    { timeoutMs: POLICY_WAIT_MS, intervalMs: 250 },
   );
 const admitted = (images: Record<string, string>): Promise<string> =>
   eventually(
     () => tryCreate(images),
     (error) => error === '',
+    { timeoutMs: POLICY_WAIT_MS, intervalMs: 250 },
   );
 
 beforeAll(async () => {

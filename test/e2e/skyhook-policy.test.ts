@@ -21,6 +21,7 @@ import {
   waitForSkyhook,
   type SkyhookHarness,
 } from './skyhook-harness.js';
+import { metricsWith } from './eventually.js';
 
 const TIER = 'tier';
 const PACKAGE: Package = { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' };
@@ -47,10 +48,8 @@ afterAll(async () => {
 const scr = (name: string, group: string, spec: Partial<Skyhook['spec']>): Promise<void> =>
   createGroupSkyhook(h, name, group, { packages: { pkg: PACKAGE }, ...spec });
 
-async function metricsText(): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${h.manager()!.metricsPort}/metrics`);
-  return response.text();
-}
+/** /metrics once it has every line: the operator reports a pass's metrics after the status write a test waits for. */
+const metricsWithLines = (...lines: string[]): Promise<string> => metricsWith(h.manager()!.metricsPort, lines);
 
 describe('linear strategy', () => {
   it('runs batches of 1, 2, 3 nodes; keeps the batch state when the SCR says not to reset it', async () => {
@@ -77,13 +76,12 @@ describe('linear strategy', () => {
     const compartment = done.status?.compartmentStatuses?.[DEFAULT_COMPARTMENT];
     expect(compartment).toMatchObject({ matched: 6, ceiling: 4, inProgress: 0, completed: 6, progressPercent: 100 });
     expect(compartment?.batchState?.currentBatch).toBeGreaterThan(1);
-    const metrics = await metricsText();
-    expect(metrics).toContain(
+    const expected = [
       `skyhook_rollout_completed{skyhook_name="linear",policy_name="linear",compartment_name="${DEFAULT_COMPARTMENT}",strategy="linear"} 6`,
-    );
-    expect(metrics).toContain(
       `skyhook_rollout_matched_nodes{skyhook_name="linear",policy_name="linear",compartment_name="${DEFAULT_COMPARTMENT}",strategy="linear"} 6`,
-    );
+    ];
+    const metrics = await metricsWithLines(...expected);
+    for (const line of expected) expect(metrics).toContain(line);
   }, 180_000);
 });
 
@@ -114,13 +112,12 @@ describe('compartments with fixed and exponential strategies', () => {
     // The policy resets batch state when the rollout completes (its default).
     expect(statuses['critical']?.batchState?.currentBatch).toBe(1);
     expect(statuses[DEFAULT_COMPARTMENT]?.batchState?.currentBatch).toBe(1);
-    const metrics = await metricsText();
-    expect(metrics).toContain(
+    const expected = [
       'skyhook_rollout_ceiling{skyhook_name="tiers",policy_name="tiers",compartment_name="critical",strategy="fixed"} 1',
-    );
-    expect(metrics).toContain(
       `skyhook_rollout_ceiling{skyhook_name="tiers",policy_name="tiers",compartment_name="${DEFAULT_COMPARTMENT}",strategy="exponential"} 2`,
-    );
+    ];
+    const metrics = await metricsWithLines(...expected);
+    for (const line of expected) expect(metrics).toContain(line);
   }, 180_000);
 });
 
@@ -149,10 +146,11 @@ describe('failureThreshold', () => {
       shouldStop: true,
     });
     expect(Object.keys(jobs.stagesByNode('careful'))).toEqual(['stop-0']);
-    const metrics = await metricsText();
-    expect(metrics).toContain(
+    const expected = [
       `skyhook_rollout_should_stop{skyhook_name="careful",policy_name="careful",compartment_name="${DEFAULT_COMPARTMENT}",strategy="fixed"} 1`,
-    );
+    ];
+    const metrics = await metricsWithLines(...expected);
+    for (const line of expected) expect(metrics).toContain(line);
   }, 150_000);
 });
 
