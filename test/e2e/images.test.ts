@@ -110,7 +110,7 @@ function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<str
 
   describe('skyhook agent validate inside the skyhook image', () => {
     let packageRoot: { path: string; unmount: () => Promise<void> };
-    let broken: string;
+    let broken: string | undefined;
     beforeAll(async () => {
       packageRoot = await buildah.mountImage(archiveOf(set.upstreamPackageImage));
       broken = mkdtempSync(join(tmpdir(), 'broken-package-'));
@@ -121,7 +121,8 @@ function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<str
     });
     afterAll(async () => {
       await packageRoot?.unmount();
-      rmSync(broken, { recursive: true, force: true });
+      // Undefined when beforeAll failed before making it: that failure is the one to report.
+      if (broken) rmSync(broken, { recursive: true, force: true });
     });
 
     it('accepts the built shellscript package', async () => {

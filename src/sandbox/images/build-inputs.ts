@@ -18,6 +18,9 @@ import type { NodeBaseInputs } from './stand-ins.js';
 /** Debian packages the build runs (installed by tools/ensure-system-packages.sh). */
 export const BUILD_PACKAGES = [
   'buildah',
+  // The OCI runtime of buildah's RUN steps: buildah only recommends `crun | runc`, and apt-get with
+  // --no-install-recommends leaves it out ("exec: no command" on a fresh machine's first RUN).
+  'runc',
   'mmdebstrap',
   'gcc',
   'libc6-dev',
