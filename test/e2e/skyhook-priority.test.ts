@@ -18,6 +18,7 @@ import type { Package, Skyhook } from '../../src/api/skyhook.js';
 import { mergePatchCustomObject } from '../../src/kube/client.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
+import { eventually } from './eventually.js';
 import {
   createSkyhook,
   DEMO_LABEL,
@@ -76,18 +77,17 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
   return values.find((v) => Object.entries(labels).every(([key, value]) => v.labels[key] === value))?.value;
 }
 
-/** Polls `metric` until `accept` holds (a wait is reported by the reconcile after the one that wrote it onto the node). */
-async function metricEventually(
+/**
+ * Polls `metric` until `accept` holds, returning the last value either way. A reconcile sets its
+ * gauges only after its status write and its cleanup, so a test whose watch has seen the write may
+ * read them first (and a wait is reported by the reconcile after the one that wrote it onto the node).
+ */
+function metricEventually(
   name: string,
   labels: Record<string, string>,
   accept: (value: number | undefined) => boolean,
 ): Promise<number | undefined> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await metric(name, labels);
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return eventually(() => metric(name, labels), accept, { timeoutMs: 15_000, intervalMs: 100 });
 }
 
 const jobsOf = (filter: (job: StageJob) => boolean): StageJob[] => [...jobs.jobs.values()].filter(filter);
@@ -110,7 +110,8 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
     );
     expect(phase1['demo-1']).toMatchObject({ zzz: 'blocked', a: 'blocked', b: 'paused', d: 'disabled' });
     expect(jobsOf((job) => job.node === 'demo-1')).toEqual([]);
-    // Metrics are set right after the reconcile's status write, so they are read once the API shows that write.
+    // b's and d's statuses (and gauges) were set by passes long finished; zzz's node counts change with the
+    // status write waited for here, and its reconcile sets them only after that write and its cleanup.
     await waitForSkyhook(
       h,
       'zzz',
@@ -120,8 +121,10 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
     await waitForSkyhook(h, 'd', (scr) => scr.status?.status === 'disabled');
     expect(await metric('skyhook_status', { skyhook_name: 'b', status: 'paused' })).toBe(1);
     expect(await metric('skyhook_status', { skyhook_name: 'd', status: 'disabled' })).toBe(1);
-    expect(await metric('skyhook_node_status_count', { skyhook_name: 'zzz', status: 'complete' })).toBe(1);
-    expect(await metric('skyhook_node_status_count', { skyhook_name: 'zzz', status: 'blocked' })).toBe(1);
+    const zzzNodes = (status: string) =>
+      metricEventually('skyhook_node_status_count', { skyhook_name: 'zzz', status }, (v) => v === 1);
+    expect(await zzzNodes('complete')).toBe(1);
+    expect(await zzzNodes('blocked')).toBe(1);
     const tainted = { skyhook_name: 'zzz', reason: 'TaintNotTolerable' };
     expect(await metricEventually('skyhook_node_waiting_count', tainted, (v) => v === 1)).toBe(1);
     expect(await metric('skyhook_node_waiting_since_timestamp_seconds', tainted)).toBeLessThanOrEqual(
