@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { BOOT_ID_PATH } from '../../src/maintenance-daemon/host.js';
 import { SIMULATED_REBOOT_LOG } from '../../src/maintenance-daemon/rebooter.js';
+import { eventually } from './eventually.js';
 import {
   applyPolicy,
   REBOOT_SENTINEL,
@@ -91,10 +92,12 @@ describe('rebootWindows', () => {
     const entry = waiting.status?.queue?.find((q) => q.node === node);
     expect(entry?.reason).toBe('OutsideMaintenanceWindow');
     expect(entry?.message).toContain(new Date(opening).toISOString());
-    const events = await h.core.listNamespacedEvent({
-      namespace: 'default',
-      fieldSelector: `involvedObject.name=${node}`,
-    });
+    // The Event is recorded fire-and-forget in the pass that queues the node, beside its status write:
+    // the status the test waited for may be in the API before the Event.
+    const events = await eventually(
+      () => h.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${node}` }),
+      (list) => list.items.some((e) => e.reason === 'MaintenanceWaiting'),
+    );
     expect(events.items.map((e) => e.reason)).toContain('MaintenanceWaiting');
     expect(watcher.everCordoned.has(node)).toBe(false);
     await waitForPolicy(
