@@ -18,6 +18,7 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
+import { eventually } from './eventually.js';
 import {
   createGroupSkyhook,
   GROUP_LABEL,
@@ -144,7 +145,12 @@ describe('two Skyhooks with reboots and interruptionBudget.count 1 each, on 6 no
       true,
     );
     expect([...waited].some((holder) => holder.startsWith('skyhook/budget-'))).toBe(true);
-    const budget = await getBudget('one-at-a-time');
+    // The budget controller writes the status from its own node watch after the last uncordon, which
+    // comes before the Skyhook status write waited for: the budget's status may not show it yet.
+    const budget = await eventually(
+      () => getBudget('one-at-a-time'),
+      (b) => b.status?.disruptedCount === 0,
+    );
     expect(budget.status).toMatchObject({ matched: NODES, maxDisrupted: 1, disruptedCount: 0 });
   }, 600_000);
 
