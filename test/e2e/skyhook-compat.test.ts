@@ -27,6 +27,7 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { createLogger, silentLogger } from '../../src/kube/logger.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
+import { retryOnConflict } from './conflict-retry.js';
 import {
   createGroupSkyhook,
   groupNodes,
@@ -202,14 +203,19 @@ describe('deleting Skyhooks', () => {
       await waitForSkyhook(h, name, (scr) => scr.status?.status === 'in_progress', 30_000);
     const from = logLines.length;
     // A replace from a manifest drops the finalizer; deleted right after, the SCR goes at once, under the operator's feet.
-    const live = JSON.parse(await kubectlOk(h, ['get', 'skyhook', 'dropped', '-o', 'json'])) as Skyhook;
-    const replaced = {
-      apiVersion: live.apiVersion,
-      kind: live.kind,
-      metadata: { name: 'dropped', resourceVersion: live.metadata.resourceVersion },
-      spec: { ...live.spec, priority: 7 },
-    };
-    await kubectlOk(h, ['replace', '-f', '-'], JSON.stringify(replaced));
+    // The operator writes the status of the rollout under way: one landing between the read and the
+    // replace makes the replace a Conflict, and it is read and made again, as a tool would.
+    const ref = { group: API_GROUP, version: API_VERSION, plural: 'skyhooks', name: 'dropped' };
+    await retryOnConflict(async () => {
+      const live = (await h.custom.getClusterCustomObject(ref)) as Skyhook;
+      const replaced = {
+        apiVersion: live.apiVersion,
+        kind: live.kind,
+        metadata: { name: 'dropped', resourceVersion: live.metadata.resourceVersion },
+        spec: { ...live.spec, priority: 7 },
+      };
+      await h.custom.replaceClusterCustomObject({ ...ref, body: replaced });
+    });
     await kubectlOk(h, ['delete', 'skyhook', 'dropped', 'midway', 'compat', 'res', '--wait=false']);
     for (const name of ['dropped', 'midway', 'compat', 'res']) await waitForSkyhookGone(h, name);
     // Requeues and late events of the deleted SCRs come within a few seconds.
