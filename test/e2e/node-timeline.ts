@@ -8,6 +8,7 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import type { ClusterHandle } from './skyhook-cluster.js';
+import { eventually } from './eventually.js';
 
 export interface CordonSpan {
   node: string;
@@ -21,6 +22,12 @@ export interface NodeTimeline {
   /** Most of `nodes` seen cordoned at the same time. */
   maxCordoned(): number;
   spansOf(node: string): CordonSpan[];
+  /**
+   * Resolves once every span is closed (each node seen schedulable again), or after 10 s if some are
+   * still open. The last uncordon of a rollout is written a step before the status a test waits for,
+   * but this watch is not that one and may show it a moment later.
+   */
+  uncordoned(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +63,12 @@ export async function recordNodeTimeline(h: ClusterHandle, nodes: string[]): Pro
     spans,
     maxCordoned: () => max,
     spansOf: (node) => spans.filter((span) => span.node === node),
+    uncordoned: async () => {
+      await eventually(
+        async () => open.size,
+        (size) => size === 0,
+      );
+    },
     stop: () => informer.stop(),
   };
 }

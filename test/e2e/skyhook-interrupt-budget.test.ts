@@ -56,6 +56,7 @@ describe.each([
       },
     });
     const done = await waitForSkyhook(h, name, (scr) => scr.status?.status === 'complete', 240_000);
+    await timeline.uncordoned();
     await Promise.all([timeline.stop(), inProgress.stop()]);
 
     expect(done.status?.completeNodes).toBe(`${NODES}/${NODES}`);

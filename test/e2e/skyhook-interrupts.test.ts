@@ -129,6 +129,7 @@ describe('reboot packages on 3 nodes with interruptionBudget count 2', () => {
       packages: { kernel: pkg({ type: 'reboot' }), tuning: pkg({ type: 'service', services: ['containerd'] }) },
     });
     const done = await waitForSkyhook(h, 'reboots', (s) => s.status?.status === 'complete', 180_000);
+    await timeline.uncordoned();
     await Promise.all([timeline.stop(), jobs.stop(), pods.stop()]);
 
     expect(done.status).toMatchObject({ completeNodes: '3/3', nodesInProgress: 0 });

@@ -86,6 +86,7 @@ describe('a maintenance window closed at apply time', () => {
     );
 
     const done = await waitForSkyhook(h, 'reboot', (s) => s.status?.status === 'complete', CLOSED_MS + 120_000);
+    await timeline.uncordoned();
     await Promise.all([timeline.stop(), jobs.stop()]);
     expect(done.status?.nextMaintenanceWindow).toBeUndefined();
     expect(condition(done, SKYHOOK_CONDITIONS.maintenanceWindow)).toBeUndefined();
