@@ -31,6 +31,7 @@ import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../
 import { startSimulatedHost, type SimulatedHostOptions } from '../../src/sandbox/simulated-host.js';
 import { installOperatorPrerequisites, NAMESPACE, REPO_ROOT } from './skyhook-cluster.js';
 import { retryOnConflict } from './conflict-retry.js';
+import { eventually } from './eventually.js';
 import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
 
 export const REQUIRED = '/var/maintenance-required';
@@ -234,7 +235,17 @@ export function requestMaintenance(h: MaintenanceHarness, node: string, path = R
 export async function watchMaintenanceCordons(
   h: MaintenanceHarness,
   policy: string,
-): Promise<{ max(): number; cordoned(): string[]; everCordoned: Set<string>; stop(): Promise<void> }> {
+): Promise<{
+  max(): number;
+  cordoned(): string[];
+  /**
+   * Resolves once no node is seen cordoned under the claim, or after 10 s if some still are. A slot's
+   * release uncordons before the status write a test waits for, but on another watch than this one.
+   */
+  uncordoned(): Promise<void>;
+  everCordoned: Set<string>;
+  stop(): Promise<void>;
+}> {
   const claim = maintenanceClaim(policy);
   const informer = new Informer<V1Node>(apiListWatch(h.cp.kubeConfig, '/api/v1/nodes'), {
     resource: 'maintenance-cordons',
@@ -255,5 +266,11 @@ export async function watchMaintenanceCordons(
   informer.on({ add: seen, update: seen, delete: seen });
   informer.start();
   await informer.waitForSync(30_000);
-  return { max: () => max, cordoned, everCordoned, stop: () => informer.stop() };
+  const uncordoned = async (): Promise<void> => {
+    await eventually(
+      async () => cordoned(),
+      (nodes) => nodes.length === 0,
+    );
+  };
+  return { max: () => max, cordoned, uncordoned, everCordoned, stop: () => informer.stop() };
 }

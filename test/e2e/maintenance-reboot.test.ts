@@ -58,6 +58,7 @@ describe('reboot-required', () => {
         (p.status?.holderCount ?? 1) === 0,
       120_000,
     );
+    await watcher.uncordoned();
     await watcher.stop();
     expect(watcher.max()).toBe(1);
     expect([...watcher.everCordoned].sort()).toEqual(asking);
@@ -106,6 +107,7 @@ describe('rebootWindows', () => {
       (p) => (p.status?.recentCompletions ?? []).some((c) => c.node === node) && (p.status?.holderCount ?? 1) === 0,
       90_000,
     );
+    await watcher.uncordoned();
     await watcher.stop();
     const [line] = reboots(node);
     expect(Date.parse(line!.split(' ')[0]!)).toBeGreaterThanOrEqual(opening);

@@ -51,6 +51,7 @@ describe('20 nodes asking at once, maxConcurrent 3', () => {
       180_000,
     );
     scripts.stop();
+    await watcher.uncordoned();
     await watcher.stop();
     expect(watcher.max()).toBeLessThanOrEqual(3);
     expect(watcher.max()).toBe(3);
@@ -86,6 +87,7 @@ describe('daemons killed at random', () => {
       );
     await waitForPolicy(h, 'fleet', (p) => finished(p) && (p.status?.holderCount ?? 1) === 0, 180_000);
     scripts.stop();
+    await watcher.uncordoned();
     await watcher.stop();
     expect(before.status?.holderCount).toBe(0);
     expect(watcher.max()).toBeLessThanOrEqual(3);
