@@ -11,6 +11,7 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
+import { eventually } from './eventually.js';
 import {
   createNamespace,
   createNodeOp,
@@ -42,17 +43,29 @@ describe('a NodeOp deleted mid-Job', () => {
       apiListWatch(h.cp.kubeConfig, `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ns}/nodeops`),
       { resource: 'nodeops', logger: silentLogger() },
     );
-    let runningWhenGone: string[] | undefined;
+    // Judged by etcd revision, not by what the pods watch had delivered when the NodeOps watch showed
+    // the deletion: two watches, and the pods one may be a moment behind (the operator lets the NodeOp
+    // go a write or two after its own cache showed the last pod gone).
+    const revision = (o: KubernetesObject): bigint => BigInt(o.metadata?.resourceVersion ?? '0');
+    /** Each pod of the NodeOp: the revision it was first seen at, and the one it was first seen ended at (finished or deleted). */
+    const podRevisions = new Map<string, { seen: bigint; ended?: bigint }>();
+    const notePod = (pod: V1Pod, deleted: boolean): void => {
+      if (pod.metadata?.labels?.[NODEOP_NAMES.nodeOpLabel] !== 'slow') return;
+      const entry = podRevisions.get(pod.metadata?.name ?? '') ?? { seen: revision(pod) };
+      if (entry.ended === undefined && (deleted || ['Succeeded', 'Failed'].includes(pod.status?.phase ?? '')))
+        entry.ended = revision(pod);
+      podRevisions.set(pod.metadata?.name ?? '', entry);
+    };
+    pods.on({ add: (p) => notePod(p, false), update: (p) => notePod(p, false), delete: (p) => notePod(p, true) });
+    /** The pods that existed and had not ended at `at`. */
+    const runningAt = (at: bigint): string[] =>
+      [...podRevisions]
+        .filter(([, { seen, ended }]) => seen <= at && (ended === undefined || ended > at))
+        .map(([name]) => name);
+    let goneAt: bigint | undefined;
     ops.on({
-      delete: () => {
-        runningWhenGone = pods
-          .list()
-          .filter(
-            (p) =>
-              p.metadata?.labels?.[NODEOP_NAMES.nodeOpLabel] === 'slow' &&
-              !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''),
-          )
-          .map((p) => p.metadata?.name ?? '');
+      delete: (op) => {
+        goneAt ??= revision(op);
       },
     });
     pods.start();
@@ -75,10 +88,17 @@ describe('a NodeOp deleted mid-Job', () => {
         namespace: ns,
         name: 'slow',
       });
-      for (let i = 0; i < 300 && runningWhenGone === undefined; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 300 && goneAt === undefined; i++) await new Promise((r) => setTimeout(r, 100));
+      const goneAfterMs = Date.now() - deletedAt;
+      expect(goneAt).toBeDefined();
+      // Once the pods watch has shown every pod's end (a pod still running shows none, and stays listed).
+      const runningWhenGone = await eventually(
+        async () => runningAt(goneAt!),
+        () => [...podRevisions.values()].every((pod) => pod.ended !== undefined),
+      );
       expect(runningWhenGone).toEqual([]);
       // Well before the 20 s pod would have ended by itself.
-      expect(Date.now() - deletedAt).toBeLessThan(15_000);
+      expect(goneAfterMs).toBeLessThan(15_000);
       expect(
         (await h.batch.listNamespacedJob({ namespace: ns })).items.filter((j) => !j.metadata?.deletionTimestamp),
       ).toEqual([]);
