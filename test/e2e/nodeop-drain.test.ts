@@ -117,15 +117,18 @@ describe('cordon and drain', () => {
     const web = await runningPod('web');
     const agent = await runningPod('agent');
 
-    // When the workload pod disappeared and when the Job appeared, as watches see them.
+    // When the workload pod disappeared and when the Job appeared, as etcd revisions (one order for the
+    // cluster): the drain lists the node's pods and creates the Job right after the list shows the pod
+    // gone, so on two watches the Job may arrive before the pod's deletion does.
     const seen: { podGoneAt?: number; jobAt?: number } = {};
+    const revision = (o: V1Pod | V1Job): number => Number(o.metadata?.resourceVersion);
     const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, `/api/v1/namespaces/${WORK}/pods`), {
       resource: 'work-pods',
       logger: silentLogger(),
     });
     pods.on({
       delete: (p) => {
-        if (p.metadata?.uid === web.metadata?.uid) seen.podGoneAt ??= Date.now();
+        if (p.metadata?.uid === web.metadata?.uid) seen.podGoneAt ??= revision(p);
       },
     });
     const jobs = new Informer<V1Job>(apiListWatch(h.cp.kubeConfig, '/apis/batch/v1/namespaces/drain-ok/jobs'), {
@@ -133,8 +136,8 @@ describe('cordon and drain', () => {
       logger: silentLogger(),
     });
     jobs.on({
-      add: () => {
-        seen.jobAt ??= Date.now();
+      add: (job) => {
+        seen.jobAt ??= revision(job);
       },
     });
     await createNamespace(h, 'drain-ok');

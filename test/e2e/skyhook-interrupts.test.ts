@@ -112,10 +112,12 @@ describe('reboot packages on 3 nodes with interruptionBudget count 2', () => {
       resource: 'workloads',
       logger: silentLogger(),
     });
+    // The revision of its deletion, ordered against the Jobs' creations (seenRv) by etcd, not by when
+    // two watches delivered them: the drain creates the Job right after a list shows the pod gone.
     let webGoneAt: number | undefined;
     pods.on({
       delete: (p) => {
-        if (p.metadata?.uid === web.metadata?.uid) webGoneAt ??= Date.now();
+        if (p.metadata?.uid === web.metadata?.uid) webGoneAt ??= Number(p.metadata?.resourceVersion);
       },
     });
     pods.start();
@@ -172,7 +174,9 @@ describe('reboot packages on 3 nodes with interruptionBudget count 2', () => {
       expect(entries['tuning|1.0.0']).toMatchObject({ stage: 'post-interrupt', state: 'complete' });
     }
     // The workload pod was evicted by the drain, before reboot-0's first Job.
-    const firstOnZero = Math.min(...[...jobs.jobs.values()].filter((j) => j.node === 'reboot-0').map((j) => j.seenAt));
+    const firstOnZero = Math.min(
+      ...[...jobs.jobs.values()].filter((j) => j.node === 'reboot-0').map((j) => Number(j.seenRv)),
+    );
     expect(webGoneAt).toBeDefined();
     expect(webGoneAt!).toBeLessThan(firstOnZero);
   }, 240_000);
