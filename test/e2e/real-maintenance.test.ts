@@ -227,6 +227,8 @@ describe('node-initiated maintenance on real nodes', () => {
       60_000,
     );
     files.stop();
+    // Seen uncordoned by a read; the timeline's watch may show it a moment later.
+    await timeline.uncordoned();
     await timeline.stop();
     await pods.stop();
     console.log(`maintenance of 2 real nodes one at a time: ${Date.now() - started} ms`);
@@ -316,6 +318,7 @@ describe('node-initiated maintenance on real nodes', () => {
       },
       240_000,
     );
+    await timeline.uncordoned();
     await timeline.stop();
     console.log(`maintenance reboot of a real node: ${Date.now() - started} ms`);
 

@@ -207,6 +207,7 @@ describe('a real drain, then a reboot interrupt on a real node', () => {
 
     await policy.deleteNamespacedPodDisruptionBudget({ name: 'guarded', namespace: WORKLOADS });
     const done = await waitForSkyhook(h, 'reboots', (s) => s.status?.status === 'complete', 240_000);
+    await timeline.uncordoned();
     await Promise.all([timeline.stop(), jobs.stop(), pods.stop(), firstJob.stop()]);
 
     expect(done.status).toMatchObject({ completeNodes: '1/1' });
