@@ -41,7 +41,7 @@ const atMost =
   (limit: number) =>
   (value: number | boolean): boolean =>
     typeof value === 'number' && value <= limit;
-const completes: Target = { target: 'completes within the window', measure: (f) => f.completed, ok: (v) => v === true };
+const completes: Target = { target: 'completes without stalling', measure: (f) => f.completed, ok: (v) => v === true };
 const wall = (ratio: number): Target => ({
   target: `wall <= ${ratio} x ideal`,
   measure: (f) => f.wallRatio,

@@ -8,9 +8,10 @@
  * Each prints wall time against the ideal (rollout-ideal.ts), the Skyhook reconcile p50/p95 (from the
  * operator's histogram), writes per node-stage of the operator and of the whole cluster (audit log),
  * the operator's CPU and peak RSS, the CPU of every control-plane process, the machine's busy % and
- * load, what limited the run, and the targets (rollout-targets.ts). A bounded window ends a stalled
- * run with how far it got. BENCH_NODES and BENCH_BUDGET shrink a run to look into a cause (targets are
- * then not judged); BENCH_WINDOW_S changes the window.
+ * load, what limited the run, and the targets (rollout-targets.ts). A run ends when it completes, when
+ * no stage Job finished for a while (stalled: rollout-stall.ts), or at its window, a cap sized for what
+ * this 2-core machine needs; it then reports how far it got. BENCH_NODES and BENCH_BUDGET shrink a run
+ * to look into a cause (targets are then not judged); BENCH_WINDOW_S and BENCH_STALL_S change the limits.
  */
 import { getJson } from '../src/kube/wait.js';
 import { waitForList } from '../src/kube/wait.js';
@@ -19,6 +20,7 @@ import { auditLogEnd } from './audit-writes.js';
 import { createSkyhooks, say, simulatedPackage, withBenchCluster } from './bench-cluster.js';
 import { cores, type CpuSample, cpuReport, load1, readCpuSample } from './cpu-usage.js';
 import { rolloutReport, type RolloutRun } from './rollout-report.js';
+import { StallWatch } from './rollout-stall.js';
 import { recordStageJobs, SKYHOOKS_PATH } from '../test/e2e/skyhook-cluster.js';
 
 export interface RolloutShape {
@@ -27,14 +29,15 @@ export interface RolloutShape {
   budget: number;
   /** SCRs selecting every node, priorities 1, 2, … */
   skyhooks: number;
+  /** The cap on the rollout's wall time: the largest take as long as the machine floor says (about 10 × their ideal here). */
   windowMs: number;
 }
 
 export const ROLLOUTS: Record<string, RolloutShape> = {
   'rollout-100': { nodes: 100, budget: 10, skyhooks: 1, windowMs: 5 * 60_000 },
   'rollout-1000': { nodes: 1000, budget: 100, skyhooks: 1, windowMs: 8 * 60_000 },
-  'rollout-1000x5': { nodes: 1000, budget: 100, skyhooks: 5, windowMs: 8 * 60_000 },
-  'rollout-5000': { nodes: 5000, budget: 500, skyhooks: 1, windowMs: 8 * 60_000 },
+  'rollout-1000x5': { nodes: 1000, budget: 100, skyhooks: 5, windowMs: 30 * 60_000 },
+  'rollout-5000': { nodes: 5000, budget: 500, skyhooks: 1, windowMs: 30 * 60_000 },
 };
 /** The stages each node runs, in order: a first install without interrupts. */
 export const STAGE_NAMES = ['apply', 'config'] as const;
@@ -42,6 +45,9 @@ export const STAGES = STAGE_NAMES.length;
 const PHASE_MS = 2500;
 export const STAGE_MS = 2 * PHASE_MS;
 const PROGRESS_MS = 15_000;
+/** No stage Job finished for this long: stalled (a stage takes 5 s; a busy machine's worst hand-offs take seconds). */
+const STALL_MS = 120_000;
+const STALL_CHECK_MS = 5000;
 /** Writes that finish the rollout (the last status updates) land just after `complete` is seen. */
 const SETTLE_MS = 3000;
 
@@ -54,7 +60,7 @@ function positiveEnv(name: string): number | undefined {
 }
 
 /** The benchmark's shape with the BENCH_* overrides, and whether it is still the full size. */
-function shapeOf(benchmark: string): { shape: RolloutShape; fullSize: boolean } {
+function shapeOf(benchmark: string): { shape: RolloutShape; fullSize: boolean; stallMs: number } {
   const full = ROLLOUTS[benchmark];
   if (!full) throw new Error(`unknown rollout benchmark ${benchmark}`);
   const windowS = positiveEnv('BENCH_WINDOW_S');
@@ -66,7 +72,8 @@ function shapeOf(benchmark: string): { shape: RolloutShape; fullSize: boolean } 
   };
   // A shorter window still measures the full size: a run it cuts short fails "completes" instead.
   const fullSize = shape.nodes === full.nodes && shape.budget === full.budget;
-  return { shape, fullSize };
+  const stallS = positiveEnv('BENCH_STALL_S');
+  return { shape, fullSize, stallMs: stallS !== undefined ? stallS * 1000 : STALL_MS };
 }
 
 function skyhookNames(shape: RolloutShape): string[] {
@@ -83,7 +90,7 @@ function completeNodesOf(scrs: Skyhook[], names: string[]): number {
 
 export function rolloutBenchmark(benchmark: string): () => Promise<Record<string, unknown>> {
   return async () => {
-    const { shape, fullSize } = shapeOf(benchmark);
+    const { shape, fullSize, stallMs } = shapeOf(benchmark);
     const names = skyhookNames(shape);
     return withBenchCluster({ nodes: shape.nodes, podDurationMs: PHASE_MS, auditLog: true }, async (cluster) => {
       const { cp, operator } = cluster;
@@ -101,12 +108,19 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
       const expectedJobs = shape.nodes * STAGES * names.length;
       let maxLoad1 = load1();
       let lastSample: CpuSample = cpuBefore;
+      const jobsDone = (): number => [...jobs.jobs.values()].filter((j) => j.succeeded).length;
+      const stop = new AbortController();
+      const stallWatch = new StallWatch(stallMs, started);
+      const stallCheck = setInterval(() => {
+        const stall = stallWatch.check(jobsDone(), Date.now());
+        if (stall !== undefined) stop.abort(new Error(stall));
+      }, STALL_CHECK_MS);
       const progress = setInterval(() => {
         const sample = readCpuSample(processes);
         const busy = cpuReport(lastSample, sample, cores()).machineBusyPct;
         lastSample = sample;
         maxLoad1 = Math.max(maxLoad1, load1());
-        const done = [...jobs.jobs.values()].filter((j) => j.succeeded).length;
+        const done = jobsDone();
         // The time of this tick: the SCR list may answer late on a loaded API server.
         const elapsedS = ((Date.now() - started) / 1000).toFixed(0);
         // The heap beside the RSS: whether a rise is JS objects (heap used), V8's reserve (heap total) or outside V8.
@@ -132,7 +146,8 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
       let stalled: string | undefined;
       try {
         say(
-          `${benchmark}: ${shape.nodes} nodes, ${names.length} SCR(s), budget ${shape.budget} each, window ${shape.windowMs / 1000} s`,
+          `${benchmark}: ${shape.nodes} nodes, ${names.length} SCR(s), budget ${shape.budget} each, ` +
+            `window ${shape.windowMs / 1000} s, stalled after ${stallMs / 1000} s without a stage Job done`,
         );
         await createSkyhooks(
           cp,
@@ -152,13 +167,15 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
           (all) => names.every((name) => all.some((s) => s.metadata.name === name && s.status?.status === 'complete')),
           Math.max(1000, started + shape.windowMs - Date.now()),
           `${names.length} Skyhook(s) complete`,
+          { signal: stop.signal },
         );
         completed = true;
       } catch (error) {
         stalled = error instanceof Error ? error.message.slice(0, 300) : String(error);
-        say(`${benchmark}: not complete within the window (${stalled})`);
+        say(`${benchmark}: not complete (${stalled})`);
       } finally {
         clearInterval(progress);
+        clearInterval(stallCheck);
       }
       const wallMs = Date.now() - started;
       if (completed) await new Promise((r) => setTimeout(r, SETTLE_MS));

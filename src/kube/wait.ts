@@ -44,7 +44,8 @@ export async function getJson<T>(kc: KubeConfig, path: string, timeoutMs?: numbe
 
 /**
  * Resolves with the objects at `path` (a list URL such as `/api/v1/nodes`) once `done(objects)`
- * returns true; rejects with `describe()` of the last state after `timeoutMs`.
+ * returns true; rejects with `describe()` of the last state after `timeoutMs`, or with the abort
+ * reason as soon as `signal` aborts (a caller that knows earlier that the wait is hopeless).
  */
 export async function waitForList<T extends KubernetesObject>(
   kc: KubeConfig,
@@ -52,7 +53,9 @@ export async function waitForList<T extends KubernetesObject>(
   done: (objects: T[]) => boolean,
   timeoutMs: number,
   what = path,
+  { signal }: { signal?: AbortSignal } = {},
 ): Promise<T[]> {
+  signal?.throwIfAborted();
   const objects = new Map<string, T>();
   const key = (o: T): string => `${namespaceOf(o)}/${nameOf(o)}`;
   const list = await getJson<{ items: T[]; metadata: { resourceVersion: string } }>(kc, path);
@@ -66,6 +69,7 @@ export async function waitForList<T extends KubernetesObject>(
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
       controller?.abort();
       if (error) reject(error);
       else resolveWait([...objects.values()]);
@@ -79,6 +83,10 @@ export async function waitForList<T extends KubernetesObject>(
         ),
       timeoutMs,
     );
+    const aborted = (): void =>
+      finish(signal?.reason instanceof Error ? signal.reason : new Error(`stopped waiting for ${what}`));
+    signal?.addEventListener('abort', aborted, { once: true });
+    if (signal?.aborted) return aborted(); // aborted during the list
     const start = (resourceVersion: string): void => {
       watch
         .watch(

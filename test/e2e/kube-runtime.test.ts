@@ -137,6 +137,34 @@ describe('informer against the API server', () => {
   });
 });
 
+describe('waiting with a watch', () => {
+  it('gives up at once with the reason when its signal aborts, long before its timeout', async () => {
+    await createNamespace('wait-abort');
+    const path = '/api/v1/namespaces/wait-abort/configmaps';
+    const stop = new AbortController();
+    const started = Date.now();
+    const waiting = waitForList<V1ConfigMap>(
+      cp.kubeConfig,
+      path,
+      (all) => all.some((cm) => cm.metadata?.name === 'two'),
+      60_000,
+      'ConfigMap two',
+      {
+        signal: stop.signal,
+      },
+    );
+    // ConfigMap one comes (the watch is running), two never does: the caller knows the wait is hopeless.
+    await clients.core.createNamespacedConfigMap({ namespace: 'wait-abort', body: { metadata: { name: 'one' } } });
+    setTimeout(() => stop.abort(new Error('stalled: no progress')), 500);
+    await expect(waiting).rejects.toThrow('stalled: no progress');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // An already aborted signal does not start a wait at all.
+    await expect(
+      waitForList(cp.kubeConfig, path, () => true, 60_000, 'anything', { signal: stop.signal }),
+    ).rejects.toThrow('stalled: no progress');
+  });
+});
+
 describe('events', () => {
   it('records a repeated event as one core/v1 Event whose count grows', async () => {
     const ns = 'events-e2e';
