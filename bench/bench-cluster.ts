@@ -12,12 +12,16 @@ import { getJson } from '../src/kube/wait.js';
 import { installOperatorPrerequisites } from '../test/e2e/skyhook-cluster.js';
 import { startOperatorProcess, type OperatorProcess } from './operator-process.js';
 import { operatorRuntime, type OperatorRuntime } from './operator-runtime.js';
+import { benchHeartbeat } from './bench-heartbeat.js';
+import type { NodeHeartbeat } from '../src/sandbox/component-args.js';
 
 export interface BenchCluster {
   cp: ControlPlane;
   operator: OperatorProcess;
   /** How the operator runs: its Deployment's NODE_OPTIONS, MALLOC_ARENA_MAX … and memory limit (for the output). */
   runtime: OperatorRuntime;
+  /** The simulated nodes' heartbeat settings (bench-heartbeat.ts), for the output. */
+  heartbeat: NodeHeartbeat;
 }
 
 /** Progress for the person waiting; stdout carries only the benchmark's JSON line. */
@@ -32,7 +36,17 @@ export async function withBenchCluster<T>(
 ): Promise<T> {
   // BENCH_KEEP_RUN_DIR=1 keeps the audit log and every log, to look into a figure afterwards.
   const keepRunDir = process.env['BENCH_KEEP_RUN_DIR'] === '1';
-  const cp = await startControlPlane({ ...options, keepRunDir, onProgress: (m) => say(`control plane: ${m}`) });
+  const heartbeat = options.heartbeat ?? benchHeartbeat(nodeList(options.nodes).length);
+  say(
+    `simulated nodes heartbeat with ${heartbeat.leaseDurationSeconds} s leases, ` +
+      `${heartbeat.nodeMonitorGracePeriodSeconds} s of grace (bench-heartbeat.ts)`,
+  );
+  const cp = await startControlPlane({
+    ...options,
+    heartbeat,
+    keepRunDir,
+    onProgress: (m) => say(`control plane: ${m}`),
+  });
   if (keepRunDir) say(`run directory kept: ${cp.runDir}`);
   let operator: OperatorProcess | undefined;
   try {
@@ -41,7 +55,7 @@ export async function withBenchCluster<T>(
     const runtime = operatorRuntime();
     operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath, { runtimeEnv: runtime.env });
     say(`operator running (pid ${operator.pid}, log ${operator.logFile}, ${JSON.stringify(runtime.env)})`);
-    return await body({ cp, operator, runtime });
+    return await body({ cp, operator, runtime, heartbeat });
   } finally {
     await operator?.stop();
     await cp.stop();

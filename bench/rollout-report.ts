@@ -228,6 +228,7 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
       maxLoad1: round(run.maxLoad1),
     },
     limitedBy: limitedBy(cpu, run.maxLoad1),
+    simulatedNodeHeartbeat: cluster.heartbeat,
     ...(floor ? { machineFloor: floor } : {}),
     eventDriven: {
       nextStageAfterJobDoneMs: sameNode,

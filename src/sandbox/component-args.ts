@@ -85,11 +85,25 @@ export function apiserverArgs(
   ];
 }
 
+/**
+ * How simulated nodes heartbeat (kwok renews each node's Lease about every quarter of its duration,
+ * as a kubelet does) and how long kube-controller-manager's node lifecycle controller lets a node's
+ * heartbeat be late before it marks the node Unknown and taints it. Kubernetes' own defaults (40 s
+ * leases, 50 s grace) when absent.
+ */
+export interface NodeHeartbeat {
+  leaseDurationSeconds: number;
+  nodeMonitorGracePeriodSeconds: number;
+}
+
+export const DEFAULT_NODE_LEASE_SECONDS = 40;
+
 export function controllerManagerArgs(
   kubeconfigPath: string,
   ports: ControlPlanePorts,
   pki: Pki,
   verbosity: string,
+  heartbeat?: NodeHeartbeat,
 ): string[] {
   return [
     `--kubeconfig=${kubeconfigPath}`,
@@ -103,6 +117,7 @@ export function controllerManagerArgs(
     `--service-account-private-key-file=${pki.serviceAccountKey}`,
     '--kube-api-qps=200',
     '--kube-api-burst=400',
+    ...(heartbeat ? [`--node-monitor-grace-period=${heartbeat.nodeMonitorGracePeriodSeconds}s`] : []),
     `--v=${verbosity}`,
   ];
 }
@@ -123,6 +138,7 @@ export function kwokArgs(
   ports: ControlPlanePorts,
   pki: Pki,
   verbosity: string,
+  heartbeat?: NodeHeartbeat,
 ): string[] {
   return [
     `--kubeconfig=${kubeconfigPath}`,
@@ -136,7 +152,7 @@ export function kwokArgs(
     `--tls-cert-file=${pki.servingCert}`,
     `--tls-private-key-file=${pki.servingKey}`,
     '--cidr=10.244.0.0/16',
-    '--node-lease-duration-seconds=40',
+    `--node-lease-duration-seconds=${heartbeat?.leaseDurationSeconds ?? DEFAULT_NODE_LEASE_SECONDS}`,
     `--v=${verbosity}`,
   ];
 }

@@ -18,6 +18,7 @@ import {
   controllerManagerArgs,
   etcdArgs,
   kwokArgs,
+  type NodeHeartbeat,
   schedulerArgs,
 } from './component-args.js';
 import { ComponentGroup, PortClashError } from './component-group.js';
@@ -52,6 +53,8 @@ export interface ControlPlaneOptions {
    * costs a synchronous file write per request.
    */
   auditLog?: boolean;
+  /** How the simulated nodes heartbeat and how long the node lifecycle controller waits for them (default: Kubernetes'). */
+  heartbeat?: NodeHeartbeat;
 }
 
 export interface KubectlResult {
@@ -186,7 +189,7 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
       kubeconfigPath,
       ports,
       pki,
-      { podDurationMs: options.podDurationMs, kubeletVersion },
+      { podDurationMs: options.podDurationMs, kubeletVersion, heartbeat: options.heartbeat },
       v,
     );
     group.assertAllRunning();
@@ -235,10 +238,13 @@ async function startControllers(
   kubeconfigPath: string,
   ports: ControlPlanePorts,
   pki: Pki,
-  sim: { podDurationMs: number | undefined; kubeletVersion: string },
+  sim: { podDurationMs: number | undefined; kubeletVersion: string; heartbeat: NodeHeartbeat | undefined },
   v: string,
 ): Promise<void> {
-  const kcm = group.start('kube-controller-manager', controllerManagerArgs(kubeconfigPath, ports, pki, v));
+  const kcm = group.start(
+    'kube-controller-manager',
+    controllerManagerArgs(kubeconfigPath, ports, pki, v, sim.heartbeat),
+  );
   const scheduler = group.start('kube-scheduler', schedulerArgs(kubeconfigPath, ports, v));
   const kwokConfig = join(runDir, 'kwok.yaml');
   const logsFile = join(runDir, 'simulated-container.log');
@@ -247,7 +253,7 @@ async function startControllers(
     kwokConfig,
     kwokConfigYaml({ podDurationMs: sim.podDurationMs ?? 1000, logsFile, kubeletVersion: sim.kubeletVersion }),
   );
-  const kwok = group.start('kwok', kwokArgs(kubeconfigPath, kwokConfig, ports, pki, v));
+  const kwok = group.start('kwok', kwokArgs(kubeconfigPath, kwokConfig, ports, pki, v, sim.heartbeat));
   await Promise.all([
     group.healthy(kcm, `https://127.0.0.1:${ports.kcm}/healthz`, {}),
     group.healthy(scheduler, `https://127.0.0.1:${ports.scheduler}/healthz`, {}),
