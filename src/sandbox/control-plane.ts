@@ -183,15 +183,8 @@ async function startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     );
     // Simulated nodes report the API server's version as their kubelet's.
     const { gitVersion: kubeletVersion } = await kubeConfig.makeApiClient(VersionApi).getCode();
-    await startControllers(
-      group,
-      runDir,
-      kubeconfigPath,
-      ports,
-      pki,
-      { podDurationMs: options.podDurationMs, kubeletVersion, heartbeat: options.heartbeat },
-      v,
-    );
+    const sim = { podDurationMs: options.podDurationMs, kubeletVersion, heartbeat: options.heartbeat };
+    await startControllers(group, runDir, kubeconfigPath, ports, pki, sim, v);
     group.assertAllRunning();
     await addSimulatedNodes(kubeConfig, nodeList(options.nodes), START_TIMEOUT_MS);
     const startupMs = Date.now() - started;
