@@ -18,7 +18,7 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
-import { eventually } from './eventually.js';
+import { eventually, waitForValue } from './eventually.js';
 import {
   createGroupSkyhook,
   GROUP_LABEL,
@@ -91,14 +91,6 @@ async function bothComplete(group: string): Promise<void> {
   for (const name of [`${group}-first`, `${group}-second`]) {
     const done = await waitForSkyhook(h, name, (scr) => scr.status?.status === 'complete', 400_000);
     expect(done.status?.completeNodes).toBe(`${NODES}/${NODES}`);
-  }
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 
@@ -194,10 +186,13 @@ describe('two Skyhooks with reboots and interruptionBudget.count 1 each, on 6 no
     expect(statusOf(waiting)?.message).toContain('DisruptionBudget one-at-a-time allows 1 of 6 node(s)');
     const node = await h.core.readNode({ name: 'budget-1' });
     expect(node.spec?.unschedulable ?? false).toBe(false);
-    await waitUntil(async () =>
-      ((await getBudget('one-at-a-time')).status?.waiting ?? []).some(
-        (wait) => wait.node === 'budget-1' && wait.holder === `nodeop/${NAMESPACE}/needs-a-slot`,
-      ),
+    await waitForValue(
+      'DisruptionBudget one-at-a-time to list budget-1 as waiting for NodeOp needs-a-slot',
+      async () =>
+        ((await getBudget('one-at-a-time')).status?.waiting ?? []).some(
+          (wait) => wait.node === 'budget-1' && wait.holder === `nodeop/${NAMESPACE}/needs-a-slot`,
+        ) || undefined,
+      { timeoutMs: 30_000, intervalMs: 500 },
     );
     await holdSlot(false);
     await waitForList<NodeOp>(

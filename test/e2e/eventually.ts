@@ -23,6 +23,21 @@ export async function eventually<T>(
   }
 }
 
+/**
+ * Polls `probe` until it returns something other than `undefined`, and returns that: for state that follows
+ * another by design and that the test cannot go on without (a condition is a probe returning `true | undefined`).
+ * Throws naming `what` if it has not come within `timeoutMs`.
+ */
+export async function waitForValue<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  { timeoutMs, intervalMs = 200 }: { timeoutMs: number; intervalMs?: number },
+): Promise<T> {
+  const value = await eventually(probe, (found) => found !== undefined, { timeoutMs, intervalMs });
+  if (value === undefined) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  return value;
+}
+
 /** The operator's /metrics text. */
 export async function scrapeMetrics(port: number): Promise<string> {
   const response = await fetch(`http://127.0.0.1:${port}/metrics`);

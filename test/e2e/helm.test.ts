@@ -27,6 +27,7 @@ import { NODE_API_SERVER } from '../../src/sandbox/real-node/node-files.js';
 import { CHART_DIR, helmOk } from '../helm-binary.js';
 import { LEASE_NAME } from '../../src/cli/operator.js';
 import { acquireSerialLock } from './real-harness.js';
+import { waitForValue } from './eventually.js';
 import { DEMO_LABEL, REPO_ROOT, waitForSkyhook } from './skyhook-harness.js';
 
 const README_DEMO = resolve(REPO_ROOT, '../shared/examples/skyhook-readme-demo.yaml');
@@ -61,16 +62,6 @@ async function operatorPods(): Promise<V1Pod[]> {
 
 async function rolledOut(): Promise<void> {
   await kubectl(['-n', NS, 'rollout', 'status', 'deployment/skyhook-operator', '--timeout=240s']);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 beforeAll(async () => {
@@ -155,10 +146,14 @@ describe('helm install / upgrade / uninstall on the local control plane', () => 
     expect(after.metadata?.generation).toBeGreaterThan(before.metadata?.generation ?? 0);
     const env = after.spec?.template.spec?.containers[0]?.env ?? [];
     expect(env.find((e) => e.name === 'LOG_LEVEL')?.value).toBe('debug');
-    const pods = await until('the old operator pods to go', async () => {
-      const now = await operatorPods();
-      return now.length === 2 && now.every((p) => !oldPods.has(p.metadata?.name)) ? now : undefined;
-    });
+    const pods = await waitForValue(
+      'the old operator pods to go',
+      async () => {
+        const now = await operatorPods();
+        return now.length === 2 && now.every((p) => !oldPods.has(p.metadata?.name)) ? now : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
     for (const pod of pods) {
       expect(pod.spec?.containers[0]?.env?.find((e) => e.name === 'LOG_LEVEL')?.value).toBe('debug');
       expect(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
@@ -174,7 +169,11 @@ describe('helm install / upgrade / uninstall on the local control plane', () => 
       ).toBe('');
     for (const kind of ['clusterrole', 'clusterrolebinding'])
       expect((await cp.kubectl(['get', kind, 'skyhook-operator'])).code).not.toBe(0);
-    await until('the operator pods to go', async () => ((await operatorPods()).length === 0 ? true : undefined));
+    await waitForValue(
+      'the operator pods to go',
+      async () => ((await operatorPods()).length === 0 ? true : undefined),
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
     const crds = (await kubectl(['get', 'crd', '-o', 'name'])).trim().split('\n');
     for (const crd of CRDS) expect(crds).toContain(`customresourcedefinition.apiextensions.k8s.io/${crd}`);
     expect(await kubectl(['get', 'skyhook', 'demo', '-o', 'name'])).toMatch(/demo/);

@@ -25,6 +25,7 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import type { Manager } from '../../src/kube/manager.js';
+import { waitForValue } from './eventually.js';
 import { recordNodeTimeline } from './node-timeline.js';
 import {
   daemonPod,
@@ -63,16 +64,6 @@ const getPolicy = async (): Promise<MaintenancePolicy> =>
 const hostFile = (node: string, path: string): string => join(h.node(node).rootDir, path);
 const getNode = (name: string): Promise<V1Node> => h.core.readNode({ name });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /** `skyhook maintenance …` (the kubectl plugin) against the test cluster. */
 function plugin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -109,11 +100,11 @@ beforeAll(async () => {
   await deployDaemon(h);
   // Each daemon is up once it has made its node's Lease (through the API server, with its own token).
   for (const node of NODES)
-    await until(
+    await waitForValue(
       `the maintenance daemon's Lease of ${node}`,
       async () =>
         (await h.cp.kubectl(['-n', NAMESPACE, 'get', 'lease', `maintenance-${node}`])).code === 0 ? true : undefined,
-      120_000,
+      { timeoutMs: 120_000, intervalMs: 250 },
     );
   const policy = {
     apiVersion: `${API_GROUP}/${API_VERSION}`,
@@ -158,13 +149,13 @@ describe('node-initiated maintenance on real nodes', () => {
   it('the example script on two nodes at once: one node at a time is cordoned, drained, maintained and uncordoned', async () => {
     for (const node of NODES)
       await h.core.createNamespacedPod({ namespace: 'default', body: pinnedPod(h, `victim-${node}`, node) });
-    await until(
+    await waitForValue(
       'the victims running',
       async () => {
         const pods = await h.core.listNamespacedPod({ namespace: 'default' });
         return pods.items.filter((p) => p.status?.phase === 'Running').length === NODES.length ? true : undefined;
       },
-      60_000,
+      { timeoutMs: 60_000, intervalMs: 250 },
     );
     const gone: Record<string, number> = {};
     const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, '/api/v1/namespaces/default/pods'), {
@@ -184,15 +175,15 @@ describe('node-initiated maintenance on real nodes', () => {
     await runScriptEverywhere(h, 6);
 
     // While the first node holds the slot: the plugin shows the holder and the queued node, and refuses to release it.
-    const first = await until(
+    const first = await waitForValue(
       'a node in maintenance',
       async () => NODES.find((n) => files.seen[n]?.inProgress),
-      120_000,
+      { timeoutMs: 120_000, intervalMs: 250 },
     );
     const second = NODES.find((n) => n !== first)!;
     type Row = { node: string; state: string; reason?: string };
     // The policy's status is written shortly after the Leases: ask until it has caught up.
-    const rows = await until(
+    const rows = await waitForValue(
       'maintenance status to show the holder and the queued node',
       async () => {
         const status = await plugin(['status', '-o', 'json']);
@@ -201,7 +192,7 @@ describe('node-initiated maintenance on real nodes', () => {
         const queued = all.find((r) => r.node === second);
         return all.find((r) => r.node === first)?.state === 'holding' && queued?.reason ? all : undefined;
       },
-      15_000,
+      { timeoutMs: 15_000, intervalMs: 250 },
     );
     expect(rows.find((r) => r.node === second)).toMatchObject({ state: 'queued', reason: 'MaxConcurrent' });
     const release = await plugin(['release', first, '--yes']);
@@ -210,21 +201,21 @@ describe('node-initiated maintenance on real nodes', () => {
       stderr: expect.stringMatching(/maintenance script has the node.*--force/s),
     });
 
-    await until(
+    await waitForValue(
       'both maintenances done',
       async () => {
         const done = (await getPolicy()).status?.recentCompletions?.map((c) => c.node) ?? [];
         return NODES.every((n) => done.includes(n)) ? true : undefined;
       },
-      180_000,
+      { timeoutMs: 180_000, intervalMs: 250 },
     );
-    await until(
+    await waitForValue(
       'both nodes uncordoned',
       async () => {
         const nodes = await Promise.all(NODES.map(getNode));
         return nodes.every((n) => !n.spec?.unschedulable && !n.metadata?.annotations?.[CLAIM]) ? true : undefined;
       },
-      60_000,
+      { timeoutMs: 60_000, intervalMs: 250 },
     );
     files.stop();
     // Seen uncordoned by a read; the timeline's watch may show it a moment later.
@@ -277,13 +268,13 @@ describe('node-initiated maintenance on real nodes', () => {
     });
     const timeline = await recordNodeTimeline(h, [node]);
     expect(await onHost(h, node, ['touch', '/var/run/reboot-required'])).toMatchObject({ code: 0 });
-    const held = await until(
+    const held = await waitForValue(
       'the reboot held by the blocking pod',
       async () => {
         const queued = (await getPolicy()).status?.queue?.find((q) => q.node === node);
         return queued?.reason === 'BlockingPods' ? queued : undefined;
       },
-      60_000,
+      { timeoutMs: 60_000, intervalMs: 250 },
     );
     expect(held).toMatchObject({ protocol: 'reboot', message: expect.stringContaining('default/blocker') });
     expect((await getNode(node)).spec?.unschedulable).toBeFalsy();
@@ -292,13 +283,13 @@ describe('node-initiated maintenance on real nodes', () => {
     // The blocking pod goes while an alert fires: the alert gate holds the reboot now (Watchdog is filtered out).
     alerts.firing = true;
     await h.core.deleteNamespacedPod({ namespace: 'default', name: 'blocker', gracePeriodSeconds: 0 });
-    const alerted = await until(
+    const alerted = await waitForValue(
       'the reboot held by the alert',
       async () => {
         const queued = (await getPolicy()).status?.queue?.find((q) => q.node === node);
         return queued?.reason === 'ActiveAlerts' ? queued : undefined;
       },
-      60_000,
+      { timeoutMs: 60_000, intervalMs: 250 },
     );
     expect(alerted.message).toBe('active alerts: NodeDown');
     expect((await getNode(node)).spec?.unschedulable).toBeFalsy();
@@ -306,7 +297,7 @@ describe('node-initiated maintenance on real nodes', () => {
 
     const started = Date.now();
     alerts.firing = false;
-    await until(
+    await waitForValue(
       'the node back with a new boot ID, Ready and uncordoned',
       async () => {
         const n = await getNode(node);
@@ -316,7 +307,7 @@ describe('node-initiated maintenance on real nodes', () => {
         );
         return back && done && !n.metadata?.annotations?.[CLAIM] ? true : undefined;
       },
-      240_000,
+      { timeoutMs: 240_000, intervalMs: 250 },
     );
     await timeline.uncordoned();
     await timeline.stop();
@@ -330,7 +321,10 @@ describe('node-initiated maintenance on real nodes', () => {
     expect(span!.from).toBeLessThan(boot.at);
     expect(span!.to).toBeGreaterThan(boot.at);
     // /run is new after a boot: the sentinel is gone, and the daemon does not ask again.
-    await until('the daemon running again', () => daemonPod(h, node).catch(() => undefined), 60_000);
+    await waitForValue('the daemon running again', () => daemonPod(h, node).catch(() => undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
     expect((await onHost(h, node, ['test', '-e', '/var/run/reboot-required'])).code).not.toBe(0);
   }, 360_000);
 });

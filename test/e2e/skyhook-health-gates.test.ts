@@ -19,6 +19,7 @@ import {
   waitForSkyhook,
   type SkyhookHarness,
 } from './skyhook-harness.js';
+import { waitForValue } from './eventually.js';
 
 const PACKAGE: Package = { version: '1.0.0', image: 'ghcr.io/nvidia/skyhook-packages/shellscript' };
 const BATCH_NODES = ['batch-0', 'batch-1'];
@@ -35,16 +36,6 @@ afterAll(async () => {
 
 const readNode = (name: string): Promise<V1Node> => h.core.readNode({ name });
 const annotation = (node: V1Node, key: string): string | undefined => node.metadata?.annotations?.[key];
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** Sets a node condition through the status subresource, as a node problem detector would. */
 async function setCondition(name: string, type: string): Promise<void> {
@@ -71,13 +62,17 @@ describe('a beforeBatch gate on a node condition', () => {
     await createGroupSkyhook(h, 'batchgate', 'batch', { deploymentPolicy: 'settle', packages: { pkg: PACKAGE } });
     const waitingKey = nodeAnnotations.waiting('batchgate');
     const statusKey = nodeAnnotations.status('batchgate');
-    const first = await waitFor('a node waiting on its beforeBatch gate', async () => {
-      for (const name of BATCH_NODES) {
-        const node = await readNode(name);
-        if (annotation(node, waitingKey)?.startsWith('HealthGate: beforeBatch gate settled')) return node;
-      }
-      return undefined;
-    });
+    const first = await waitForValue(
+      'a node waiting on its beforeBatch gate',
+      async () => {
+        for (const name of BATCH_NODES) {
+          const node = await readNode(name);
+          if (annotation(node, waitingKey)?.startsWith('HealthGate: beforeBatch gate settled')) return node;
+        }
+        return undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
     const gatedAt = Date.now();
     const firstName = first.metadata!.name!;
     const secondName = BATCH_NODES.find((name) => name !== firstName)!;
@@ -102,8 +97,10 @@ describe('a beforeBatch gate on a node condition', () => {
     );
     await setCondition(firstName, 'Settled');
     const setAt = Date.now();
-    await waitFor('the second node to start', async () =>
-      annotation(await readNode(secondName), statusKey) === 'in_progress' ? true : undefined,
+    await waitForValue(
+      'the second node to start',
+      async () => (annotation(await readNode(secondName), statusKey) === 'in_progress' ? true : undefined),
+      { timeoutMs: 120_000 },
     );
     const startedAt = Date.now();
     // The next batch started once the gate passed (within a recheck), not before.
@@ -130,10 +127,14 @@ describe('a beforeUncordon gate that never passes', () => {
       deploymentPolicy: 'validate',
       packages: { kernel: { ...PACKAGE, interrupt: { type: 'reboot' } } },
     });
-    const node = await waitFor('the node erroring on its beforeUncordon gate', async () => {
-      const found = await readNode('reboot-0');
-      return annotation(found, nodeAnnotations.status('uncordongate')) === 'erroring' ? found : undefined;
-    });
+    const node = await waitForValue(
+      'the node erroring on its beforeUncordon gate',
+      async () => {
+        const found = await readNode('reboot-0');
+        return annotation(found, nodeAnnotations.status('uncordongate')) === 'erroring' ? found : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
     expect(h.host!.interrupts.some((interrupt) => interrupt.node === 'reboot-0' && interrupt.rebootsNode)).toBe(true);
     expect(node.spec?.unschedulable).toBe(true);
     expect(annotation(node, nodeAnnotations.cordon('uncordongate'))).toBe('true');

@@ -23,6 +23,7 @@ import {
   waitForSkyhook,
   type SkyhookHarness,
 } from './skyhook-harness.js';
+import { waitForValue } from './eventually.js';
 
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
 /** How long the status may take to show the truth once the last stage is done. */
@@ -166,7 +167,11 @@ describe('status after an update', () => {
     }
     // Every node starts over, the status shows it within seconds, and converges again at the same generation.
     await showsRerun;
-    await waitUntil(async () => [...rerun.jobs.values()].filter((job) => job.succeeded).length === 8);
+    await waitForValue(
+      "the rerun's 8 stage Jobs (2 nodes, apply and config twice each) to succeed",
+      async () => [...rerun.jobs.values()].filter((job) => job.succeeded).length === 8 || undefined,
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     await rerun.stop();
     expect(rerun.stagesByNode('again')).toEqual({
       'reset-0': ['apply', 'apply', 'config', 'config'],
@@ -188,18 +193,14 @@ describe('status after an update', () => {
     const isTainted = (name: string) => async (): Promise<boolean> =>
       (await h.core.readNode({ name })).spec?.taints?.some((t) => t.key === DEFAULT_RUNTIME_REQUIRED_TAINT.key) ??
       false;
-    for (const node of ['taint-0', 'taint-1']) await waitUntil(isTainted(node));
+    for (const node of ['taint-0', 'taint-1'])
+      await waitForValue(`the runtime-required taint on ${node}`, async () => (await isTainted(node)()) || undefined, {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
     await createGroupSkyhook(h, 'later', 'taint', { priority: 2, runtimeRequired: true, packages: packages(false) });
     await waitForSkyhook(h, 'later', converged('taint', 1));
     await updateAndConverge('later', 'taint', 'replace', { priority: 2, runtimeRequired: true });
     for (const node of ['taint-0', 'taint-1']) expect(await isTainted(node)()).toBe(false);
   }, 150_000);
 });
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
