@@ -8,6 +8,10 @@ import type { PacingDecision } from './pacing.js';
 export const isNodeDone = (status: NodeOpNodeStatus | undefined): boolean =>
   status?.phase === 'Completed' && status.rebootStatus !== 'pending';
 
+/** A node that will do nothing more but end again (node-end.ts `finish`): done, or failed. */
+export const isNodeFinal = (status: NodeOpNodeStatus | undefined): boolean =>
+  isNodeDone(status) || status?.phase === 'Failed';
+
 /**
  * Failed if any node failed; Completed once every target and every node ever started is done;
  * Running once some node started; Pending before that (also while no node matches).

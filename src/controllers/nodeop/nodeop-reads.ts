@@ -21,10 +21,10 @@
  * version a held update of any other version (someone else's status write) wakes the NodeOp after
  * all (`missed`); so does every held update when the write fails.
  */
-import type { NodeOp } from '../../api/nodeop.js';
+import type { NodeOp, NodeOpSpec } from '../../api/nodeop.js';
 import { parseKey } from '../../kube/controller.js';
 import { objectKey, type Informer } from '../../kube/informer.js';
-import { cachedNodeOp } from '../cached-objects.js';
+import { cachedNodeOp, finishedNodeOpSpec, isFinishedNodeOp, readableNodeOp } from '../cached-nodeops.js';
 import { isAtLeast, reflectsWrite } from '../../kube/resource-version.js';
 
 export class NodeOpReads {
@@ -85,10 +85,22 @@ export class NodeOpReads {
       this.written.delete(key);
       return cached;
     }
+    return this.get(key, cachedNodeOp);
+  }
+
+  /**
+   * The NodeOp `key` whole, from the API server: a finished NodeOp is cached without what only
+   * starts a node (cached-nodeops.ts), for the rare reconcile that must (reconciler.ts).
+   */
+  readWhole(key: string): Promise<NodeOp | undefined> {
+    return this.get(key, readableNodeOp);
+  }
+
+  private async get(key: string, as: (op: NodeOp) => NodeOp): Promise<NodeOp | undefined> {
     this.fetched++;
     const fresh = await this.fetch(key);
     if (!fresh) this.written.delete(key);
-    return fresh ? cachedNodeOp(fresh) : undefined;
+    return fresh ? as(fresh) : undefined;
   }
 
   /**
@@ -127,9 +139,15 @@ export class NodeOpReads {
   }
 }
 
-/** `op` differs from `old` in its status only (and its resourceVersion). */
+/**
+ * `op` differs from `old` in its status only (and its resourceVersion). The status write that
+ * finishes a NodeOp changes its cached spec (cached-nodeops.ts keeps less of a finished one), not
+ * its spec: when either is finished both specs are compared as a finished one is kept.
+ */
 function statusOnly(op: NodeOp, old: NodeOp): boolean {
   const { resourceVersion: _new, ...metadata } = op.metadata;
   const { resourceVersion: _old, ...oldMetadata } = old.metadata;
-  return JSON.stringify([metadata, op.spec]) === JSON.stringify([oldMetadata, old.spec]);
+  const finished = isFinishedNodeOp(op) || isFinishedNodeOp(old);
+  const spec = (o: NodeOp): NodeOpSpec => (finished ? finishedNodeOpSpec(o.spec) : o.spec);
+  return JSON.stringify([metadata, spec(op)]) === JSON.stringify([oldMetadata, spec(old)]);
 }

@@ -15,6 +15,7 @@ import { mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObject
 import { parseKey } from '../../kube/controller.js';
 import type { ReconcileResult } from '../../kube/queue.js';
 import { nodeJobName } from '../../templates/object-names.js';
+import { cachedSpecSuffices } from '../cached-nodeops.js';
 import { viewOf, type NodeOpContext, type NodeOpView } from './context.js';
 import { advanceNode } from './node-steps.js';
 import { startedStatus } from './node-status.js';
@@ -51,7 +52,7 @@ export class NodeOpReconciler {
   }
 
   readonly reconcile = async (key: string): Promise<ReconcileResult> => {
-    const nodeOp = await this.ctx.reads.read(key);
+    const nodeOp = await this.read(key);
     if (!nodeOp) {
       this.held.forget(key);
       this.ctx.drains.abort(`${key}|`);
@@ -127,6 +128,16 @@ export class NodeOpReconciler {
       recheck.at(now + SAFETY_RECHECK_MS, 'safety net while nodes are in flight');
     return recheck.result(now);
   };
+
+  /**
+   * The NodeOp, read-your-writes (nodeop-reads.ts); whole from the API server in the rare case that
+   * its cached copy, a finished one's, lacks what this reconcile would read (cached-nodeops.ts).
+   */
+  private async read(key: string): Promise<NodeOp | undefined> {
+    const nodeOp = await this.ctx.reads.read(key);
+    if (!nodeOp || cachedSpecSuffices(nodeOp, this.held.withHeld(key, nodeOp))) return nodeOp;
+    return this.ctx.reads.readWhole(key);
+  }
 
   private ref(key: string): CustomObjectRef {
     const { name, namespace } = parseKey(key);

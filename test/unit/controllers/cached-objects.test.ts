@@ -3,7 +3,7 @@
  * answer on the trimmed object as on the whole one, and what has no reader is gone.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
 import {
   API_GROUP,
   API_VERSION,
@@ -15,8 +15,36 @@ import {
   POD_ANNOTATIONS,
 } from '../../../src/api/names.js';
 import { cachedBarrierPod, cachedJob, cachedNode, cachedNodeOpPod } from '../../../src/controllers/cached-objects.js';
+import {
+  cachedNodeOp,
+  cachedSpecSuffices,
+  finishedNodeOpSpec,
+  isFinishedNodeOp,
+  readableNodeOp,
+} from '../../../src/controllers/cached-nodeops.js';
+import { NodeOpsByNode } from '../../../src/controllers/nodeop/cache-indexes.js';
+import { viewOf } from '../../../src/controllers/nodeop/context.js';
+import {
+  isOnlyFinish,
+  isSucceededPod,
+  jobChanged,
+  jobNews,
+  mayStartNodes,
+  podChanged,
+  podHasNews,
+  podNews,
+} from '../../../src/controllers/nodeop/event-filters.js';
+import { HeldEntries, isHeldBack, planStatusWrite } from '../../../src/controllers/nodeop/status-write.js';
+import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
+import { stageOpOwner } from '../../../src/controllers/skyhook/views/cache-indexes.js';
+import { summarize } from '../../../src/controllers/skyhook/views/op-summary.js';
+import { describeFailedStage } from '../../../src/controllers/skyhook/write/failed-stage-report.js';
+import { finishedAtMs, isRunByNodeOpController, planJobRun } from '../../../src/jobs/job-runner/run-plan.js';
+import { silentLogger } from '../../../src/kube/logger.js';
+import { readNodeOpSettings } from '../../../src/templates/nodeop-settings.js';
+import { stageJob, stageNodeOp, stagePod, stageSkyhook, type StageMoment } from './stage-objects.js';
 import { bootIdOf, isNodeReady, rebootObserved } from '../../../src/controllers/nodeop/node-status.js';
-import { targetNodes } from '../../../src/controllers/nodeop/pacing.js';
+import { planStarts, targetNodes, targetNodesOf } from '../../../src/controllers/nodeop/pacing.js';
 import { hasSkyhookTraces } from '../../../src/controllers/skyhook/write/node-writes.js';
 import {
   podChangeMatters,
@@ -26,8 +54,15 @@ import {
 } from '../../../src/controllers/skyhook/views/node-pods.js';
 import { nodeViewOf } from '../../../src/controllers/skyhook/views/node-view.js';
 import { cordonedBy, isCordonedBy } from '../../../src/jobs/cordon/claims.js';
-import { describeFailedContainer, isJobFinished, jobProgress, stuckDeadline } from '../../../src/jobs/job-progress.js';
+import {
+  describeFailedContainer,
+  failedTermination,
+  isJobFinished,
+  jobProgress,
+  stuckDeadline,
+} from '../../../src/jobs/job-progress.js';
 import { ownerKeys } from '../../../src/kube/controller.js';
+import type { NodeOp } from '../../../src/api/nodeop.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';
 
 const managedFields = [
@@ -415,7 +450,7 @@ describe('cachedNodeOpPod and cachedJob', () => {
     expect(toNodeOp(kept)).toEqual(['skyhook/op-1']);
   });
 
-  it('keeps what maps a pod to its NodeOp and Job, and the pod status whole', () => {
+  it('keeps what maps a pod to its NodeOp and Job, and the status of a pod that has not finished whole', () => {
     const toNodeOp = ownerKeys(KINDS.nodeOp.kind, { apiGroup: API_GROUP });
     const toJob = ownerKeys('Job', { apiGroup: 'batch' });
     pods.forEach((pod, i) => {
@@ -423,9 +458,10 @@ describe('cachedNodeOpPod and cachedJob', () => {
       expect(toNodeOp(kept)).toEqual(toNodeOp(pod));
       expect(toJob(kept)).toEqual(toJob(pod));
       expect(kept.metadata?.labels).toEqual(pod.metadata?.labels);
-      expect(kept.status).toEqual(pod.status);
       expect(kept.spec?.nodeName).toBe(pod.spec?.nodeName);
     });
+    // A finished pod keeps what is read of it (below: 'a finished stage')
+    expect(trimmedPods[0]!.status).toEqual(pulling.status);
   });
 
   it('drops the pod spec, the pod template and managedFields', () => {
@@ -437,5 +473,294 @@ describe('cachedNodeOpPod and cachedJob', () => {
     expect(job.spec?.selector).toBeUndefined();
     expect(job.metadata?.managedFields).toBeUndefined();
     expect(JSON.stringify(job).length).toBeLessThan(JSON.stringify(jobs[0]).length / 2);
+  });
+});
+
+/**
+ * A finished stage (its NodeOp, Job and pod, as the operator builds them and the API server and a
+ * kubelet store them) stays cached for an hour: each keeps only what its readers read of a finished
+ * object, and every reader answers on it as on the object kept whole.
+ */
+describe('a finished stage', () => {
+  const now = Date.parse('2030-01-01T00:05:00Z');
+  const nodeOpSettings = readNodeOpSettings({});
+  const toNodeOp = ownerKeys(KINDS.nodeOp.kind, { apiGroup: API_GROUP });
+  const toJob = ownerKeys('Job', { apiGroup: 'batch' });
+  const stage = (moment: StageMoment, extra: Partial<CreateStageOp> = {}) => {
+    const op = stageNodeOp('node-a', moment, extra);
+    const job = stageJob(op, moment);
+    return { op, job, pod: stagePod(job, moment) };
+  };
+  const succeeded = stage('succeeded');
+  const failed = stage('failed');
+  const running = stage('running');
+  const interrupted = stage('failed', { stage: 'interrupt', interrupt: { type: 'reboot' }, cordon: true });
+
+  /** A pod that failed by its Job's deadline while a container still waited on a stuck reason. */
+  const timedOut = ((): V1Pod => {
+    const pod = stagePod(failed.job, 'failed');
+    const status = pod.status!;
+    status.reason = 'DeadlineExceeded';
+    status.message = 'Pod was active on the node longer than the specified deadline';
+    status.initContainerStatuses![0]!.state = { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling' } };
+    return pod;
+  })();
+
+  /** What the NodeOp controller and the Skyhook controller read of a NodeOp that finished. */
+  function nodeOpAnswers(op: NodeOp) {
+    const nodes = { get: (name: string) => fullNode(name), list: () => [fullNode('node-a'), fullNode('node-b')] };
+    const targets = targetNodesOf(op.spec, nodes);
+    const statuses = op.status?.nodeStatuses ?? {};
+    const pacing = planStarts({
+      targets,
+      statuses,
+      busyNodes: new Set(),
+      concurrency: op.spec.concurrency ?? 0,
+      stopOnFailure: op.spec.stopOnFailure ?? false,
+    });
+    const byNode = new NodeOpsByNode();
+    byNode.upsert(op);
+    const view = viewOf(op, 'skyhook/x', { ...nodeOpSettings, interruptCommands: nodeOpSettings.interruptCommands });
+    return {
+      targets,
+      pacing,
+      write: planStatusWrite({ nodeOp: op, targets, pacing, statuses, now }),
+      heldBack: Object.values(statuses).map((entry) => isHeldBack(op, undefined, entry, now)),
+      mayStart: mayStartNodes(op),
+      filed: ['node-a', 'node-b'].map((name) => byNode.of(fullNode(name))),
+      plan: view.plan,
+      owner: view.owner,
+      suspended: view.suspended,
+      // node-end.ts finish, the finalizer, notify (Events), stage metrics.
+      ends: [op.spec.cordon, op.spec.uncordonOnFailure, op.spec.eventVerbosity, op.spec.skyhookStage],
+      summary: summarize(op, stageSkyhook),
+      index: stageOpOwner(op),
+    };
+  }
+
+  it('keeps a finished NodeOp whole but for the spec that only builds its Jobs, reboot pods and drains', () => {
+    for (const { op } of [succeeded, failed]) {
+      const kept = cachedNodeOp(op);
+      const { managedFields: _m, ...metadata } = op.metadata;
+      expect(kept.metadata).toEqual(metadata);
+      expect(kept.status).toEqual(op.status);
+      expect(kept.spec).toEqual({
+        targetNodes: ['node-a'],
+        command: [],
+        cordon: false,
+        uncordonOnFailure: false,
+        rebootOnSuccess: false,
+        concurrency: 0,
+        stopOnFailure: false,
+        eventVerbosity: 'Quiet',
+        skyhookStage: op.spec.skyhookStage,
+      });
+      expect(JSON.stringify(kept).length).toBeLessThan(JSON.stringify(readableNodeOp(op)).length * 0.5);
+    }
+    const kept = cachedNodeOp(interrupted.op);
+    expect(kept.spec.interrupt).toEqual({ type: 'reboot' });
+    expect(kept.spec.cordon).toBe(true);
+    expect(kept.spec.initSteps).toBeUndefined();
+  });
+
+  it("gives a finished NodeOp's readers the same answers", async () => {
+    for (const { op } of [succeeded, failed, interrupted]) {
+      expect(nodeOpAnswers(cachedNodeOp(op))).toEqual(nodeOpAnswers(readableNodeOp(op)));
+      const core = {
+        listNamespacedPod: async () => ({ items: [failed.pod] }),
+        readNamespacedPodLog: async () => 'sysctl: cannot stat /proc/sys/vm/x',
+      } as unknown as CoreV1Api;
+      expect(await describeFailedStage(core, cachedNodeOp(op), silentLogger())).toEqual(
+        await describeFailedStage(core, readableNodeOp(op), silentLogger()),
+      );
+    }
+    // The planner reads the failure of the failed one.
+    expect(summarize(cachedNodeOp(failed.op), stageSkyhook).phase).toBe('Failed');
+    expect(summarize(cachedNodeOp(failed.op), stageSkyhook).finishedAt).toBe(Date.parse('2030-01-01T00:00:42Z'));
+  });
+
+  it('keeps a NodeOp whole while it may still start or follow a node', () => {
+    const whole = (op: NodeOp): void => {
+      expect(isFinishedNodeOp(op)).toBe(false);
+      expect(cachedNodeOp(op)).toEqual(readableNodeOp(op));
+    };
+    whole(running.op);
+    const done = succeeded.op;
+    const entry = done.status!.nodeStatuses!['node-a']!;
+    // Its interrupt is still pending.
+    whole({ ...done, status: { ...done.status, nodeStatuses: { 'node-a': { ...entry, rebootStatus: 'pending' } } } });
+    // Another target has no entry yet (a node not created yet, or one added by an edit: back to whole on that event).
+    whole({ ...done, spec: { ...done.spec, targetNodes: ['node-a', 'node-b'] } });
+    // Failed, and another node still runs.
+    const runningEntry = running.op.status!.nodeStatuses!['node-a']!;
+    whole({
+      ...failed.op,
+      spec: { ...failed.op.spec, targetNodes: ['node-a', 'node-b'] },
+      status: { ...failed.op.status, nodeStatuses: { ...failed.op.status!.nodeStatuses, 'node-b': runningEntry } },
+    });
+    // It selects nodes: one may match later.
+    const { targetNodes: _t, skyhookStage: _s, ...generic } = done.spec;
+    whole({ ...done, spec: { ...generic, nodeSelector: { matchLabels: { type: 'kwok' } } } });
+  });
+
+  it('trims by the NodeOp alone, the same on every event, and says finished of the cached copy too', () => {
+    for (const { op } of [succeeded, failed, interrupted, running]) {
+      const kept = cachedNodeOp(op);
+      expect(cachedNodeOp(kept)).toEqual(kept);
+      expect(isFinishedNodeOp(kept)).toBe(isFinishedNodeOp(op));
+      expect(finishedNodeOpSpec(finishedNodeOpSpec(op.spec))).toEqual(finishedNodeOpSpec(op.spec));
+      // Key order too: the echo of a status write compares specs as JSON (nodeop-reads.ts).
+      expect(JSON.stringify(finishedNodeOpSpec(kept.spec))).toBe(JSON.stringify(finishedNodeOpSpec(op.spec)));
+    }
+  });
+
+  it('has the reconciler read a finished NodeOp whole when it holds an entry that is not final', () => {
+    const kept = cachedNodeOp(succeeded.op);
+    const held = new HeldEntries();
+    expect(cachedSpecSuffices(kept, held.withHeld('skyhook/x', kept))).toBe(true);
+    held.remember('skyhook/x', kept, { 'node-b': running.op.status!.nodeStatuses!['node-a']! });
+    expect(cachedSpecSuffices(kept, held.withHeld('skyhook/x', kept))).toBe(false);
+    // A NodeOp that is not finished is cached whole: its spec always suffices.
+    expect(cachedSpecSuffices(cachedNodeOp(running.op), held.withHeld('skyhook/x', running.op))).toBe(true);
+  });
+
+  /** What the NodeOp controller reads of a Job's pod (or a reboot pod), with the Job as it is. */
+  function podAnswers(pod: V1Pod, job: V1Job) {
+    const failure = failedTermination(pod);
+    return {
+      progress: jobProgress(job, [pod], now, 60_000),
+      described: describeFailedContainer(pod),
+      failure: failure && [
+        failure.container,
+        failure.terminated.exitCode,
+        failure.terminated.reason,
+        failure.terminated.message,
+      ],
+      exits: [...(pod.status?.containerStatuses ?? [])].map((s) => [
+        s.state?.terminated?.exitCode,
+        s.lastState?.terminated?.exitCode,
+      ]),
+      finishedAt: finishedAtMs(pod),
+      news: podNews(pod),
+      hasNews: podHasNews(pod),
+      succeeded: isSucceededPod(pod),
+      run: planJobRun(job, [pod], now),
+      stuck: stuckDeadline([pod], 60_000),
+      owners: [toNodeOp(pod), toJob(pod)],
+      identity: [pod.metadata?.name, pod.metadata?.namespace, pod.metadata?.uid, pod.metadata?.resourceVersion],
+      times: [pod.metadata?.creationTimestamp, pod.metadata?.deletionTimestamp],
+      labels: pod.metadata?.labels,
+      phase: pod.status?.phase,
+    };
+  }
+
+  it("gives a finished pod's readers the same answers, with the Job running or finished", () => {
+    const deleting = stagePod(succeeded.job, 'succeeded');
+    // As a watch event brings it (the caches hold parsed JSON).
+    deleting.metadata!.deletionTimestamp = '2030-01-01T00:01:00Z' as unknown as Date;
+    for (const pod of [succeeded.pod, failed.pod, timedOut, deleting]) {
+      for (const job of [running.job, succeeded.job, failed.job])
+        expect(podAnswers(cachedNodeOpPod(pod), cachedJob(job))).toEqual(podAnswers(pod, job));
+      expect(podChanged(cachedNodeOpPod(pod), cachedNodeOpPod(running.pod))).toBe(podChanged(pod, running.pod));
+    }
+    // The stuck container of the pod failed by its deadline is read (with the pod's transition times).
+    expect(podNews(cachedNodeOpPod(timedOut))).toContain('ImagePullBackOff');
+  });
+
+  it("keeps of a finished pod its identity, labels, owners, phase, reasons, transitions and containers' ends", () => {
+    const kept = cachedNodeOpPod(failed.pod);
+    const metadata = failed.pod.metadata!;
+    expect(kept.metadata).toEqual({
+      name: metadata.name,
+      namespace: metadata.namespace,
+      uid: metadata.uid,
+      resourceVersion: metadata.resourceVersion,
+      creationTimestamp: metadata.creationTimestamp,
+      labels: metadata.labels,
+      ownerReferences: metadata.ownerReferences,
+    });
+    expect(kept.spec).toEqual({ nodeName: 'node-a', containers: [] });
+    expect(Object.keys(kept.status ?? {}).sort()).toEqual([
+      'conditions',
+      'containerStatuses',
+      'initContainerStatuses',
+      'phase',
+    ]);
+    expect(kept.status?.conditions?.[0]).toEqual({
+      type: 'PodReadyToStartContainers',
+      status: 'False',
+      lastTransitionTime: '2030-01-01T00:00:42Z',
+    });
+    expect(kept.status?.initContainerStatuses?.map((s) => s.state)).toEqual([
+      { terminated: { exitCode: 0, reason: 'Completed', finishedAt: '2030-01-01T00:00:42Z' } },
+      {
+        terminated: {
+          exitCode: 3,
+          reason: 'Error',
+          message: 'sysctl: cannot stat /proc/sys/vm/x\nexit 3\n',
+          finishedAt: '2030-01-01T00:00:42Z',
+        },
+      },
+      { waiting: { reason: 'PodInitializing' } },
+    ]);
+    expect(kept.status?.containerStatuses).toEqual([
+      { name: 'nodeop', state: { waiting: { reason: 'PodInitializing' } } },
+    ]);
+    expect(cachedNodeOpPod(timedOut).status?.reason).toBe('DeadlineExceeded');
+    for (const pod of [succeeded.pod, failed.pod])
+      expect(JSON.stringify(cachedNodeOpPod(pod)).length).toBeLessThan(JSON.stringify(pod).length * 0.25);
+  });
+
+  it('keeps the status of a running pod whole', () => {
+    expect(cachedNodeOpPod(running.pod).status).toEqual(running.pod.status);
+  });
+
+  /** What the NodeOp controller reads of a Job, with its pods. */
+  function jobAnswers(job: V1Job, pods: V1Pod[]) {
+    return {
+      finished: isJobFinished(job),
+      news: [jobNews(job), jobNews(job, true), jobNews(job, false, false)],
+      progress: jobProgress(job, pods, now, 60_000),
+      run: planJobRun(job, pods, now),
+      ours: isRunByNodeOpController(job),
+      owners: toNodeOp(job),
+      identity: [job.metadata?.name, job.metadata?.namespace, job.metadata?.uid, job.metadata?.resourceVersion],
+      labels: job.metadata?.labels,
+      retention: [job.spec?.suspend, job.spec?.ttlSecondsAfterFinished, job.metadata?.deletionTimestamp],
+    };
+  }
+
+  it("gives a finished Job's readers the same answers, and keeps only what they read", () => {
+    for (const { job, pod } of [succeeded, failed]) {
+      const kept = cachedJob(job);
+      expect(jobAnswers(kept, [cachedNodeOpPod(pod)])).toEqual(jobAnswers(job, [pod]));
+      // A running Job's finish, and a later change of its retention (keepFailedJob).
+      const longer: V1Job = { ...job, spec: { ...job.spec!, ttlSecondsAfterFinished: 86_400 } };
+      for (const [next, old] of [
+        [job, running.job],
+        [longer, job],
+      ] as const) {
+        expect(jobChanged(cachedJob(next), cachedJob(old))).toBe(jobChanged(next, old));
+        expect(isOnlyFinish(cachedJob(next), cachedJob(old), true)).toBe(isOnlyFinish(next, old, true));
+      }
+      expect(Object.keys(kept.spec ?? {}).sort()).toEqual([
+        'activeDeadlineSeconds',
+        'managedBy',
+        'suspend',
+        'template',
+        'ttlSecondsAfterFinished',
+      ]);
+      expect(Object.keys(kept.status ?? {}).sort()).toEqual(['conditions', 'failed']);
+      expect(kept.status?.conditions?.[1]).toEqual({
+        type: job.status?.conditions?.[1]?.type,
+        status: 'True',
+        reason: job.status?.conditions?.[1]?.reason,
+        message: job.status?.conditions?.[1]?.message,
+      });
+      expect(kept.metadata?.generation).toBeUndefined();
+    }
+    // A running Job keeps its whole status (its start time and counts are read while it runs).
+    expect(cachedJob(running.job).status).toEqual(running.job.status);
+    expect(cachedJob(running.job).spec?.backoffLimit).toBe(running.job.spec?.backoffLimit);
   });
 });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { NodeOp } from '../../../src/api/nodeop.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';
-import { cachedNodeOp } from '../../../src/controllers/cached-objects.js';
+import { cachedNodeOp } from '../../../src/controllers/cached-nodeops.js';
 import { buildStageNodeOp } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
 import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
@@ -87,15 +87,26 @@ describe('a stage NodeOp written by skyhook-ts 0.1.0', () => {
     expect(upgradeLegacyStageFields(plainOp)).toBe(plainOp);
   });
 
+  const rebootStage = (): NodeOp =>
+    buildStageNodeOp({ op: stageOp({ stage: 'interrupt', interrupt: { type: 'reboot' } }), skyhook, settings });
+
   it('is what both controllers cache (managedFields dropped too)', () => {
-    const current = buildStageNodeOp({
-      op: stageOp({ stage: 'interrupt', interrupt: { type: 'reboot' } }),
-      skyhook,
-      settings,
-    });
-    const legacy = asWrittenBy010(current);
+    const legacy = asWrittenBy010(rebootStage());
     const cached = cachedNodeOp({ ...legacy, metadata: { ...legacy.metadata, managedFields: [{ manager: 'x' }] } });
     expect(cached.metadata.managedFields).toBeUndefined();
     expect(cached.spec.interrupt).toEqual({ type: 'reboot' });
+  });
+
+  it('keeps its interrupt once it finished (a failed node still has its reboot pod deleted)', () => {
+    const current = rebootStage();
+    const legacy = asWrittenBy010(current);
+    const cached = cachedNodeOp({
+      ...legacy,
+      status: { phase: 'Failed', nodeStatuses: { n0: { phase: 'Failed', rebootStatus: 'cancelled' } } },
+    });
+    expect(cached.spec.interrupt).toEqual({ type: 'reboot' });
+    expect(cached.spec.skyhookStage).toEqual(current.spec.skyhookStage);
+    // Read after the upgrade, then trimmed as any finished NodeOp: no mounts to build a Job with.
+    expect(cached.spec.configMapMounts).toBeUndefined();
   });
 });

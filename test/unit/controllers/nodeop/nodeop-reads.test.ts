@@ -5,10 +5,13 @@
  */
 import { describe, expect, it, jest } from '@jest/globals';
 import type { NodeOp } from '../../../../src/api/nodeop.js';
+import { cachedNodeOp } from '../../../../src/controllers/cached-nodeops.js';
 import { NodeOpReads } from '../../../../src/controllers/nodeop/nodeop-reads.js';
+import { objectKey } from '../../../../src/kube/informer.js';
 import { isAtLeast } from '../../../../src/kube/resource-version.js';
 import { InformerStore } from '../../../../src/kube/informer-store.js';
 import { silentLogger } from '../../../../src/kube/logger.js';
+import { stageNodeOp } from '../stage-objects.js';
 
 const op = (rv: string, phase: 'Pending' | 'Running' = 'Pending', extra: Partial<NodeOp['metadata']> = {}): NodeOp =>
   ({
@@ -114,6 +117,37 @@ describe('NodeOpReads', () => {
     expect(reads.isOwnStatusWrite(op('6', 'Running'), op('5', 'Running'))).toBe(false);
     expect(reads.isOwnStatusWrite(op('5', 'Running', { deletionTimestamp: new Date(0) }), op('4'))).toBe(false);
     expect(reads.isOwnStatusWrite(op('5', 'Running', { finalizers: ['x'] }), op('4'))).toBe(false);
+  });
+
+  it('recognises the echo of the status write that finishes a NodeOp, whose cached spec is trimmed by it', () => {
+    const { reads } = setup();
+    // As the informer caches them (cached-nodeops.ts): the running op whole, the finished one trimmed.
+    const running = cachedNodeOp(stageNodeOp('node-a', 'running'));
+    const written = stageNodeOp('node-a', 'succeeded');
+    written.metadata.resourceVersion = '120035';
+    const finished = cachedNodeOp(written);
+    expect(finished.spec).not.toEqual(running.spec);
+    reads.wrote(objectKey(written), written);
+    expect(reads.isOwnStatusWrite(finished, running)).toBe(true);
+    // An edit of the spec (a new generation) beside it is news, finished or not.
+    const edited = cachedNodeOp({ ...written, metadata: { ...written.metadata, generation: 2 } });
+    expect(reads.isOwnStatusWrite(edited, running)).toBe(false);
+    const retargeted = { ...finished, spec: { ...finished.spec, targetNodes: ['node-b'] } };
+    expect(reads.isOwnStatusWrite(retargeted, finished)).toBe(false);
+  });
+
+  it('reads a NodeOp whole from the API server when asked, finished or not', async () => {
+    const { cache, server, reads } = setup();
+    const finished = stageNodeOp('node-a', 'succeeded');
+    cache.apply('ADDED', cachedNodeOp(finished));
+    server.current = finished;
+    expect((await reads.read(objectKey(finished)))?.spec.initSteps).toBeUndefined();
+    expect(server.gets).toBe(0);
+    const whole = await reads.readWhole(objectKey(finished));
+    expect(whole?.spec).toEqual(finished.spec);
+    expect(whole?.metadata.managedFields).toBeUndefined();
+    expect(server.gets).toBe(1);
+    expect(reads.fetched).toBe(1);
   });
 
   it("recognises the echo that arrives before the write's response, and wakes for any other held update", async () => {
