@@ -10,10 +10,12 @@
  * nodes, and the rollout slowed to a third of its speed. That is the simulator starving, not a real
  * 5000-node cluster. Pure, unit-tested.
  */
-import { DEFAULT_NODE_LEASE_SECONDS, type NodeHeartbeat } from '../src/sandbox/component-args.js';
+import {
+  DEFAULT_NODE_LEASE_SECONDS,
+  DEFAULT_NODE_MONITOR_GRACE_SECONDS,
+  type NodeHeartbeat,
+} from '../src/sandbox/component-args.js';
 
-/** Kubernetes' default grace before a node whose heartbeat is late is marked Unknown (since 1.32). */
-const DEFAULT_GRACE_SECONDS = 50;
 /** The node count whose heartbeats at the defaults this machine carries without nodes going Unknown. */
 const NODES_AT_DEFAULTS = 1000;
 
@@ -21,6 +23,6 @@ export function benchHeartbeat(nodes: number): NodeHeartbeat {
   const scale = Math.max(1, nodes / NODES_AT_DEFAULTS);
   return {
     leaseDurationSeconds: Math.round(DEFAULT_NODE_LEASE_SECONDS * scale),
-    nodeMonitorGracePeriodSeconds: Math.round(DEFAULT_GRACE_SECONDS * scale),
+    nodeMonitorGracePeriodSeconds: Math.round(DEFAULT_NODE_MONITOR_GRACE_SECONDS * scale),
   };
 }

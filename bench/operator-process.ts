@@ -17,6 +17,12 @@ export interface OperatorProcess {
   logFile: string;
   /** Peak resident set size so far, in MiB (the kernel's high-water mark, so no sample is missed). */
   peakRssMb(): number;
+  /**
+   * Of the RSS now, the pages mapped from files (the Node binary's code and read-only data, shared
+   * libraries), in MiB: shared with any other process running the same binary and reclaimable by the
+   * kernel, unlike the anonymous rest (the heaps). They only grow, so the last reading is the peak's.
+   */
+  rssFromFilesMb(): number;
   /** CPU time (user + system) used so far, in seconds. */
   cpuSeconds(): number;
   /** Per controller: reconciles, their total time, and how many ended in each result (from /metrics). */
@@ -175,6 +181,7 @@ export async function startOperatorProcess(
   const { metricsPort, identity } = JSON.parse(startedLine) as { metricsPort?: number; identity?: string };
   const metricsText = async (): Promise<string> => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   let lastPeakKb = 0;
+  let lastFileKb = 0;
   return {
     pid: component.pid,
     identity: identity ?? '',
@@ -183,6 +190,10 @@ export async function startOperatorProcess(
       // Read while alive; once it has exited, the last reading stands.
       if (component.child.exitCode === null) lastPeakKb = statusFieldKb(component.pid, 'VmHWM');
       return Math.round(lastPeakKb / 1024);
+    },
+    rssFromFilesMb: () => {
+      if (component.child.exitCode === null) lastFileKb = statusFieldKb(component.pid, 'RssFile');
+      return Math.round(lastFileKb / 1024);
     },
     cpuSeconds: () => cpuSecondsOf(component.pid),
     reconcileStats: async () => parseReconcileStats(await metricsText()),

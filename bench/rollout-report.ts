@@ -209,6 +209,7 @@ export async function rolloutReport(run: RolloutRun, cluster: BenchCluster): Pro
       cpuSeconds: operatorCpuS,
       cpuMsPerNodeStage: perNodeStage(1000 * operatorCpuS, 1),
       peakRssMb,
+      rssFromFilesMb: cluster.operator.rssFromFilesMb(),
       runtime: cluster.runtime,
       reconciles: await cluster.operator.reconcileStats(),
     },

@@ -1,4 +1,5 @@
 /** Which old step logs to delete: only the 5 newest `<step>-<timestamp>.log` of a step are kept. */
+import { compareText } from '../util/compare.js';
 
 export const LOGS_KEPT_PER_STEP = 5;
 
@@ -20,7 +21,7 @@ export function logsToReap(
   const timestamped = /^\d{4}-\d{2}-\d{2}-\d{6}\.log$/;
   return entries
     .filter((e) => e.name.startsWith(prefix) && timestamped.test(e.name.slice(prefix.length)))
-    .sort((a, b) => b.mtimeMs - a.mtimeMs || b.name.localeCompare(a.name))
+    .sort((a, b) => b.mtimeMs - a.mtimeMs || compareText(b.name, a.name))
     .slice(keep)
     .map((e) => e.name);
 }

@@ -7,6 +7,7 @@ import type { DrainOptions } from './nodeop.js';
 import { selectorMatches } from './label-selector.js';
 import { MAINTENANCE_DEFAULTS, type MaintenancePolicy, type MaintenancePolicySpec } from './maintenance-policy.js';
 import { parseDurationMs } from '../util/duration.js';
+import { compareText } from '../util/compare.js';
 
 /**
  * The policy serving a node: the first by name whose nodeSelector matches the node's labels (a node
@@ -19,7 +20,7 @@ export function policyForNode<P extends Pick<MaintenancePolicy, 'metadata' | 'sp
 ): P | undefined {
   return [...policies]
     .filter((p) => !p.metadata.deletionTimestamp && selectorMatches(p.spec.nodeSelector, labels))
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))[0];
+    .sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''))[0];
 }
 
 export interface EffectiveProtocols {

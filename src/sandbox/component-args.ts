@@ -97,6 +97,8 @@ export interface NodeHeartbeat {
 }
 
 export const DEFAULT_NODE_LEASE_SECONDS = 40;
+/** Kubernetes' default grace before a node whose heartbeat is late is marked Unknown (since 1.32). */
+export const DEFAULT_NODE_MONITOR_GRACE_SECONDS = 50;
 
 export function controllerManagerArgs(
   kubeconfigPath: string,

@@ -11,6 +11,7 @@ import { skyhookSpecProblems } from '../../api/spec-checks.js';
 import type { PlannedMaintenance } from './maintenance.js';
 import type { SimulatedStage, Simulation } from './simulation.js';
 import { nameOf } from '../../api/object-meta.js';
+import { compareText } from '../../util/compare.js';
 
 /** Waits that are the rollout working as intended (the batch column shows them), not blockers. */
 const ROUTINE_HOLDS = ['RolloutBudget', 'Cordoning', 'StagesRunning', 'InterruptMerge'];
@@ -80,10 +81,10 @@ export function buildPlanReport(skyhook: Skyhook, nodeNames: string[], simulatio
     if (interrupts.length > 0) row.interrupt = [...new Set(interrupts)].join(', ');
     return row;
   });
-  planned.sort((a, b) => (a.batch ?? Infinity) - (b.batch ?? Infinity) || a.node.localeCompare(b.node));
+  planned.sort((a, b) => (a.batch ?? Infinity) - (b.batch ?? Infinity) || compareText(a.node, b.node));
   const compartments = Object.entries(simulation.skyhookStatusOnApply?.compartmentStatuses ?? {})
     .map(([name, status]) => ({ name, matched: status.matched, ceiling: status.ceiling }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => compareText(a.name, b.name));
   return {
     skyhook: nameOf(skyhook),
     priority: skyhook.spec.priority ?? 200,

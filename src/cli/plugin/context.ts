@@ -11,13 +11,14 @@ import { retryWhileBusy } from '../../kube/busy-retry.js';
 import { isNotFound, loadKubeConfig, makeClients, type KubeClients } from '../../kube/client.js';
 import { CustomObjects } from '../../kube/custom-objects.js';
 import { CommandError, type PluginOptions } from './options.js';
+import { compareText } from '../../util/compare.js';
 
 const SKYHOOKS = { group: API_GROUP, version: API_VERSION, plural: KINDS.skyhook.plural };
 
 /** Where one SCR lives (watch.ts and completion.ts call CustomObjectsApi with it directly). */
 export const skyhookRef = (name: string) => ({ ...SKYHOOKS, name });
 
-const byName = (a: HasMetadata, b: HasMetadata): number => nameOf(a).localeCompare(nameOf(b));
+const byName = (a: HasMetadata, b: HasMetadata): number => compareText(nameOf(a), nameOf(b));
 
 export class PluginContext {
   private made: KubeClients | undefined;

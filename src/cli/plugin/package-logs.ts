@@ -15,6 +15,7 @@ import type { PluginContext } from './context.js';
 import { nodeMatcher } from './node-patterns.js';
 import { CommandError } from './options.js';
 import { nameOf } from '../../api/object-meta.js';
+import { compareText } from '../../util/compare.js';
 
 export interface ContainerLog {
   node: string;
@@ -110,9 +111,9 @@ export function stagePods(pods: V1Pod[], filter: PodFilter): V1Pod[] {
     })
     .sort(
       (a, b) =>
-        (a.spec?.nodeName ?? '').localeCompare(b.spec?.nodeName ?? '') ||
+        compareText(a.spec?.nodeName ?? '', b.spec?.nodeName ?? '') ||
         created(a) - created(b) ||
-        nameOf(a).localeCompare(nameOf(b)),
+        compareText(nameOf(a), nameOf(b)),
     );
 }
 

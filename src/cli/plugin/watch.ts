@@ -12,6 +12,7 @@ import { skyhookRef, type PluginContext } from './context.js';
 import { render, renderTable } from './output.js';
 import { SKYHOOK_COLUMNS, skyhookName, summarizeSkyhook, type SkyhookSummary } from './status.js';
 import { nameOf } from '../../api/object-meta.js';
+import { compareText } from '../../util/compare.js';
 
 type SkyhookList = { metadata?: { resourceVersion?: string }; items: Skyhook[] };
 
@@ -32,7 +33,7 @@ export async function watchStatus(ctx: PluginContext, names: string[]): Promise<
   const wanted = (s: Skyhook): boolean => names.length === 0 || names.includes(nameOf(s));
   const { output } = ctx.options;
   const initial = await list(ctx);
-  const items = initial.items.filter(wanted).sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
+  const items = initial.items.filter(wanted).sort((a, b) => compareText(nameOf(a), nameOf(b)));
   const summaries = items.map(summarizeSkyhook);
   if (output === 'table' || output === 'wide' || output === 'name') {
     if (summaries.length > 0) console.log(render(summaries, SKYHOOK_COLUMNS, output, skyhookName));

@@ -13,6 +13,7 @@ import { NODE_ANNOTATION_PREFIXES } from '../../api/names.js';
 import { nameOf } from '../../api/object-meta.js';
 import type { BudgetUsage } from './budget-rules.js';
 import type { RefusedWait } from './cluster-arbiter.js';
+import { compareText } from '../../util/compare.js';
 
 /** The condition type: True while the budget has room for one more node. */
 export const SLOTS_AVAILABLE = 'SlotsAvailable';
@@ -54,7 +55,7 @@ export function budgetStatus(input: BudgetStatusInput): DisruptionBudgetStatus {
   };
   for (const refusal of input.refusals) if (refusal.budget === name) add(refusal.node, refusal.holder, refusal.sinceMs);
   for (const wait of plannerWaits(name, input.nodes)) add(wait.node, wait.holder, now);
-  const waiting = [...waits.values()].sort((a, b) => a.since.localeCompare(b.since) || a.node.localeCompare(b.node));
+  const waiting = [...waits.values()].sort((a, b) => compareText(a.since, b.since) || compareText(a.node, b.node));
   const disrupted = [...(usage?.disrupted ?? [])].sort();
   const limit = usage?.limit ?? 0;
   const room = disrupted.length < limit;

@@ -15,6 +15,7 @@ import { nameOf } from '../../api/object-meta.js';
 import { cordonViewOf, isDisrupted } from '../../jobs/cordon/claims.js';
 import type { DisruptionArbiter, DisruptionDecision } from './arbiter.js';
 import { type BudgetNode, DisruptionLedger } from './budget-rules.js';
+import { compareText } from '../../util/compare.js';
 
 /** What the arbiter reads: the caches (every call reads them afresh) and the clock. */
 export interface ArbiterSources {
@@ -128,7 +129,7 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
     const ledger = this.ledger(now);
     for (const [key, wait] of this.refusals)
       if (now - wait.lastMs > this.waitMemoryMs || ledger.isDisrupted(wait.node)) this.refusals.delete(key);
-    return [...this.refusals.values()].sort((a, b) => a.sinceMs - b.sinceMs || a.node.localeCompare(b.node));
+    return [...this.refusals.values()].sort((a, b) => a.sinceMs - b.sinceMs || compareText(a.node, b.node));
   }
 }
 

@@ -9,6 +9,7 @@
 import type { MaintenanceProtocol } from '../../api/maintenance-policy.js';
 import { isDoneFor, isGrantFor, type LeaseState } from '../../api/maintenance-protocol.js';
 import type { NodeCordonView } from '../../jobs/cordon/claims.js';
+import { compareText } from '../../util/compare.js';
 
 export interface SlotPolicy {
   name: string;
@@ -116,7 +117,7 @@ function heldReason(input: SlotInput, lease: LeaseState, protocol: MaintenancePr
 }
 
 function byArrival(a: QueueEntry, b: QueueEntry): number {
-  return ms(a.requestedAt) - ms(b.requestedAt) || a.node.localeCompare(b.node);
+  return ms(a.requestedAt) - ms(b.requestedAt) || compareText(a.node, b.node);
 }
 
 export function planSlots(input: SlotInput): SlotPlan {
@@ -153,7 +154,7 @@ export function planSlots(input: SlotInput): SlotPlan {
   if (!policy.rebootWindow.open && next !== undefined && queue.some((q) => q.protocol === 'reboot')) times.push(next);
   queue.sort(byArrival);
   holders.sort(
-    (a, b) => ms(a.lease.request.requestedAt) - ms(b.lease.request.requestedAt) || a.node.localeCompare(b.node),
+    (a, b) => ms(a.lease.request.requestedAt) - ms(b.lease.request.requestedAt) || compareText(a.node, b.node),
   );
   const nextChangeMs = times.length > 0 ? Math.min(...times) : undefined;
   return {

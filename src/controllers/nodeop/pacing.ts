@@ -9,6 +9,7 @@ import { KUBERNETES_NAMES } from '../../api/names.js';
 import type { NodeOpNodeStatus, NodeOpSpec } from '../../api/nodeop.js';
 import { selectorMatches } from '../../api/label-selector.js';
 import { nameOf } from '../../api/object-meta.js';
+import { compareText } from '../../util/compare.js';
 
 const isControlPlane = (node: V1Node): boolean =>
   KUBERNETES_NAMES.controlPlaneLabels.some((label) => Object.hasOwn(node.metadata?.labels ?? {}, label));
@@ -36,7 +37,7 @@ export function targetNodes(spec: Pick<NodeOpSpec, 'nodeSelector' | 'targetNodes
     return listed ? listed.has(name) : selectorMatches(spec.nodeSelector, node.metadata?.labels ?? {});
   });
   return matching
-    .sort((a, b) => Number(isControlPlane(b)) - Number(isControlPlane(a)) || nameOf(a).localeCompare(nameOf(b)))
+    .sort((a, b) => Number(isControlPlane(b)) - Number(isControlPlane(a)) || compareText(nameOf(a), nameOf(b)))
     .map((node) => nameOf(node));
 }
 

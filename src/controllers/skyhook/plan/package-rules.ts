@@ -6,6 +6,7 @@ import semver from 'semver';
 import type { Package } from '../../../api/skyhook.js';
 import { globMatches } from '../../../api/spec-checks.js';
 import { packageKey, type NodeState, type PackageStage, type PackageStatus } from '../../../api/node-state.js';
+import { compareText } from '../../../util/compare.js';
 
 /** A spec package with its name (the map key). */
 export type NamedPackage = Package & { name: string };
@@ -91,7 +92,7 @@ export function isNodeComplete(
 export function compareVersions(a: string, b: string): number {
   const left = semver.parse(fullVersion(a));
   const right = semver.parse(fullVersion(b));
-  if (!left || !right) return a < b ? -1 : a > b ? 1 : 0;
+  if (!left || !right) return compareText(a, b);
   return semver.compare(left, right);
 }
 

@@ -15,6 +15,7 @@ import { PlanCacheRun, type PlanCache } from './plan-cache.js';
 import { DEFAULT_PLANNER_SETTINGS, type PlannerAction, type PlannerInput, type PlanResult } from './planner-types.js';
 import { nameOf } from '../../../api/object-meta.js';
 import { DisruptionLedger } from '../../disruption/budget-rules.js';
+import { compareText } from '../../../util/compare.js';
 
 /**
  * A run's input with the cache of incremental planning (plan-cache.ts): what the previous run
@@ -104,6 +105,5 @@ export function planNextActions(input: PlanRunInput): PlanRunResult {
 export function comparePriority(a: Skyhook, b: Skyhook): number {
   const byPriority = (a.spec.priority ?? 200) - (b.spec.priority ?? 200);
   if (byPriority !== 0) return byPriority;
-  const [left, right] = [nameOf(a), nameOf(b)];
-  return left < right ? -1 : left > right ? 1 : 0;
+  return compareText(nameOf(a), nameOf(b));
 }
