@@ -124,20 +124,21 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
     ...skyhookList.filter((scr) => scr.metadata.name !== name && !scr.metadata.deletionTimestamp),
     planned,
   ];
+  const podsOnNode = new Map<string, V1Pod[]>();
+  for (const pod of podList.items) {
+    const node = pod.spec?.nodeName;
+    if (node) podsOnNode.set(node, [...(podsOnNode.get(node) ?? []), pod]);
+  }
   // Every targeted node's gates, as they stand now: the simulation plays the rollout forward on them.
   const healthGates = await evaluateHealthGates({
     skyhooks,
     policies,
     nodes: nodeList.items,
-    pods: podList.items,
+    podsOn: (node) => podsOnNode.get(node) ?? [],
     prometheus: new PrometheusGate(),
     scope: 'all',
   });
-  const podsByNode = new Map<string, PodView[]>();
-  for (const pod of podList.items) {
-    const node = pod.spec?.nodeName;
-    if (node) podsByNode.set(node, [...(podsByNode.get(node) ?? []), podView(pod)]);
-  }
+  const podsByNode = new Map<string, PodView[]>([...podsOnNode].map(([node, pods]) => [node, pods.map(podView)]));
   // Maintenance is context, not the plan: a person who may not read the operator's Leases still gets the plan.
   const { rows: maintenance } = await readMaintenance(clients, namespace, nodeList.items).catch((e: unknown) => {
     if (statusCode(e) === 403) return { rows: [] };

@@ -25,7 +25,7 @@ import { DrainTasks } from './drain-tasks.js';
 import { StageMetrics } from './stage-metrics.js';
 import { bootIdOf, isNodeReady } from './node-status.js';
 import { NodeOpReconciler } from './reconciler.js';
-import { NodeOpsByNode, PodsByJob } from './cache-indexes.js';
+import { addNodeOpIndexes, NodeOpsByNode, PodsByJob } from './cache-indexes.js';
 import {
   isOnlyFinish,
   isSucceededPod,
@@ -96,6 +96,7 @@ export async function startNodeOpController(
   const podName = process.env['POD_NAME'];
   const clock = options.clock ?? systemClock;
   const podsByJob = new PodsByJob(pods);
+  addNodeOpIndexes({ jobs, pods, nodes });
   const reads = new NodeOpReads(nodeOps, (key) => fetchNodeOp(clients.custom, key));
   let controller: Controller | undefined;
   const reconciler = new NodeOpReconciler({

@@ -8,7 +8,7 @@
  */
 import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js';
 import type { NodeOp, NodeOpNodeStatus } from '../../api/nodeop.js';
-import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
+import { nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
 import { isJobFinished } from '../../jobs/job-progress.js';
 import { mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from '../../kube/client.js';
@@ -25,6 +25,7 @@ import { Recheck } from './recheck.js';
 import { HeldEntries, planStatusWrite } from './status-write.js';
 import { stopNodeOpWork } from './teardown.js';
 import { nameOf } from '../../api/object-meta.js';
+import { NODES_BY_CORDON_OWNER } from './cache-indexes.js';
 
 /**
  * Whether a node can go from start to Job in one pass. Not with an interrupt (the bootID the reboot
@@ -202,7 +203,7 @@ export class NodeOpReconciler {
     const deletedAt = new Date(op.nodeOp.metadata.deletionTimestamp ?? NaN).getTime();
     if (running > 0 && !(this.ctx.clock.now() - deletedAt >= STOP_TIMEOUT_MS))
       return { requeueAfterMs: STOP_RECHECK_MS, reason: 'waiting for the pods of a deleted NodeOp to end' };
-    const ours = this.ctx.caches.nodes.list().filter((node) => cordonedBy(node) === op.owner);
+    const ours = this.ctx.caches.nodes.byIndex(NODES_BY_CORDON_OWNER, op.owner);
     for (const node of ours) await releaseCordon(this.ctx.clients.core, nameOf(node), nodeOpClaim(op.owner));
     const finalizers = op.nodeOp.metadata.finalizers ?? [];
     if (finalizers.includes(NODEOP_NAMES.finalizer))

@@ -168,7 +168,7 @@ export class SkyhookReconciler {
       skyhooks,
       policies: deploymentPolicies,
       nodes: caches.nodes.list(),
-      pods: caches.pods.list(),
+      podsOn: (node) => caches.pods.byIndex(PODS_BY_NODE, node),
       prometheus: this.prometheus,
       scope: 'active',
     });

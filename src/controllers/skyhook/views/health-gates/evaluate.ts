@@ -29,7 +29,8 @@ export interface GateEvaluationInput {
   skyhooks: Skyhook[];
   policies: DeploymentPolicy[];
   nodes: V1Node[];
-  pods: V1Pod[];
+  /** The pods bound to a node (asked only for nodes a pods gate checks: an index, not a scan). */
+  podsOn: (node: string) => V1Pod[];
   prometheus: PrometheusGate;
   /** `active`: only nodes that may be waiting on a gate (each reconcile); `all`: every targeted node. */
   scope: 'active' | 'all';
@@ -53,11 +54,6 @@ export async function evaluateHealthGates(input: GateEvaluationInput): Promise<H
   const users = input.skyhooks.filter((scr) => scr.spec.deploymentPolicy && gated.has(scr.spec.deploymentPolicy));
   if (users.length === 0) return undefined;
   const out: HealthGateResults = { problems: {}, results: {} };
-  const podsByNode = new Map<string, V1Pod[]>();
-  for (const pod of input.pods) {
-    const node = pod.spec?.nodeName;
-    if (node) podsByNode.set(node, [...(podsByNode.get(node) ?? []), pod]);
-  }
   const pending: Promise<void>[] = [];
   for (const scr of users) {
     const policy = gated.get(scr.spec.deploymentPolicy!)!;
@@ -74,7 +70,7 @@ export async function evaluateHealthGates(input: GateEvaluationInput): Promise<H
       for (const point of GATE_POINTS)
         for (const gate of policy.spec.healthGates?.[point] ?? [])
           pending.push(
-            checkGate(gate, node, podsByNode.get(name) ?? [], input.prometheus).then((result) => {
+            checkGate(gate, node, input.podsOn, input.prometheus).then((result) => {
               results[gateKey(point, gate.name)] = result;
             }),
           );
@@ -99,7 +95,7 @@ function mayBeGating(node: V1Node, skyhook: string): boolean {
 async function checkGate(
   gate: HealthGate,
   node: V1Node,
-  pods: V1Pod[],
+  podsOn: (node: string) => V1Pod[],
   prometheus: PrometheusGate,
 ): Promise<GateCheckResult> {
   if (gate.nodeConditions) return checkNodeConditions(gate.nodeConditions, node);
@@ -109,7 +105,7 @@ async function checkGate(
       ? { passed: false, detail: `CEL expression invalid: ${compiled.error}` }
       : checkCel(compiled, node);
   }
-  if (gate.pods) return checkPods(gate.pods, nameOf(node), pods);
+  if (gate.pods) return checkPods(gate.pods, nameOf(node), podsOn(nameOf(node)));
   if (gate.prometheus) return prometheus.check(gate.prometheus, nameOf(node));
   return { passed: false, detail: 'the gate sets no check' };
 }

@@ -269,7 +269,7 @@ describe('evaluateHealthGates', () => {
       skyhooks: [scr('s')],
       policies: [policy],
       nodes: [active, idle],
-      pods: [],
+      podsOn: () => [],
       prometheus: new PrometheusGate(),
     };
     const results = await evaluateHealthGates({ ...input, scope: 'active' });
