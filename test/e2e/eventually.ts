@@ -26,16 +26,24 @@ export async function eventually<T>(
 /**
  * Polls `probe` until it returns something other than `undefined`, and returns that: for state that follows
  * another by design and that the test cannot go on without (a condition is a probe returning `true | undefined`).
- * Throws naming `what` if it has not come within `timeoutMs`.
+ * Throws naming `what` if it has not come within `timeoutMs`, with what `describe` says of the state then
+ * (what was there instead: a rare timeout is understood from its message, not rerun until it recurs).
  */
 export async function waitForValue<T>(
   what: string,
   probe: () => Promise<T | undefined>,
-  { timeoutMs, intervalMs = 200 }: { timeoutMs: number; intervalMs?: number },
+  {
+    timeoutMs,
+    intervalMs = 200,
+    describe,
+  }: { timeoutMs: number; intervalMs?: number; describe?: () => Promise<string> },
 ): Promise<T> {
   const value = await eventually(probe, (found) => found !== undefined, { timeoutMs, intervalMs });
-  if (value === undefined) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-  return value;
+  if (value !== undefined) return value;
+  const state = describe
+    ? `; instead: ${await describe().catch((e: unknown) => `(could not tell: ${String(e)})`)}`
+    : '';
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${state}`);
 }
 
 /** The operator's /metrics text. */

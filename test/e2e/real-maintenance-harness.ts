@@ -13,11 +13,11 @@ import { parseAllDocuments, stringify } from 'yaml';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { SANDBOX_NAMES } from '../../src/api/names.js';
 import { maintenanceControllerFactory } from '../../src/controllers/maintenance/controller.js';
-import { silentLogger } from '../../src/kube/logger.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
 import { NODE_API_SERVER } from '../../src/sandbox/real-node/node-files.js';
 import { kubectlOk, NAMESPACE, REPO_ROOT, type RealHarness } from './real-harness.js';
 import { waitCrdsEstablished } from '../../src/sandbox/crds-established.js';
+import { e2eOperatorLogger } from './e2e-logger.js';
 
 /** Where the example script is put on each node's host. */
 export const SCRIPT_ON_HOST = '/usr/local/sbin/maintenance-example.sh';
@@ -28,7 +28,7 @@ export async function startMaintenanceController(h: RealHarness): Promise<Manage
   await waitCrdsEstablished(h.cp, ['crd/maintenancepolicies.skyhook.nvidia.com']);
   return startManager({
     kc: h.cp.kubeConfig,
-    logger: silentLogger(),
+    logger: e2eOperatorLogger(),
     namespace: NAMESPACE,
     identity: 'real-maintenance-e2e',
     leaderElect: false,

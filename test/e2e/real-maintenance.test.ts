@@ -267,6 +267,16 @@ describe('node-initiated maintenance on real nodes', () => {
       body: pinnedPod(h, 'blocker', node, { 'maintenance-e2e': 'blocker' }),
     });
     const timeline = await recordNodeTimeline(h, [node]);
+    // On a timeout: the node's queue entry and the pods the blockers would list (a rare failure read from its message).
+    const queueAndPods = async (): Promise<string> => {
+      const queued = (await getPolicy()).status?.queue?.find((q) => q.node === node);
+      const pods = await h.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` });
+      const described = pods.items.map(
+        (p) =>
+          `${p.metadata?.namespace}/${p.metadata?.name} ${p.status?.phase}${p.metadata?.deletionTimestamp ? ' (deleting)' : ''}`,
+      );
+      return `queue entry ${JSON.stringify(queued)}; alerts firing ${alerts.firing}; pods on the node: ${described.join(', ')}`;
+    };
     expect(await onHost(h, node, ['touch', '/var/run/reboot-required'])).toMatchObject({ code: 0 });
     const held = await waitForValue(
       'the reboot held by the blocking pod',
@@ -274,7 +284,7 @@ describe('node-initiated maintenance on real nodes', () => {
         const queued = (await getPolicy()).status?.queue?.find((q) => q.node === node);
         return queued?.reason === 'BlockingPods' ? queued : undefined;
       },
-      { timeoutMs: 60_000, intervalMs: 250 },
+      { timeoutMs: 60_000, intervalMs: 250, describe: queueAndPods },
     );
     expect(held).toMatchObject({ protocol: 'reboot', message: expect.stringContaining('default/blocker') });
     expect((await getNode(node)).spec?.unschedulable).toBeFalsy();
@@ -289,7 +299,7 @@ describe('node-initiated maintenance on real nodes', () => {
         const queued = (await getPolicy()).status?.queue?.find((q) => q.node === node);
         return queued?.reason === 'ActiveAlerts' ? queued : undefined;
       },
-      { timeoutMs: 60_000, intervalMs: 250 },
+      { timeoutMs: 60_000, intervalMs: 250, describe: queueAndPods },
     );
     expect(alerted.message).toBe('active alerts: NodeDown');
     expect((await getNode(node)).spec?.unschedulable).toBeFalsy();

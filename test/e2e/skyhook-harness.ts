@@ -13,9 +13,9 @@ import {
   skyhookControllerFactory,
   type SkyhookControllerOptions,
 } from '../../src/controllers/skyhook/skyhook-controller.js';
-import { pino } from 'pino';
 import { retryOnConflict } from './conflict-retry.js';
-import { createLogger, silentLogger, type Logger } from '../../src/kube/logger.js';
+import type { Logger } from '../../src/kube/logger.js';
+import { e2eOperatorLogger } from './e2e-logger.js';
 import type { ControllerFactory } from '../../src/kube/runtime.js';
 import type { NodeOpSettings } from '../../src/templates/nodeop-settings.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
@@ -100,16 +100,6 @@ export interface HarnessOptions {
   nodeOpSettings?: Partial<NodeOpSettings>;
   /** Controllers the operator runs besides the NodeOp and Skyhook ones (e.g. the DisruptionBudget status). */
   extraControllers?: ControllerFactory[];
-}
-
-/**
- * Silent, unless SKYHOOK_E2E_LOG names a file: then the operator's debug log is appended to it (one
- * JSON line each), to see after a failed run what the operator saw and did.
- */
-function e2eOperatorLogger(): Logger {
-  const file = process.env['SKYHOOK_E2E_LOG'];
-  if (!file) return silentLogger();
-  return createLogger({ level: 'debug', destination: pino.destination({ dest: file, append: true, sync: true }) });
 }
 
 /** CRDs, namespace and operator on an already running control plane (startSkyhookHarness's second half). */
