@@ -12,12 +12,12 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
-  KubeConfig,
+  type KubeConfig,
   PatchStrategy,
   setHeaderOptions,
-  type RequestContext,
   type V1Node,
 } from '@kubernetes/client-node';
+import { SharedDispatcherKubeConfig } from './shared-dispatcher.js';
 
 export {
   errorDetails,
@@ -30,6 +30,8 @@ export {
   isTooManyRequests,
   statusCode,
 } from './errors.js';
+
+export { SharedDispatcherKubeConfig } from './shared-dispatcher.js';
 
 /** The field manager of every write the operator makes (server-side apply and managedFields). */
 export const FIELD_MANAGER = 'skyhook-operator';
@@ -55,38 +57,6 @@ export function loadKubeConfig(path?: string): KubeConfig {
   if (!kc.getCurrentCluster())
     throw new Error(`the kubeconfig ${path ?? fromEnv ?? ''} has no current cluster: set current-context`);
   return kc;
-}
-
-type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
-
-/**
- * A KubeConfig whose typed API clients share one undici dispatcher per cluster and user.
- * client-node 2.0.1 builds a new undici Agent for every typed API call
- * (applySecurityAuthentication → createDispatcher, uncached), so every call opened its own TLS
- * connection with its own TLS context, kept alive for seconds after the answer. Under load that
- * was hundreds of live TLS sockets and most of the operator's RSS (outside the JS heap: a 200-node
- * rollout had a 77 MB live heap and 690 MB RSS). client-node already caches the https.Agent its
- * Watch and raw requests use per cluster and user (createAgent); this does the same for the
- * dispatcher. The Agent made per call still exists, but it never connects: it is closed at once.
- * The TLS options (CA, client certificate) are those of the first call: like the cached https.Agent,
- * a rotated client certificate file is picked up by a restart (bearer tokens are headers, read per call).
- */
-export class SharedDispatcherKubeConfig extends KubeConfig {
-  private readonly dispatchers = new Map<string, Dispatcher>();
-
-  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    await super.applySecurityAuthentication(context);
-    const made = context.getDispatcher();
-    if (made === undefined) return; // plain http: the global dispatcher, already shared
-    const key = JSON.stringify([this.getCurrentCluster()?.name ?? '', this.getCurrentUser()?.name ?? '']);
-    const shared = this.dispatchers.get(key);
-    if (shared === undefined) {
-      this.dispatchers.set(key, made);
-      return;
-    }
-    context.setDispatcher(shared);
-    void made.close().catch(() => undefined);
-  }
 }
 
 /** The typed clients, made once per process and shared by every controller. */
