@@ -127,7 +127,10 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
   const podsOnNode = new Map<string, V1Pod[]>();
   for (const pod of podList.items) {
     const node = pod.spec?.nodeName;
-    if (node) podsOnNode.set(node, [...(podsOnNode.get(node) ?? []), pod]);
+    if (!node) continue;
+    const onNode = podsOnNode.get(node);
+    if (onNode) onNode.push(pod);
+    else podsOnNode.set(node, [pod]);
   }
   // Every targeted node's gates, as they stand now: the simulation plays the rollout forward on them.
   const healthGates = await evaluateHealthGates({
