@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   'rollout-5000': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-5000'),
   'memory-1000': async () => (await import('./memory.js')).memory,
   planner: async () => (await import('./planner.js')).planner,
+  'status-write': async () => (await import('./status-write.js')).statusWrite,
 };
 
 const DEFAULT = ['control-plane-start', 'rollout-100', 'memory-1000'];

@@ -19,7 +19,7 @@ import {
 } from './k8s-schemas.js';
 import { type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
-import { celRules, Duration, StringEnum, StringMap } from './schema-helpers.js';
+import { celRules, Duration, PerNodeMap, StringEnum, StringMap } from './schema-helpers.js';
 import {
   Interrupt,
   Package,
@@ -264,7 +264,7 @@ export type NodeOpNodeStatus = Static<typeof NodeOpNodeStatus>;
 
 export const NodeOpStatus = Type.Object({
   phase: Type.Optional(StringEnum(NODEOP_PHASES)),
-  nodeStatuses: Type.Optional(StringMap(NodeOpNodeStatus, { description: 'Per node name.' })),
+  nodeStatuses: Type.Optional(PerNodeMap(NodeOpNodeStatus, { description: 'Per node name.' })),
   observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
   conditions: Type.Optional(ConditionList),
   lastUpdated: Type.Optional(Type.String({ format: 'date-time' })),

@@ -22,6 +22,22 @@ export function StringMap<V extends TSchema>(
 }
 
 /**
+ * A status map keyed by node name that the operator alone writes: atomic for server-side field
+ * management. As a granular map (the default for maps; lists are atomic unless they say otherwise)
+ * the API server records every node's entry, and every field in it, in `managedFields`: a second
+ * copy of the map's shape kept, stored and sent with the object. For a 1000-node Skyhook status
+ * that was 166 KB beside 222 KB, and each status write cost the API server 356–380 ms of CPU instead
+ * of 194 ms (README, "Scale"). Only the server's record of ownership changes: merge patches still
+ * merge entry by entry, and the object, its validation and every reader see the same.
+ */
+export function PerNodeMap<V extends TSchema>(
+  values: V,
+  options: Record<string, unknown> = {},
+): TUnsafe<Record<string, Static<V>>> {
+  return StringMap(values, { ...options, 'x-kubernetes-map-type': 'atomic' });
+}
+
+/**
  * One CEL rule of `x-kubernetes-validations`. The API server prefixes `message` with the path of the
  * schema node that holds the rule (or of `fieldPath`, relative to it), so a message need not repeat
  * the path but should name the field it is about.

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { ConditionList } from './k8s-schemas.js';
-import { StringEnum, StringMap } from './schema-helpers.js';
+import { PerNodeMap, StringEnum, StringMap } from './schema-helpers.js';
 
 export const SKYHOOK_STATUSES = [
   'unknown',
@@ -67,12 +67,12 @@ export type CompartmentStatus = Static<typeof CompartmentStatus>;
 
 export const SkyhookStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  nodeState: Type.Optional(StringMap(StringMap(PackageStatus), { description: 'node → "<pkg>|<version>" → state' })),
-  nodeStatus: Type.Optional(StringMap(StringEnum(SKYHOOK_STATUSES))),
+  nodeState: Type.Optional(PerNodeMap(StringMap(PackageStatus), { description: 'node → "<pkg>|<version>" → state' })),
+  nodeStatus: Type.Optional(PerNodeMap(StringEnum(SKYHOOK_STATUSES))),
   status: Type.Optional(StringEnum(SKYHOOK_STATUSES)),
   conditions: Type.Optional(ConditionList),
-  nodeBootIds: Type.Optional(StringMap(Type.String())),
-  nodePriority: Type.Optional(StringMap(Type.String({ format: 'date-time' }))),
+  nodeBootIds: Type.Optional(PerNodeMap(Type.String())),
+  nodePriority: Type.Optional(PerNodeMap(Type.String({ format: 'date-time' }))),
   nodeOrderOffset: Type.Optional(Type.Integer()),
   configUpdates: Type.Optional(StringMap(Type.Array(Type.String()))),
   compartmentStatuses: Type.Optional(StringMap(CompartmentStatus)),

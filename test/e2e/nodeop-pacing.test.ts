@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as delay } from 'node:timers/promises';
-import { NODEOP_CONDITIONS } from '../../src/api/names.js';
+import { API_GROUP, API_VERSION, NODEOP_CONDITIONS } from '../../src/api/names.js';
 import type { NodeOpSpec } from '../../src/api/nodeop.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
 import {
@@ -57,6 +57,19 @@ describe.each([1, 2])('concurrency %i over 4 nodes', (concurrency) => {
     for (const node of NODES) {
       expect(done.status?.nodeStatuses?.[node]).toMatchObject({ phase: 'Completed', rebootStatus: 'not-requested' });
     }
+    // Written by merge patches of the changed nodes' entries, into a map that is atomic for field
+    // management (src/api/schema-helpers.ts PerNodeMap): one managedFields entry, not one per node.
+    const stored = (await h.custom.getNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: 'nodeops',
+      namespace: ns,
+      name: 'run',
+    })) as { metadata: { managedFields?: Array<{ subresource?: string; fieldsV1?: Record<string, unknown> }> } };
+    const statusFields = (stored.metadata.managedFields ?? []).filter((entry) => entry.subresource === 'status');
+    expect(statusFields).toHaveLength(1);
+    const owned = (statusFields[0]?.fieldsV1?.['f:status'] ?? {}) as Record<string, unknown>;
+    expect(owned['f:nodeStatuses']).toEqual({});
   });
 });
 

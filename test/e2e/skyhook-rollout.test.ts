@@ -72,6 +72,43 @@ describe.each([
   }, 150_000);
 });
 
+describe('the status of an SCR across its nodes', () => {
+  // The per-node maps are atomic for field management (src/api/skyhook-status.ts): as granular
+  // maps the API server recorded each node's entry in managedFields, a second copy of the status's
+  // shape that made every status write of a 1000-node SCR cost it twice the CPU.
+  it('keeps one managedFields entry per per-node map, not one per node', async () => {
+    const name = 'status-fields';
+    await createSkyhook(h, {
+      metadata: { name },
+      spec: {
+        nodeSelectors: { matchLabels: DEMO_LABEL },
+        interruptionBudget: { count: NODES },
+        packages: { pkg: PACKAGE },
+      },
+    });
+    await waitForSkyhook(h, name, (scr) => scr.status?.status === 'complete');
+    const ref = { group: 'skyhook.nvidia.com', version: 'v1alpha1', plural: 'skyhooks', name };
+    const scr = (await h.custom.getClusterCustomObject(ref)) as {
+      metadata: {
+        managedFields?: Array<{ subresource?: string; fieldsV1?: { 'f:status'?: Record<string, unknown> } }>;
+      };
+      status: {
+        nodeState: Record<string, unknown>;
+        nodeStatus: Record<string, unknown>;
+        nodePriority: Record<string, unknown>;
+      };
+    };
+    expect(Object.keys(scr.status.nodeState)).toHaveLength(NODES);
+    expect(Object.keys(scr.status.nodeStatus)).toHaveLength(NODES);
+    const statusFields = (scr.metadata.managedFields ?? []).filter((entry) => entry.subresource === 'status');
+    expect(statusFields).toHaveLength(1);
+    const owned = statusFields[0]?.fieldsV1?.['f:status'] ?? {};
+    for (const map of ['f:nodeState', 'f:nodeStatus', 'f:nodePriority']) expect(owned[map]).toEqual({});
+    await h.custom.deleteClusterCustomObject(ref);
+    await waitForSkyhookGone(h, name);
+  }, 120_000);
+});
+
 describe('a stage exiting 2 on one node', () => {
   it('makes the package erroring with restarts, the node and the SCR erroring, with the counts right', async () => {
     const failing = 'demo-1';
