@@ -6,11 +6,37 @@
  * planner itself reads back or that a person or tool waits for (the SCR's status value, config
  * updates, batch state, the set of true conditions, the package list, observedGeneration) is
  * written at once.
+ *
+ * The wait grows with the SCR's nodes. The status holds an entry per node in three maps, and the API
+ * server spends CPU on a status write in proportion to its size (about 0.2 ms a node on our 2-core
+ * benchmark machine: 194 ms for a 1000-node status, README "Scale"): at 5000 nodes a write every
+ * 3 s would take a third of a core for one SCR. So progress waits 3 s per 1000 nodes (3 s up to
+ * 1000, 15 s at 5000, at most 30 s), which keeps what the status writes cost the API server per
+ * second flat as the fleet grows; decisive changes are still written at once at any size.
  */
 import type { SkyhookStatus } from '../../api/skyhook.js';
 
-/** The longest a progress-only status change waits for the next write. */
+/** The longest a progress-only status change waits for the next write, up to STATUS_NODES_PER_INTERVAL nodes. */
 export const STATUS_PROGRESS_INTERVAL_MS = 3_000;
+/** Each this many nodes in the status add one base interval to the wait. */
+export const STATUS_NODES_PER_INTERVAL = 1_000;
+/** The wait's ceiling, however large the SCR: progress stays visible within this. */
+export const STATUS_PROGRESS_INTERVAL_MAX_MS = 30_000;
+
+/** The wait for a status of `nodes` nodes (see the module comment), never below `baseMs`. */
+export function progressIntervalMs(baseMs: number, nodes: number): number {
+  const scaled = Math.min(STATUS_PROGRESS_INTERVAL_MAX_MS, (baseMs * nodes) / STATUS_NODES_PER_INTERVAL);
+  return Math.max(baseMs, Math.round(scaled));
+}
+
+/** How many nodes a status has entries for (its per-node maps are sized by them). */
+export function statusNodeCount(status: SkyhookStatus): number {
+  return Math.max(
+    Object.keys(status.nodeStatus ?? {}).length,
+    Object.keys(status.nodeState ?? {}).length,
+    Object.keys(status.nodePriority ?? {}).length,
+  );
+}
 
 export type StatusWriteDecision = { write: true } | { write: false; retryInMs: number };
 
@@ -26,7 +52,7 @@ export class StatusWritePacing {
   decide(skyhook: string, current: SkyhookStatus | undefined, next: SkyhookStatus, now: number): StatusWriteDecision {
     const last = this.lastWrite.get(skyhook);
     if (last === undefined || hasDecisiveChange(current ?? {}, next)) return { write: true };
-    const due = last + this.intervalMs;
+    const due = last + progressIntervalMs(this.intervalMs, statusNodeCount(next));
     return now >= due ? { write: true } : { write: false, retryInMs: due - now };
   }
 

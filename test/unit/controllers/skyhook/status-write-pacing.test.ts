@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import type { SkyhookStatus } from '../../../../src/api/skyhook.js';
-import { hasDecisiveChange, StatusWritePacing } from '../../../../src/controllers/skyhook/status-write-pacing.js';
+import {
+  hasDecisiveChange,
+  progressIntervalMs,
+  StatusWritePacing,
+  statusNodeCount,
+} from '../../../../src/controllers/skyhook/status-write-pacing.js';
 
 const progress: SkyhookStatus = {
   status: 'in_progress',
@@ -24,6 +29,24 @@ describe('SCR status write pacing', () => {
     expect(pacing.decide('s', progress, later, 2_000)).toEqual({ write: true });
     // Another SCR has its own clock.
     expect(pacing.decide('t', progress, later, 500)).toEqual({ write: true });
+  });
+
+  it('waits longer for the progress of a larger SCR, 3 s per 1000 nodes, at most 30 s', () => {
+    expect(progressIntervalMs(3_000, 0)).toBe(3_000);
+    expect(progressIntervalMs(3_000, 1_000)).toBe(3_000);
+    expect(progressIntervalMs(3_000, 5_000)).toBe(15_000);
+    expect(progressIntervalMs(3_000, 50_000)).toBe(30_000);
+    const nodes = (n: number): Record<string, 'in_progress'> =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`node-${i}`, 'in_progress' as const]));
+    const large: SkyhookStatus = { ...progress, nodeStatus: nodes(5_000) };
+    expect(statusNodeCount(large)).toBe(5_000);
+    const pacing = new StatusWritePacing(3_000);
+    pacing.written('s', 0);
+    const later = { ...large, completeNodes: '2/5000' };
+    expect(pacing.decide('s', large, later, 3_000)).toEqual({ write: false, retryInMs: 12_000 });
+    expect(pacing.decide('s', large, later, 15_000)).toEqual({ write: true });
+    // A decisive change does not wait, whatever the size.
+    expect(pacing.decide('s', large, { ...later, status: 'complete' }, 1)).toEqual({ write: true });
   });
 
   it.each<[string, SkyhookStatus]>([
