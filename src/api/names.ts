@@ -153,6 +153,8 @@ export const SKYHOOK_CONDITIONS = {
   inputWarning: 'InputWarning',
   /** Ours: nodes wait for a maintenance window to start an interrupt (reason OutsideMaintenanceWindow). */
   maintenanceWindow: 'MaintenanceWindow',
+  /** Ours: the status lists fewer nodes than it covers, to stay under etcd's size limit (reason ObjectSizeLimit). */
+  statusTrimmed: 'StatusTrimmed',
 } as const;
 
 export const legacyConditionType = (type: string): string => `${PREFIX}/${type}`;

@@ -151,6 +151,7 @@ export class SkyhookReconciler {
       policy,
       waitReasons(io.caches.nodes, key),
       now,
+      plan.nodeState,
     );
     this.metrics.podWaits.report(key, podWaitStarts(io.caches.nodes, key), now);
     const again = statusWrite.requeueAfterMs;

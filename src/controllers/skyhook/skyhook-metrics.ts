@@ -130,6 +130,8 @@ export class SkyhookMetrics {
     policy?: DeploymentPolicy,
     waits: ReadonlyMap<string, string> = new Map(),
     nowMs = Date.now(),
+    /** Every node's package states when the status lists fewer (status-size.ts); else the status's. */
+    nodeState: SkyhookStatus['nodeState'] = status.nodeState,
   ): void {
     const name = nameOf(skyhook);
     this.remove(name);
@@ -149,7 +151,7 @@ export class SkyhookMetrics {
     const nodes = Object.keys(nodeStatus);
     set(this.nodeTargetCount, { skyhook_name: name }, nodes.length);
     for (const value of Object.values(nodeStatus)) add(this.nodeStatusCount, { skyhook_name: name, status: value }, 1);
-    for (const entries of Object.values(status.nodeState ?? {})) {
+    for (const entries of Object.values(nodeState ?? {})) {
       for (const entry of Object.values(entries)) {
         const pkg = { skyhook_name: name, package_name: entry.name, package_version: entry.version };
         add(this.packageState, { ...pkg, state: entry.state ?? 'unknown' }, 1);

@@ -2,7 +2,7 @@
  * The last phase of a pass (plan-skyhook.ts): the SCR's status from what the pass decided for its
  * nodes, and the Event of its transition.
  */
-import type { SkyhookStatusValue } from '../../../api/node-state.js';
+import type { NodeState, SkyhookStatusValue } from '../../../api/node-state.js';
 import { inputWarningCondition, inputWarnings } from './input-warnings.js';
 import { nextWindowTimestamp } from './maintenance-windows.js';
 import { holdConditions, type NodeHoldReport } from './node-holds.js';
@@ -28,22 +28,23 @@ export interface PassOutcome {
 export function scrStatus(
   pass: SkyhookPass,
   outcome: PassOutcome,
-): { action?: SetSkyhookStatus; events: PlannerEvent[] } {
+): { action?: SetSkyhookStatus; events: PlannerEvent[]; nodeState: Record<string, NodeState> } {
   const { scr, name, spec, policy } = pass;
   const { works, nodeStatus } = outcome;
   const becameComplete =
     Object.values(nodeStatus).every((status) => status === 'complete') && scr.status?.status !== 'complete';
   const namesOf = (reason: ReturnType<typeof blockedReason>): string[] =>
     works.filter((work) => blockedReason(pass, work) === reason).map((work) => work.node.name);
+  const nodeState = Object.fromEntries(
+    works
+      .filter((work) => !work.record.malformed && Object.keys(work.state).length > 0)
+      .map((work) => [work.node.name, work.state]),
+  );
   const update = skyhookStatusUpdate({
     skyhook: scr,
     now: pass.now,
     nodeStatus,
-    nodeState: Object.fromEntries(
-      works
-        .filter((work) => !work.record.malformed && Object.keys(work.state).length > 0)
-        .map((work) => [work.node.name, work.state]),
-    ),
+    nodeState,
     nodePriority: outcome.priority,
     configUpdates: outcome.configUpdates,
     paused: pass.paused,
@@ -77,5 +78,5 @@ export function scrStatus(
   const action: SetSkyhookStatus | undefined = update.status
     ? { kind: 'setSkyhookStatus', skyhook: name, status: update.status }
     : undefined;
-  return action ? { action, events: update.events } : { events: update.events };
+  return action ? { action, events: update.events, nodeState } : { events: update.events, nodeState };
 }

@@ -5,7 +5,7 @@
  * report holds, write node state and status back, and derive the SCR status. Each phase returns
  * what it decided; the actions come out in the crash-safe steps of `orderSteps` (action-order.ts).
  */
-import type { SkyhookStatusValue } from '../../../api/node-state.js';
+import type { NodeState, SkyhookStatusValue } from '../../../api/node-state.js';
 import { orderSteps } from './action-order.js';
 import { gateAnnotationWrites } from './health-gate-plan.js';
 import { admit, advanceAdmittedNodes, earliest, expireFinishedOps } from './pass-advance.js';
@@ -21,6 +21,8 @@ export interface SkyhookPlan {
   /** Cut into the crash-safe steps of action-order.ts. */
   steps: PlannerAction[][];
   nodeStatus: Record<string, SkyhookStatusValue>;
+  /** Every node's package states, whole (the status may list fewer: status-size.ts); planned SCRs only. */
+  nodeState?: Record<string, NodeState>;
   requeueAfterMs?: number;
 }
 
@@ -77,5 +79,8 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
     events: [...written.events, ...status.events],
   });
   const requeueAfterMs = earliest(earliest(advanced.requeueAfterMs, expired.requeueAfterMs), holds.requeueAfterMs);
-  return requeueAfterMs === undefined ? { steps, nodeStatus } : { steps, nodeStatus, requeueAfterMs };
+  const { nodeState } = status;
+  return requeueAfterMs === undefined
+    ? { steps, nodeStatus, nodeState }
+    : { steps, nodeStatus, nodeState, requeueAfterMs };
 }

@@ -6,7 +6,7 @@
  */
 import { SKYHOOK_ANNOTATIONS } from '../../../api/names.js';
 import type { Skyhook } from '../../../api/skyhook.js';
-import { readNodeSkyhookRecord, type SkyhookStatusValue } from '../../../api/node-state.js';
+import { type NodeState, readNodeSkyhookRecord, type SkyhookStatusValue } from '../../../api/node-state.js';
 import { planAutoTaints, planRuntimeRequiredRelease } from './runtime-required.js';
 import { PriorityGates } from './priority-gates.js';
 import { planSkyhook, skyhookCompletion, type SkyhookPlan } from './plan-skyhook.js';
@@ -30,6 +30,8 @@ export interface PlanRunInput extends PlannerInput {
 /** With an input cache, the cache to pass to the next run (the caller keeps it; the planner keeps no state). */
 export interface PlanRunResult extends PlanResult {
   cache?: PlanCache;
+  /** With `only`: that SCR's package states on every node, whole (its metrics count them; the status may list fewer). */
+  nodeState?: Record<string, NodeState>;
 }
 
 export function planNextActions(input: PlanRunInput): PlanRunResult {
@@ -41,6 +43,7 @@ export function planNextActions(input: PlanRunInput): PlanRunResult {
     for (const action of actions) steps.push([action]);
   };
   let requeueAfterMs: number | undefined;
+  let onlyNodeState: Record<string, NodeState> | undefined;
   const scrs = input.skyhooks.map((entry) => entry.skyhook);
   const wantedScrs = scrs.filter((scr) => input.only === undefined || scr.metadata.name === input.only);
   // Tainted now, worked on from the next pass (the taint must be in place before workloads land).
@@ -78,7 +81,10 @@ export function planNextActions(input: PlanRunInput): PlanRunResult {
     if (wanted) steps.push(...plan.steps);
     if (wanted && plan.requeueAfterMs !== undefined)
       requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, plan.requeueAfterMs);
-    if (input.only === name) break;
+    if (input.only === name) {
+      if (plan.nodeState) onlyNodeState = plan.nodeState;
+      break;
+    }
     const disabled = skyhook.skyhook.metadata.annotations?.[SKYHOOK_ANNOTATIONS.disable] === 'true';
     if (!disabled) gates.add(name, plan.nodeStatus, skyhook.skyhook.spec.sequencing === 'all');
   }
@@ -98,6 +104,7 @@ export function planNextActions(input: PlanRunInput): PlanRunResult {
   const result: PlanRunResult =
     requeueAfterMs === undefined ? { actions, steps } : { actions, steps, requeueAfterMs: Math.max(0, requeueAfterMs) };
   if (caches) result.cache = caches.result(scrs.map(nameOf));
+  if (onlyNodeState) result.nodeState = onlyNodeState;
   return result;
 }
 

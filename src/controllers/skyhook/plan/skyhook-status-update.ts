@@ -23,6 +23,7 @@ import {
   withLegacyMirror,
 } from './skyhook-status.js';
 import { nameOf } from '../../../api/object-meta.js';
+import { fitNodeMaps, objectBytesWithoutStatus, type StatusTrim, trimMessage } from './status-size.js';
 
 export interface StatusUpdateInput {
   skyhook: Skyhook;
@@ -65,16 +66,21 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
     disabled: input.disabled,
     blocked: input.problems.length > 0 || input.missingPolicy !== undefined,
   });
-  const optional = optionalConditions(input, name);
+  // Past a few thousand nodes the per-node maps are cut to keep the object under etcd's limit (status-size.ts).
+  const fitted = fitNodeMaps(
+    { nodeState: input.nodeState, nodeStatus, nodePriority: input.nodePriority },
+    objectBytesWithoutStatus(skyhook),
+  );
+  const optional = optionalConditions(input, name, fitted.trim);
   const wanted = [...baseConditions(input, status, previous), ...optional.wanted];
   const generation = skyhook.metadata.generation;
   const { nextMaintenanceWindow: _previousWindow, ...carried } = previous;
   const next: SkyhookStatus = {
     ...carried,
     status,
-    nodeState: input.nodeState,
+    nodeState: fitted.maps.nodeState,
     nodeStatus,
-    nodePriority: input.nodePriority,
+    nodePriority: fitted.maps.nodePriority,
     configUpdates: input.configUpdates,
     nodesInProgress: nodesInProgress(nodeStatus),
     completeNodes: completeNodes(nodeStatus),
@@ -135,7 +141,11 @@ function baseConditions(
 }
 
 /** The conditions present only while something is wrong or under way, and the types to drop otherwise. */
-function optionalConditions(input: StatusUpdateInput, name: string): { wanted: ConditionValue[]; remove: string[] } {
+function optionalConditions(
+  input: StatusUpdateInput,
+  name: string,
+  trim: StatusTrim | undefined,
+): { wanted: ConditionValue[]; remove: string[] } {
   const wanted: ConditionValue[] = [];
   const remove: string[] = [];
   const optional = (type: string, reason: string, message: string | undefined): void => {
@@ -157,6 +167,7 @@ function optionalConditions(input: StatusUpdateInput, name: string): { wanted: C
     'DeploymentPolicyNotFound',
     input.missingPolicy === undefined ? undefined : missingPolicyMessage(input.missingPolicy),
   );
+  optional(SKYHOOK_CONDITIONS.statusTrimmed, 'ObjectSizeLimit', trim ? trimMessage(trim, name) : undefined);
   if (input.inputWarning) wanted.push(...withLegacyMirror(input.inputWarning));
   else remove.push(SKYHOOK_CONDITIONS.inputWarning, legacyConditionType(SKYHOOK_CONDITIONS.inputWarning));
   for (const condition of input.holdConditions?.wanted ?? []) wanted.push(...withLegacyMirror(condition));

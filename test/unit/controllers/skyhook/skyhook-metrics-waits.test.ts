@@ -1,6 +1,7 @@
 /**
  * The wait gauges: nodes held per reason, and since when the longest-held of them waits, kept
- * across reports while a node's reason stays and restarted when it changes.
+ * across reports while a node's reason stays and restarted when it changes. And where the package
+ * gauges count from when the status lists fewer nodes than the plan has.
  */
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
@@ -62,5 +63,27 @@ describe('SkyhookMetrics waits', () => {
     expect(await values(registry, 'skyhook_node_waiting_since_timestamp_seconds')).toEqual({ DrainBlocked: 3 });
     metrics.forget('demo');
     expect(await values(registry, 'skyhook_node_waiting_since_timestamp_seconds')).toEqual({});
+  });
+});
+
+describe('SkyhookMetrics package states', () => {
+  it('counts every node the plan gives, also those a trimmed status leaves out (status-size.ts)', async () => {
+    const registry = new Registry();
+    const metrics = new SkyhookMetrics(registry);
+    const state = (s: 'complete' | 'in_progress') => ({
+      'pkg|1.0.0': { name: 'pkg', version: '1.0.0', image: 'example/pkg', stage: 'config' as const, state: s },
+    });
+    const trimmed = {
+      nodeStatus: { a: 'complete', b: 'complete', c: 'in_progress' },
+      nodeState: { c: state('in_progress') },
+    } as const;
+    metrics.report(scr, trimmed, undefined, new Map(), 0, {
+      a: state('complete'),
+      b: state('complete'),
+      c: state('in_progress'),
+    });
+    const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'skyhook_package_state_count');
+    const byState = Object.fromEntries((metric?.values ?? []).map((v) => [String(v.labels['state']), v.value]));
+    expect(byState).toEqual({ complete: 2, in_progress: 1 });
   });
 });
