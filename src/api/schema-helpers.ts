@@ -26,8 +26,8 @@ export function StringMap<V extends TSchema>(
  * management. As a granular map (the default for maps; lists are atomic unless they say otherwise)
  * the API server records every node's entry, and every field in it, in `managedFields`: a second
  * copy of the map's shape kept, stored and sent with the object. For a 1000-node Skyhook status
- * that was 166 KB beside 222 KB, and each status write cost the API server 356–380 ms of CPU instead
- * of 194 ms (README, "Scale"). Only the server's record of ownership changes: merge patches still
+ * that was 146 KB beside 206 KB, and each status write cost the API server 379 ms of CPU instead
+ * of 188 ms (`npm run bench -- status-write`; README, "Scale"). Only the server's record of ownership changes: merge patches still
  * merge entry by entry, and the object, its validation and every reader see the same.
  */
 export function PerNodeMap<V extends TSchema>(

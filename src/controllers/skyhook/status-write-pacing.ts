@@ -29,13 +29,9 @@ export function progressIntervalMs(baseMs: number, nodes: number): number {
   return Math.max(baseMs, Math.round(scaled));
 }
 
-/** How many nodes a status has entries for (its per-node maps are sized by them). */
+/** How many nodes a status covers: nodeStatus lists every one (the other per-node maps may be cut: status-size.ts). */
 export function statusNodeCount(status: SkyhookStatus): number {
-  return Math.max(
-    Object.keys(status.nodeStatus ?? {}).length,
-    Object.keys(status.nodeState ?? {}).length,
-    Object.keys(status.nodePriority ?? {}).length,
-  );
+  return Object.keys(status.nodeStatus ?? {}).length;
 }
 
 export type StatusWriteDecision = { write: true } | { write: false; retryInMs: number };

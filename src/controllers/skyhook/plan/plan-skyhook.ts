@@ -79,8 +79,7 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
     events: [...written.events, ...status.events],
   });
   const requeueAfterMs = earliest(earliest(advanced.requeueAfterMs, expired.requeueAfterMs), holds.requeueAfterMs);
-  const { nodeState } = status;
-  return requeueAfterMs === undefined
-    ? { steps, nodeStatus, nodeState }
-    : { steps, nodeStatus, nodeState, requeueAfterMs };
+  const plan: SkyhookPlan = { steps, nodeStatus, nodeState: status.nodeState };
+  if (requeueAfterMs !== undefined) plan.requeueAfterMs = requeueAfterMs;
+  return plan;
 }
