@@ -151,10 +151,13 @@ export class InformerStore<T extends KubernetesObject> {
       return;
     }
     if (type !== 'ADDED' && type !== 'MODIFIED') return;
+    // The version already stored (the echo of an own write, mostly): one resourceVersion is one
+    // state of the object, so there is nothing to transform, refile or fire again.
+    if (old && old.metadata?.resourceVersion === rv) return;
     const current = this.transform(object);
     this.put(key, current, old);
     if (!old) this.emit('add', current);
-    else if (old.metadata?.resourceVersion !== rv) this.emit('update', current, old);
+    else this.emit('update', current, old);
   }
 
   /**

@@ -4,13 +4,17 @@
  * sets them.
  *
  * One dispatcher: client-node 2.0.1 builds a new undici Agent for every typed API call
- * (applySecurityAuthentication → createDispatcher, uncached), so every call opened its own TLS
- * connection with its own TLS context, kept alive for seconds after the answer. Under load that was
- * hundreds of live TLS sockets and most of the operator's RSS (outside the JS heap: a 200-node
- * rollout had a 77 MB live heap and 690 MB RSS). The Agent client-node makes per call still exists,
- * but it never connects: it is closed at once. The TLS options (CA, client certificate) are those of
- * the first call: a rotated client certificate file is picked up by a restart (bearer tokens are
- * headers, read per call).
+ * (applySecurityAuthentication → its private createDispatcher, uncached), so every call opened its
+ * own TLS connection with its own TLS context, kept alive for seconds after the answer. Under load
+ * that was hundreds of live TLS sockets and most of the operator's RSS (outside the JS heap: a
+ * 200-node rollout had a 77 MB live heap and 690 MB RSS). That factory is replaced on the instance
+ * (its TypeScript type is private, so it cannot be overridden as a method): it hands every call
+ * the one Agent of the cluster and user. It used to be left to build its Agent and the Agent closed
+ * at once; building and closing one per call (the close makes an Error with its stack) was 2 % of
+ * the operator's CPU in `rollout-1000`. The TLS options (CA, client certificate) are those of the
+ * first call: a rotated client certificate file is picked up by a restart (bearer tokens are
+ * headers, read per call). shared-dispatcher.test.ts fails if a client-node upgrade renames the
+ * factory.
  *
  * The windows: the API server speaks HTTP/2, so every watch of every informer and every request
  * share that one connection, as in client-go. undici's default windows are 256 KiB per stream and
@@ -25,7 +29,7 @@
  * stages for 13 % less CPU per stage (README, Scale, eighth pass).
  */
 import type { AgentOptions } from 'node:https';
-import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import { type Cluster, KubeConfig, type RequestContext } from '@kubernetes/client-node';
 import { Agent, type Client } from 'undici';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
@@ -35,43 +39,50 @@ export const HTTP2_STREAM_WINDOW_BYTES = 4 * 2 ** 20;
 /** The whole connection's window: client-go's is 1 GiB; this bounds the unread data the operator may hold. */
 export const HTTP2_CONNECTION_WINDOW_BYTES = 32 * 2 ** 20;
 
-export class SharedDispatcherKubeConfig extends KubeConfig {
-  private readonly dispatchers = new Map<string, Promise<Dispatcher>>();
+/** client-node's per-call dispatcher factory (`KubeConfig.createDispatcher`, private in its types). */
+type DispatcherFactory = (cluster: Cluster | null, agentOptions: AgentOptions) => Dispatcher | undefined;
 
-  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    await super.applySecurityAuthentication(context);
-    const made = context.getDispatcher();
-    if (made === undefined) return; // plain http: the global dispatcher, already shared
-    const key = JSON.stringify([this.getCurrentCluster()?.name ?? '', this.getCurrentUser()?.name ?? '']);
-    let shared = this.dispatchers.get(key);
-    if (shared === undefined) {
-      // Kept as a promise: concurrent first calls must not make a connection each.
-      shared = this.windowedDispatcher().then((windowed) => windowed ?? made);
-      this.dispatchers.set(key, shared);
-    }
-    const dispatcher = await shared;
-    if (dispatcher === made) return;
-    context.setDispatcher(dispatcher);
-    void made.close().catch(() => undefined);
+export class SharedDispatcherKubeConfig extends KubeConfig {
+  private readonly dispatchers = new Map<string, Dispatcher>();
+
+  constructor() {
+    super();
+    const own = (this as unknown as { createDispatcher: DispatcherFactory }).createDispatcher.bind(this);
+    const shared: DispatcherFactory = (cluster, agentOptions) => this.sharedDispatcher(cluster, agentOptions, own);
+    Object.defineProperty(this, 'createDispatcher', { value: shared });
   }
 
   /**
-   * client-node's Agent for this cluster and user, with client-go's HTTP/2 windows; undefined for a
-   * proxy or SOCKS connection (client-node's own dispatcher is kept for those).
+   * The one Agent of this cluster and user, with client-go's HTTP/2 windows, made on the first call;
+   * client-node's own dispatcher for a proxy or SOCKS connection, and none for plain http (the
+   * global dispatcher, already shared).
    */
-  private async windowedDispatcher(): Promise<Dispatcher | undefined> {
-    const tls: AgentOptions = {};
-    await this.applyToHTTPSOptions(tls);
-    const options = this.createDispatcherOptions(this.getCurrentCluster(), tls);
-    if (options.type !== 'agent') return undefined;
-    // undici 8 reads the stream window from `h2Options.initialWindowSize`, although its types and
-    // docs name `h2Options.settings.initialWindowSize` (validated, then not used): both are given,
-    // and shared-dispatcher.test.ts checks what the server is told.
-    const h2Options: NonNullable<Client.Options['h2Options']> & { initialWindowSize: number } = {
-      settings: { initialWindowSize: HTTP2_STREAM_WINDOW_BYTES },
-      initialWindowSize: HTTP2_STREAM_WINDOW_BYTES,
-      connectionWindowSize: HTTP2_CONNECTION_WINDOW_BYTES,
-    };
-    return new Agent({ connect: options.connect, h2Options });
+  private sharedDispatcher(
+    cluster: Cluster | null,
+    agentOptions: AgentOptions,
+    own: DispatcherFactory,
+  ): Dispatcher | undefined {
+    const options = this.createDispatcherOptions(cluster, agentOptions);
+    if (options.type !== 'agent') return own(cluster, agentOptions);
+    const key = JSON.stringify([cluster?.name ?? '', this.getCurrentUser()?.name ?? '']);
+    let dispatcher = this.dispatchers.get(key);
+    if (dispatcher === undefined) {
+      dispatcher = windowedAgent(options.connect);
+      this.dispatchers.set(key, dispatcher);
+    }
+    return dispatcher;
   }
+}
+
+/** An Agent with client-go's HTTP/2 windows. */
+function windowedAgent(connect: Agent.Options['connect']): Dispatcher {
+  // undici 8 reads the stream window from `h2Options.initialWindowSize`, although its types and
+  // docs name `h2Options.settings.initialWindowSize` (validated, then not used): both are given,
+  // and shared-dispatcher-windows.test.ts checks what the server is told.
+  const h2Options: NonNullable<Client.Options['h2Options']> & { initialWindowSize: number } = {
+    settings: { initialWindowSize: HTTP2_STREAM_WINDOW_BYTES },
+    initialWindowSize: HTTP2_STREAM_WINDOW_BYTES,
+    connectionWindowSize: HTTP2_CONNECTION_WINDOW_BYTES,
+  };
+  return new Agent({ connect, h2Options });
 }

@@ -141,23 +141,18 @@ export class SkyhookMetrics {
       gauge.set(labels, value);
       tracked.push({ gauge: gauge as unknown as Gauge<string>, labels });
     };
-    const add = <L extends string>(gauge: Gauge<L>, labels: Record<L, string>, value: number): void => {
-      gauge.inc(labels, value);
-      tracked.push({ gauge: gauge as unknown as Gauge<string>, labels });
-    };
     for (const value of SKYHOOK_STATUSES)
       set(this.status, { skyhook_name: name, status: value }, status.status === value ? 1 : 0);
     const nodeStatus = status.nodeStatus ?? {};
     const nodes = Object.keys(nodeStatus);
     set(this.nodeTargetCount, { skyhook_name: name }, nodes.length);
-    for (const value of Object.values(nodeStatus)) add(this.nodeStatusCount, { skyhook_name: name, status: value }, 1);
-    for (const entries of Object.values(nodeState ?? {})) {
-      for (const entry of Object.values(entries)) {
-        const pkg = { skyhook_name: name, package_name: entry.name, package_version: entry.version };
-        add(this.packageState, { ...pkg, state: entry.state ?? 'unknown' }, 1);
-        add(this.packageStage, { ...pkg, stage: entry.stage }, 1);
-        add(this.packageRestarts, pkg, entry.restarts ?? 0);
-      }
+    for (const [value, count] of tally(Object.values(nodeStatus), (value) => value))
+      set(this.nodeStatusCount, { skyhook_name: name, status: value }, count);
+    for (const { name: pkgName, version, states, stages, restarts } of packageTotals(nodeState ?? {})) {
+      const pkg = { skyhook_name: name, package_name: pkgName, package_version: version };
+      for (const [state, count] of states) set(this.packageState, { ...pkg, state }, count);
+      for (const [stage, count] of stages) set(this.packageStage, { ...pkg, stage }, count);
+      set(this.packageRestarts, pkg, restarts);
     }
     for (const [reason, { count, sinceMs }] of this.waitsByReason(name, waits, nowMs)) {
       set(this.waiting, { skyhook_name: name, reason }, count);
@@ -215,4 +210,47 @@ export class SkyhookMetrics {
     this.waitStarts.set(name, starts);
     return byReason;
   }
+}
+
+/** How many of `items` share each key, in the order the keys first come. */
+function tally<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) {
+    const key = keyOf(item);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+interface PackageTotals {
+  name: string;
+  version: string;
+  /** Nodes per state and per stage; restarts summed over the nodes. */
+  states: Map<string, number>;
+  stages: Map<string, number>;
+  restarts: number;
+}
+
+/**
+ * The package series' values summed over every node first: a series set once per reconcile instead
+ * of incremented once per node (at 1000 nodes, 3000 increments and as many removals each
+ * reconcile, 3 % of the operator's CPU in `rollout-1000`).
+ */
+function packageTotals(nodeState: NonNullable<SkyhookStatus['nodeState']>): PackageTotals[] {
+  const totals = new Map<string, PackageTotals>();
+  for (const entries of Object.values(nodeState)) {
+    for (const entry of Object.values(entries)) {
+      const key = `${entry.name}\u0000${entry.version}`;
+      let total = totals.get(key);
+      if (total === undefined) {
+        total = { name: entry.name, version: entry.version, states: new Map(), stages: new Map(), restarts: 0 };
+        totals.set(key, total);
+      }
+      const state = entry.state ?? 'unknown';
+      total.states.set(state, (total.states.get(state) ?? 0) + 1);
+      total.stages.set(entry.stage, (total.stages.get(entry.stage) ?? 0) + 1);
+      total.restarts += entry.restarts ?? 0;
+    }
+  }
+  return [...totals.values()];
 }

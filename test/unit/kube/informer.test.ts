@@ -224,10 +224,13 @@ describe('Informer', () => {
       expect(informer.applyOwnWrite(cm('new', '6', 'ns'))).toBe(true);
       expect(events).toEqual(['update a@1->5', 'add new@6']);
       // Someone else's write before ours, then ours: both already superseded or shown.
+      const stored = informer.get('a', 'ns');
       source.lastWatch.emit('MODIFIED', cm('a', '3', 'ns', { k: 'theirs' }));
       source.lastWatch.emit('MODIFIED', cm('a', '5', 'ns', { k: 'ours' }));
       source.lastWatch.emit('ADDED', cm('new', '6'));
       expect(events).toEqual(['update a@1->5', 'add new@6']);
+      // The echo of the stored version is not transformed and stored again: the cached object stays.
+      expect(informer.get('a', 'ns')).toBe(stored);
       expect((informer.get('a', 'ns') as { data?: unknown }).data).toEqual({ k: 'ours' });
       // A write older than what the cache shows is not stored; a later event is applied as always.
       expect(informer.applyOwnWrite(cm('a', '4'))).toBe(false);

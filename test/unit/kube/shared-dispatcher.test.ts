@@ -22,4 +22,20 @@ describe('SharedDispatcherKubeConfig', () => {
     expect(second.getHeaders()['Authorization']).toBe('Bearer t');
     await first.getDispatcher()?.close();
   });
+
+  it("leaves a proxied cluster to client-node's own dispatcher", async () => {
+    const kc = new SharedDispatcherKubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        { name: 'c', server: 'https://10.0.0.1:6443', skipTLSVerify: true, proxyUrl: 'http://127.0.0.1:3128' },
+      ],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    const context = new RequestContext('https://10.0.0.1:6443/api/v1/nodes', HttpMethod.GET);
+    await kc.applySecurityAuthentication(context);
+    expect(context.getDispatcher()?.constructor.name).toBe('ProxyAgent');
+    await context.getDispatcher()?.close();
+  });
 });

@@ -86,4 +86,51 @@ describe('SkyhookMetrics package states', () => {
     const byState = Object.fromEntries((metric?.values ?? []).map((v) => [String(v.labels['state']), v.value]));
     expect(byState).toEqual({ complete: 2, in_progress: 1 });
   });
+
+  it('sums the node, state, stage and restart series per package, and a new report replaces the last one', async () => {
+    const registry = new Registry();
+    const metrics = new SkyhookMetrics(registry);
+    const entry = (name: string, stage: 'apply' | 'config', state: 'complete' | 'in_progress', restarts = 0) => ({
+      [`${name}|1.0.0`]: { name, version: '1.0.0', image: `example/${name}`, stage, state, restarts },
+    });
+    const series = async (metricName: string): Promise<string[]> =>
+      ((await registry.getMetricsAsJSON()).find((m) => m.name === metricName)?.values ?? [])
+        .map((v) => `${Object.values(v.labels).slice(1).join(' ')}=${v.value}`)
+        .sort();
+    metrics.report(scr, {
+      nodeStatus: { a: 'complete', b: 'in_progress', c: 'in_progress' },
+      nodeState: {
+        a: { ...entry('x', 'config', 'complete', 1), ...entry('y', 'config', 'complete') },
+        b: { ...entry('x', 'config', 'complete', 2), ...entry('y', 'apply', 'in_progress') },
+        c: entry('x', 'apply', 'in_progress'),
+      },
+    });
+    expect(await series('skyhook_node_status_count')).toEqual(['complete=1', 'in_progress=2']);
+    expect(await series('skyhook_package_state_count')).toEqual([
+      'x 1.0.0 complete=2',
+      'x 1.0.0 in_progress=1',
+      'y 1.0.0 complete=1',
+      'y 1.0.0 in_progress=1',
+    ]);
+    expect(await series('skyhook_package_stage_count')).toEqual([
+      'x 1.0.0 apply=1',
+      'x 1.0.0 config=2',
+      'y 1.0.0 apply=1',
+      'y 1.0.0 config=1',
+    ]);
+    expect(await series('skyhook_package_restarts_count')).toEqual(['x 1.0.0=3', 'y 1.0.0=0']);
+    // The next report: every node complete; the series of states and stages no node has any more are gone.
+    metrics.report(scr, {
+      nodeStatus: { a: 'complete', b: 'complete', c: 'complete' },
+      nodeState: {
+        a: entry('x', 'config', 'complete'),
+        b: entry('x', 'config', 'complete'),
+        c: entry('x', 'config', 'complete'),
+      },
+    });
+    expect(await series('skyhook_node_status_count')).toEqual(['complete=3']);
+    expect(await series('skyhook_package_state_count')).toEqual(['x 1.0.0 complete=3']);
+    expect(await series('skyhook_package_stage_count')).toEqual(['x 1.0.0 config=3']);
+    expect(await series('skyhook_package_restarts_count')).toEqual(['x 1.0.0=0']);
+  });
 });
