@@ -143,8 +143,11 @@ export function decideStatuses(pass: SkyhookPass, cycles: ConfigCycles): Decided
   const gates = new Map<string, GateDecision>();
   const configKey = pass.cache ? JSON.stringify(cycles.configUpdates) : '';
   const works = cycles.works.map((from) => {
-    const compute = (): DecidedNode => decideNode(pass, from, cycles.configUpdates, configKey);
-    const decided = pass.cache ? pass.cache.decide(from, configKey, compute) : compute();
+    // No named closure per node: the operator's bundle keeps function names (esbuild keepNames), and
+    // naming one closure per node per pass was 2 % of the operator's CPU with 5 SCRs over 1000 nodes.
+    const decided = pass.cache
+      ? pass.cache.decide(from, configKey, () => decideNode(pass, from, cycles.configUpdates, configKey))
+      : decideNode(pass, from, cycles.configUpdates, configKey);
     plans.push(decided.plan);
     nodeStatus[from.node.name] = decided.status;
     // Health gates wait with timeouts (`now`): decided afresh on every pass, never cached.

@@ -60,13 +60,15 @@ export class StageOpSummaryMemo {
   }
 
   of(nodeOps: NodeOp[], skyhooks: Skyhook[], namespace: string): StageOpSummary[] {
-    const byName = new Map(skyhooks.map((scr) => [nameOf(scr), scr]));
+    // Each SCR's spec key once, not once per op (10000 ops with 5 SCRs over 1000 nodes).
+    const byName = new Map(skyhooks.map((scr) => [nameOf(scr), { skyhook: scr, spec: specKey(scr) }]));
     const next = new Map<string, StageOpSummary>();
     const summaries = nodeOps
       .filter((op) => op.metadata.namespace === namespace && op.spec.skyhookStage !== undefined)
       .map((op) => {
-        const skyhook = byName.get(op.spec.skyhookStage!.skyhook);
-        const spec = specKey(skyhook);
+        const scr = byName.get(op.spec.skyhookStage!.skyhook);
+        const skyhook = scr?.skyhook;
+        const spec = scr?.spec ?? '';
         const old = this.summaries.get(op);
         let summary = old !== undefined && old.spec === spec ? old.summary : undefined;
         if (summary === undefined) {
