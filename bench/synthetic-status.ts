@@ -3,13 +3,7 @@
  * them: every node has one package's state, a status and a priority; the first `complete` nodes
  * are done. The status-write benchmark writes them; the tests of the status size limit fit them.
  */
-import type { NodeState, SkyhookStatusValue } from '../src/api/node-state.js';
-
-export interface SyntheticNodeMaps {
-  nodeState: Record<string, NodeState>;
-  nodeStatus: Record<string, SkyhookStatusValue>;
-  nodePriority: Record<string, string>;
-}
+import type { NodeMaps } from '../src/controllers/skyhook/plan/status-size.js';
 
 export const SYNTHETIC_PACKAGE = {
   name: 'pkg',
@@ -18,8 +12,8 @@ export const SYNTHETIC_PACKAGE = {
 };
 
 /** `nodes` nodes named `<prefix>-00000` …, the first `complete` of them complete. */
-export function syntheticNodeMaps(nodes: number, complete: number, prefix = 'node'): SyntheticNodeMaps {
-  const maps: SyntheticNodeMaps = { nodeState: {}, nodeStatus: {}, nodePriority: {} };
+export function syntheticNodeMaps(nodes: number, complete: number, prefix = 'node'): NodeMaps {
+  const maps: NodeMaps = { nodeState: {}, nodeStatus: {}, nodePriority: {} };
   for (let i = 0; i < nodes; i++) {
     const node = `${prefix}-${String(i).padStart(5, '0')}`;
     const done = i < complete;
