@@ -39,6 +39,17 @@ const cordon = (node: string): CordonNode => ({
   reason: 'r',
 });
 
+/** The creation of a stage's NodeOp on `node` (package `p` unless named). */
+const stageOp = (node: string, stage: 'apply' | 'config', pkg = 'p'): ActionBuckets['creates'][number] =>
+  ({
+    kind: 'createStageOp',
+    skyhook: 's',
+    node,
+    package: { name: pkg, version: '1', image: 'i' },
+    stage,
+    previousRestarts: 0,
+  }) as ActionBuckets['creates'][number];
+
 /** What a unit touches, for readable expectations. */
 function label(unit: ApplyUnit): string {
   if (unit.kind === 'nodeWrite') return `patch ${unit.write.node}`;
@@ -70,15 +81,7 @@ describe('applySteps', () => {
   });
 
   it("writes the SCR status beside the step's NodeOp creates, after the slot takers; alone when nothing is created", () => {
-    const create = (node: string): ActionBuckets['creates'][number] =>
-      ({
-        kind: 'createStageOp',
-        skyhook: 's',
-        node,
-        package: { name: 'p', version: '1', image: 'i' },
-        stage: 'apply',
-        previousRestarts: 0,
-      }) as ActionBuckets['creates'][number];
+    const create = (node: string) => stageOp(node, 'apply');
     const scrStatus: NonNullable<ActionBuckets['status']> = {
       kind: 'setSkyhookStatus',
       skyhook: 's',
@@ -140,18 +143,10 @@ describe('applySteps', () => {
   });
 
   it("keeps a node's metadata ConfigMap and NodeOp one unit, and two stages of one node in one chain", () => {
-    const create = (node: string, pkg: string): PlannerAction =>
-      ({
-        kind: 'createStageOp',
-        skyhook: 's',
-        node,
-        package: { name: pkg, version: '1', image: 'i' },
-        stage: 'apply',
-        previousRestarts: 0,
-      }) as PlannerAction;
+    const create = (node: string, pkg: string) => stageOp(node, 'apply', pkg);
     const planned = orderSteps({
       ...empty(),
-      creates: [create('n1', 'a'), create('n2', 'a'), create('n1', 'b')] as ActionBuckets['creates'],
+      creates: [create('n1', 'a'), create('n2', 'a'), create('n1', 'b')],
     });
     const [step] = applySteps(planned);
     expect(chains(step!).map((chain) => chain.map(label))).toEqual([
@@ -161,15 +156,7 @@ describe('applySteps', () => {
   });
 
   it("writes a starting stage's metadata ConfigMap beside the node's state patch, in its own chain; a node with other writes keeps the order", () => {
-    const create = (node: string): ActionBuckets['creates'][number] =>
-      ({
-        kind: 'createStageOp',
-        skyhook: 's',
-        node,
-        package: { name: 'p', version: '1', image: 'i' },
-        stage: 'config',
-        previousRestarts: 0,
-      }) as ActionBuckets['creates'][number];
+    const create = (node: string) => stageOp(node, 'config');
     const planned = orderSteps({
       ...empty(),
       // n1: a stage ends and the next starts (its state, then its NodeOp); n2: the same, cordoned
