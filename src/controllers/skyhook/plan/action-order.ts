@@ -15,13 +15,7 @@
  * 6. nodeMetadata: … the cordons of admitted nodes and the hold annotations; so a watcher never
  *    sees more nodes cordoned or in progress than the budget allows.
  * 7. deletes, 8. suspends, 9. creates: ops, once the state that explains them is written.
- * 10. status: the SCR status, summing up what the node writes above made true. Of the ops it
- *    reads only this pass's plan (a node's stage shows in the node state written before them; the
- *    ApplyPackage condition names the last op planned), so it goes out beside the creates, in their
- *    step: a crash or failed create between the two leaves the node states and the status agreeing
- *    and the ops to create on the next pass, as a crash before the creates always did. A large SCR's
- *    status is the slowest write of a pass (a few hundred KB at 1000 nodes); after the creates it
- *    was one more round trip on every pass that wrote it.
+ * 10. status: the SCR status, summing up what the node writes above made true.
  * 11. events: last; they describe what was done.
  *
  * Within one bucket the actions are independent (different nodes, ops, ConfigMaps): the writer
@@ -82,7 +76,8 @@ export function orderSteps(buckets: ActionBuckets): PlanStep[] {
     buckets.nodeMetadata,
     buckets.deletes,
     buckets.suspends,
-    buckets.status ? [...buckets.creates, buckets.status] : buckets.creates,
+    buckets.creates,
+    buckets.status ? [buckets.status] : [],
     buckets.events,
   ];
   return ordered.filter((bucket) => bucket.length > 0);

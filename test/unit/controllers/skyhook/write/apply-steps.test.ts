@@ -80,43 +80,6 @@ describe('applySteps', () => {
     ]);
   });
 
-  it("writes the SCR status beside the step's NodeOp creates, after the slot takers; alone when nothing is created", () => {
-    const create = (node: string) => stageOp(node, 'apply');
-    const scrStatus: NonNullable<ActionBuckets['status']> = {
-      kind: 'setSkyhookStatus',
-      skyhook: 's',
-      status: { status: 'in_progress' },
-    };
-    const event: ActionBuckets['events'][number] = {
-      kind: 'event',
-      involved: { kind: 'Skyhook', name: 's' },
-      type: 'Normal',
-      reason: 'R',
-      message: 'm',
-    };
-    const withCreates = orderSteps({
-      ...empty(),
-      nodeWrites: [status('done-1', 'complete')],
-      slotTakers: [status('new-1', 'in_progress')],
-      creates: [create('new-1')],
-      status: scrStatus,
-      events: [event],
-    });
-    expect(labels(withCreates)).toEqual([
-      ['patch done-1'],
-      ['patch new-1', 'metadata new-1'],
-      ['createStageOp new-1', 'setSkyhookStatus'],
-      ['event'],
-    ]);
-    const withoutCreates = orderSteps({
-      ...empty(),
-      nodeWrites: [status('done-1', 'complete')],
-      deletes: [{ kind: 'deleteStageOp', name: 'op-1', reason: 'r' }],
-      status: scrStatus,
-    });
-    expect(labels(withoutCreates)).toEqual([['patch done-1'], ['deleteStageOp op-1'], ['setSkyhookStatus']]);
-  });
-
   it('sends the node writes of one node that follow each other as one patch, in the step of its first one', () => {
     const planned = orderSteps({
       ...empty(),
