@@ -90,7 +90,9 @@ export type RestartableComponent = 'etcd' | 'kube-apiserver';
 
 const START_TIMEOUT_MS = 60_000;
 
+/** SKYHOOK_SANDBOX_BASE, when set, names the base instead: a test run keeps its sandboxes in its own directory. */
 function defaultBaseDir(): string {
+  if (process.env.SKYHOOK_SANDBOX_BASE) return process.env.SKYHOOK_SANDBOX_BASE;
   return join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'skyhook-ts-sandbox');
 }
 

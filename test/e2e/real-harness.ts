@@ -1,10 +1,21 @@
 /**
  * What the real-node e2e files share: a control plane with simulated nodes, real nodes beside them
  * (kubelet + containerd in namespaces, images built by `npm run images`), and the operator in this
- * process using the built agent and sentinel images. Real-node files run one at a time (a lock
- * across jest workers: each holds two root filesystems and kubelets on a 2-core machine).
+ * process using the built agent and sentinel images. Real-node files run one at a time: the project's
+ * jest runner (scripts/jest/runner.cjs) holds a machine-wide lock around each, and each first checks
+ * that the machine can run real nodes at all (root, Linux, the namespaces and filesystems used).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
@@ -33,14 +44,90 @@ export interface RealHarness extends SkyhookHarness {
 
 const LOCK_DIR = '/run/skyhook-ts-real-e2e.lock';
 
-/** Waits until no other live process holds the real-node e2e lock, then takes it. */
+/** What this machine lacks for real nodes, one reason per line; empty when it has everything. */
+export function realNodeHostProblems(host: RealNodeHostFacts = realNodeHostFacts()): string[] {
+  const problems: string[] = [];
+  if (host.platform !== 'linux') return [`real nodes need Linux; this is ${host.platform}`];
+  if (host.uid !== 0) problems.push(`real nodes need root (uid 0); this process runs as uid ${host.uid}`);
+  for (const tool of host.missingTools)
+    problems.push(`${tool} is not on PATH (real nodes use it; install util-linux / iproute2)`);
+  for (const ns of host.missingNamespaces)
+    problems.push(`the kernel offers no ${ns} namespace (/proc/self/ns/${ns} is missing)`);
+  if (!host.overlay)
+    problems.push("the kernel has no overlay filesystem (containerd's snapshotter needs it; modprobe overlay)");
+  if (!host.cgroupsWritable) problems.push('/sys/fs/cgroup is not writable (real nodes create cgroups there)');
+  if (problems.length === 0 && host.unshareError)
+    problems.push(`unshare --mount --pid --fork fails here: ${host.unshareError} (a container without CAP_SYS_ADMIN?)`);
+  return problems;
+}
+
+export interface RealNodeHostFacts {
+  platform: string;
+  uid: number;
+  missingTools: string[];
+  missingNamespaces: string[];
+  overlay: boolean;
+  cgroupsWritable: boolean;
+  /** Set when a trial `unshare` of the namespaces a node uses failed. */
+  unshareError?: string;
+}
+
+function onPath(tool: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, tool)));
+}
+
+export function realNodeHostFacts(): RealNodeHostFacts {
+  const uid = process.getuid?.() ?? -1;
+  const facts: RealNodeHostFacts = {
+    platform: process.platform,
+    uid,
+    missingTools: ['ip', 'nsenter', 'unshare'].filter((tool) => !onPath(tool)),
+    missingNamespaces: ['net', 'mnt', 'pid', 'uts', 'ipc'].filter((ns) => !existsSync(`/proc/self/ns/${ns}`)),
+    overlay: existsSync('/proc/filesystems') && /\toverlay$/m.test(readFileSync('/proc/filesystems', 'utf8')),
+    cgroupsWritable: canWrite('/sys/fs/cgroup'),
+  };
+  if (process.platform === 'linux' && uid === 0 && facts.missingTools.length === 0) {
+    const trial = spawnSync('unshare', ['--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', 'true'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (trial.status !== 0)
+      facts.unshareError = (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim();
+  }
+  return facts;
+}
+
+function canWrite(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Fails at once, with every reason, on a machine that cannot run real nodes. */
+export function assertRealNodeHost(): void {
+  const problems = realNodeHostProblems();
+  if (problems.length > 0) throw new Error(`this machine cannot run real nodes:\n  - ${problems.join('\n  - ')}`);
+}
+
+/**
+ * Checks the machine can run real nodes, then makes sure this file holds the machine-wide real-node
+ * lock. Under the project's jest runner (scripts/jest/runner.cjs) the runner took it before the file
+ * started, outside every timeout; only a file run some other way waits for it here.
+ */
 export async function acquireSerialLock(): Promise<() => void> {
+  assertRealNodeHost();
+  if (process.env.SKYHOOK_REAL_NODE_LANE === '1') return () => undefined;
   for (;;) {
     try {
       mkdirSync(LOCK_DIR);
       writeFileSync(join(LOCK_DIR, 'owner'), String(process.pid));
       return () => rmSync(LOCK_DIR, { recursive: true, force: true });
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new Error(`cannot create the real-node lock ${LOCK_DIR}: ${(error as Error).message}`);
       let owner = 0;
       try {
         owner = Number(readFileSync(join(LOCK_DIR, 'owner'), 'utf8'));
