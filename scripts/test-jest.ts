@@ -35,6 +35,8 @@ export interface RunSpec {
   /** Where jest writes its JSON result. */
   outputFile: string;
   env?: NodeJS.ProcessEnv;
+  /** Drops jest's own output (the runner's tests). */
+  quiet?: boolean;
 }
 
 function runEnv(spec: RunSpec): NodeJS.ProcessEnv {

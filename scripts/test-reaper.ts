@@ -31,21 +31,38 @@ function kill(pid: number, group: boolean): void {
   }
 }
 
-/** The pids that belong to the run: its jest workers and the owners of its sandboxes. */
+/** This process and its ancestors: jest in band is both a file's runner and the teardown's parent. */
+function selfAndAncestors(): Set<number> {
+  const chain = new Set<number>([process.pid]);
+  let pid = process.ppid;
+  while (pid > 1 && !chain.has(pid)) {
+    chain.add(pid);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      break;
+    }
+  }
+  return chain;
+}
+
+/** The pids that belong to the run (its jest workers, the owners of its sandboxes), except this process's own line. */
 export function runPids(runDir: string): Set<number> {
   const pids = new Set<number>();
+  const own = selfAndAncestors();
   const attempts = join(runDir, 'attempts');
   if (existsSync(attempts)) {
     for (const line of readFileSync(attempts, 'utf8').split('\n')) {
       const pid = Number(line.split('\t')[0]);
-      if (pid > 1 && pid !== process.pid) pids.add(pid);
+      if (pid > 1 && !own.has(pid)) pids.add(pid);
     }
   }
   const sandboxes = join(runDir, 'sandboxes');
   if (existsSync(sandboxes)) {
     for (const entry of readdirSync(sandboxes)) {
       const owner = readPid(join(sandboxes, entry, 'owner'));
-      if (owner > 1 && owner !== process.pid) pids.add(owner);
+      if (owner > 1 && !own.has(owner)) pids.add(owner);
     }
   }
   return pids;

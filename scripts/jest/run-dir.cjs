@@ -14,7 +14,9 @@ function runsBase() {
 /** Creates the run directory unless the environment names one already (scripts/test-jest.ts does). */
 function ensureRunDir() {
   let dir = process.env.SKYHOOK_TEST_RUN_DIR;
-  if (!dir) {
+  // A directory the caller named is the caller's to remove (scripts/test-jest.ts reads it after jest).
+  if (dir) process.env.SKYHOOK_TEST_RUN_KEEP = '1';
+  else {
     mkdirSync(runsBase(), { recursive: true });
     dir = mkdtempSync(join(runsBase(), 'run-'));
     writeFileSync(join(dir, 'owner'), String(process.pid));

@@ -33,6 +33,7 @@ function spec(config: string, extra: Partial<RunSpec> = {}): RunSpec {
     runDir,
     outputFile: join(work, 'result.json'),
     env: { FIXTURE_MARKER: join(work, 'crashed'), FIXTURE_CACHE: join(work, 'cache') },
+    quiet: true,
     ...extra,
   };
 }
