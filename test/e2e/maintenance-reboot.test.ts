@@ -3,7 +3,8 @@
  * process and host root (the simulated reboot: a new boot ID, an emptied /var/run, a line in the
  * reboot log): a node with /var/run/reboot-required is cordoned, drained and rebooted once, the new
  * boot ID confirms it, and it is uncordoned; with maxConcurrent 1 two nodes reboot one after the other.
- * Outside rebootWindows a node waits, visibly (queue reason, Event), and starts when the window opens.
+ * Outside rebootWindows a node waits, visibly (queue reason, Event), and starts once the window is
+ * changed to one open now.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
@@ -73,19 +74,30 @@ describe('reboot-required', () => {
   }, 180_000);
 });
 
-/** `HH:MM:SS` in UTC, `ms` from now. */
-const utcTimeOfDay = (ms: number): string => new Date(Date.now() + ms).toISOString().slice(11, 19);
+/** `HH:MM:SS` (UTC) of an instant. */
+const clock = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
+
+/** An opening ten hours or more away, whole seconds, whose 30-minute window ends the same day (UTC). */
+function farOpening(now: number): number {
+  let opening = Math.ceil((now + 10 * 3_600_000) / 1000) * 1000;
+  if (new Date(opening).getUTCHours() >= 23) opening += 2 * 3_600_000;
+  return opening;
+}
 
 describe('rebootWindows', () => {
+  // The window is hours away while the held state is checked, then changed to one open now: every
+  // check is an order of events, so a slow machine cannot let the window open before the hold is seen.
   it('holds a reboot outside the window, visibly, and starts it when the window opens', async () => {
     const node = NODES[2]!;
-    const opensInMs = 12_000;
-    const opening = Math.floor((Date.now() + opensInMs) / 1000) * 1000;
-    await applyPolicy(h, 'reboots', {
+    const opening = farOpening(Date.now());
+    const spec = {
       nodeSelector: { matchLabels: LABELS },
       maxConcurrent: 1,
       protocols: { maintenance: { enabled: false }, reboot: {} },
-      rebootWindows: [{ start: utcTimeOfDay(opensInMs), end: utcTimeOfDay(opensInMs + 30 * 60_000) }],
+    };
+    await applyPolicy(h, 'reboots', {
+      ...spec,
+      rebootWindows: [{ start: clock(opening), end: clock(opening + 30 * 60_000) }],
     });
     const watcher = await watchMaintenanceCordons(h, 'reboots');
     requestMaintenance(h, node, REBOOT_SENTINEL);
@@ -101,6 +113,9 @@ describe('rebootWindows', () => {
     );
     expect(events.items.map((e) => e.reason)).toContain('MaintenanceWaiting');
     expect(watcher.everCordoned.has(node)).toBe(false);
+    expect(reboots(node)).toEqual([]);
+    const opened = Date.now();
+    await applyPolicy(h, 'reboots', { ...spec, rebootWindows: [{ start: '00:00:00', end: '23:59:59' }] });
     await waitForPolicy(
       h,
       'reboots',
@@ -110,7 +125,7 @@ describe('rebootWindows', () => {
     await watcher.uncordoned();
     await watcher.stop();
     const [line] = reboots(node);
-    expect(Date.parse(line!.split(' ')[0]!)).toBeGreaterThanOrEqual(opening);
+    expect(Date.parse(line!.split(' ')[0]!)).toBeGreaterThanOrEqual(opened);
     expect(watcher.cordoned()).toEqual([]);
   }, 150_000);
 });

@@ -72,3 +72,38 @@ export async function recordNodeTimeline(h: ClusterHandle, nodes: string[]): Pro
     stop: () => informer.stop(),
   };
 }
+
+/** One value of a node annotation as a watch delivered it, with the node's resourceVersion then. */
+export interface AnnotationValue {
+  value: string | undefined;
+  resourceVersion: number;
+}
+
+export interface AnnotationHistory {
+  /** Every change of the annotation the watch delivered, in order (the first: its value at start). */
+  values: AnnotationValue[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Records every value `key` takes on `node`, from a watch rather than by sampling: a value held for a
+ * moment between two polls cannot be missed. resourceVersions order the values against other writes
+ * the test makes (e.g. the patch that should cause a change), with one clock: the API server's.
+ */
+export async function recordNodeAnnotation(h: ClusterHandle, node: string, key: string): Promise<AnnotationHistory> {
+  const informer = new Informer<V1Node>(apiListWatch(h.cp.kubeConfig, '/api/v1/nodes'), {
+    resource: 'node-annotation-history',
+    logger: silentLogger(),
+  });
+  const values: AnnotationValue[] = [];
+  const seen = (n: V1Node): void => {
+    if (n.metadata?.name !== node) return;
+    const value = n.metadata?.annotations?.[key];
+    if (values.length > 0 && values.at(-1)!.value === value) return;
+    values.push({ value, resourceVersion: Number(n.metadata?.resourceVersion ?? 0) });
+  };
+  informer.on({ add: seen, update: seen });
+  informer.start();
+  await informer.waitForSync(30_000);
+  return { values, stop: () => informer.stop() };
+}
