@@ -48,7 +48,7 @@ import {
 } from './real-harness.js';
 
 const NODES = ['real-0', 'real-1'];
-/** How often the host files are looked at; a removal is seen at most this late (plus a timer's slack). */
+/** How often the host files are looked at. */
 const POLL_MS = 50;
 const POLICY = 'real';
 const CLAIM = maintenanceClaim(POLICY);
@@ -129,17 +129,23 @@ afterAll(async () => {
   await new Promise((resolve) => prometheus?.close(resolve) ?? resolve(undefined));
 }, 120_000);
 
-/** When each node's in-progress file was first seen and first seen gone, polled every 50 ms. */
-function watchHostFiles(): { seen: Record<string, { inProgress?: number; inProgressEnd?: number }>; stop(): void } {
-  const seen: Record<string, { inProgress?: number; inProgressEnd?: number }> = Object.fromEntries(
+/**
+ * When each node's in-progress file was first seen, and last seen present, polled every 50 ms. The
+ * file's removal lies between its last sighting and the next poll, so "last seen present before the
+ * uncordon" can only fail when the file really outlived the uncordon, however late a poll runs.
+ */
+function watchHostFiles(): { seen: Record<string, { inProgress?: number; lastPresent?: number }>; stop(): void } {
+  const seen: Record<string, { inProgress?: number; lastPresent?: number }> = Object.fromEntries(
     NODES.map((node) => [node, {}]),
   );
   const timer = setInterval(() => {
     for (const node of NODES) {
       const s = seen[node]!;
       const present = existsSync(hostFile(node, 'var/maintenance-in-progress'));
-      if (present) s.inProgress ??= Date.now();
-      if (!present && s.inProgress !== undefined) s.inProgressEnd ??= Date.now();
+      if (present) {
+        s.inProgress ??= Date.now();
+        s.lastPresent = Date.now();
+      }
     }
   }, POLL_MS);
   return { seen, stop: () => clearInterval(timer) };
@@ -239,20 +245,20 @@ describe('node-initiated maintenance on real nodes', () => {
       // Cordoned, then the victim evicted, then the in-progress file, then the file gone, then uncordoned.
       expect(gone[node]).toBeGreaterThanOrEqual(span.from);
       expect(seen.inProgress).toBeGreaterThanOrEqual(gone[node]!);
-      expect(seen.inProgressEnd).toBeLessThanOrEqual(span.to! + 2 * POLL_MS);
+      expect(seen.lastPresent).toBeLessThanOrEqual(span.to!);
       expect(existsSync(hostFile(node, 'var/maintenance-required'))).toBe(false);
       const log = readFileSync(hostFile(node, 'var/log/maintenance-example.log'), 'utf8');
       expect(log).toMatch(/asked for maintenance[\s\S]*start \(cordoned and drained\)[\s\S]*done/);
     }
-    // Both scripts asked at once (the log's first line, to the second); the second node got its go
-    // only after the first was back in service.
+    // Both scripts asked while the first node was out of service; the second node got its go only
+    // after the first was back in service.
     const askedAt = (node: string): number =>
       Date.parse(
         /^(\S+) asked for maintenance/.exec(
           readFileSync(hostFile(node, 'var/log/maintenance-example.log'), 'utf8'),
         )![1]!,
       );
-    expect(Math.abs(askedAt(first) - askedAt(second))).toBeLessThanOrEqual(10_000);
+    expect(askedAt(first)).toBeLessThan(a!.to!);
     expect(askedAt(second)).toBeLessThan(a!.to!);
     expect(files.seen[second]!.inProgress).toBeGreaterThan(a!.to!);
     await kubectlOk(h, ['-n', 'default', 'delete', 'daemonset', SCRIPT_DAEMONSET, '--wait=true']);

@@ -1,8 +1,8 @@
 /**
  * Status after an update, through the real operator (issue 19, item 3): create, complete, update
  * (one package's env, another's configMap value and gracefulShutdown), complete again. Each time
- * `observedGeneration` reaches the new generation and `nodeState`/`nodeStatus` name every node,
- * within seconds, and only the package whose configMap changed re-runs, and only its config stage.
+ * `observedGeneration` reaches the new generation and `nodeState`/`nodeStatus` name every node
+ * once the re-run Jobs are done, and only the package whose configMap changed re-runs, and only its config stage.
  * The same after `kubectl skyhook reset`, after an earlier Skyhook tainted the nodes, and with the
  * update made by a replace of the whole object (which drops the finalizer and annotations).
  */
