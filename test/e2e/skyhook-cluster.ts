@@ -267,3 +267,26 @@ export function batches(jobs: JobRecorder, skyhook: string, nodes: string[]): st
 }
 
 export const batchSizes = (found: string[][]): number[] => found.map((batch) => batch.length);
+
+/**
+ * Most Jobs running at once (first seen, not yet done), from their creation and completion
+ * resourceVersions: every Job is counted from its own watch events, in the API server's one order,
+ * so no overlap can fall between two samples. A Job never seen done counts as running to the end.
+ */
+export function maxRunningJobs(jobs: Iterable<StageJob>): number {
+  const edges: { rv: number; delta: number }[] = [];
+  for (const job of jobs) {
+    if (job.seenRv === undefined) continue;
+    edges.push({ rv: Number(job.seenRv), delta: 1 });
+    if (job.doneRv !== undefined) edges.push({ rv: Number(job.doneRv), delta: -1 });
+  }
+  // At one revision an end comes before a start (one write cannot be both).
+  edges.sort((a, b) => a.rv - b.rv || a.delta - b.delta);
+  let running = 0;
+  let max = 0;
+  for (const edge of edges) {
+    running += edge.delta;
+    max = Math.max(max, running);
+  }
+  return max;
+}
