@@ -101,18 +101,20 @@ describe('local control plane', () => {
     const pods = await jobPods('exits-2', (all) => all.some((p) => p.status?.phase === 'Failed'));
     const failed = pods.find((p) => p.status?.phase === 'Failed');
     expect(failed?.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(2);
-    const [done] = await waitForList<V1Job>(
+    const jobs = await waitForList<V1Job>(
       cp.kubeConfig,
       `/apis/batch/v1/namespaces/${ns}/jobs`,
-      (jobs) =>
-        jobs.some(
+      (all) =>
+        all.some(
           (j) =>
             j.metadata?.name === 'exits-2' &&
             j.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True'),
         ),
       60_000,
     );
-    expect(done).toBeDefined();
+    const done = jobs.find((j) => j.metadata?.name === 'exits-2');
+    expect(done?.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Failed', status: 'True' }));
+    expect(done?.status?.succeeded ?? 0).toBe(0);
   });
 
   it('refuses with HTTP 429 to evict a pod protected by a PodDisruptionBudget', async () => {

@@ -142,13 +142,11 @@ describe('reboot after the Job', () => {
 });
 
 describe('failures', () => {
-  it('fails a node whose image cannot be pulled, with the reason, in under 2 minutes', async () => {
+  it('fails a node whose image cannot be pulled, with the reason', async () => {
     const ns = 'pull';
     await createNamespace(h, ns);
-    const started = Date.now();
     await createNodeOp(h, ns, 'bad-image', base(['r-6'], { image: 'registry.invalid/missing:1.0' }));
     const failed = await waitForNodeOp(h, ns, 'bad-image', (op) => op.status?.phase === 'Failed', 120_000);
-    expect(Date.now() - started).toBeLessThan(120_000);
     expect(failed.status?.nodeStatuses?.['r-6']?.message).toMatch(/ImagePullBackOff/);
     expect(failed.status?.nodeStatuses?.['r-6']?.message).toContain('registry.invalid/missing:1.0');
     // The Job is ended rather than left pending forever.

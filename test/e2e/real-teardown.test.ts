@@ -5,7 +5,7 @@
  * exits); each time no node process, network namespace, veth, cgroup, slot claim, mount, fleet
  * directory or host iptables rule is left. The random delays are printed so a failure can be replayed.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,21 @@ afterAll(() => {
   release?.();
 });
 
+/** Every CLI this file started; one a failed test left running is stopped before the next test. */
+const started = new Set<Run>();
+
+afterEach(async () => {
+  for (const r of started) {
+    if (r.child.exitCode === null && r.child.signalCode === null) {
+      r.child.kill('SIGINT');
+      const timer = setTimeout(() => r.child.kill('SIGKILL'), 90_000);
+      await r.exited;
+      clearTimeout(timer);
+    }
+  }
+  started.clear();
+}, 120_000);
+
 interface Run {
   child: ChildProcess;
   output: () => string;
@@ -58,7 +73,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Run {
   const exited = new Promise<number | string>((resolveExit) =>
     child.on('exit', (code, signal) => resolveExit(code ?? signal ?? '')),
   );
-  return {
+  const handle: Run = {
     child,
     exited,
     output: () => text,
@@ -86,6 +101,8 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Run {
         check();
       }),
   };
+  started.add(handle);
+  return handle;
 }
 
 const randomMs = (maxMs: number): number => Math.floor(Math.random() * maxMs);
@@ -129,6 +146,11 @@ describe('stopping a sandbox with a real node at random moments leaves nothing b
     const deadline = Date.now() + 240_000;
     while (existsSync(bootIdFile) && readFileSync(bootIdFile, 'utf8') === first && Date.now() < deadline)
       await sleep(100);
+    // The moment under test is a reboot in progress: a new boot ID, on a node that is still there.
+    if (!existsSync(bootIdFile) || readFileSync(bootIdFile, 'utf8') === first)
+      throw new Error(
+        `the real node never began rebooting (boot ID ${existsSync(bootIdFile) ? 'unchanged' : 'file gone'}); output:\n${r.output()}`,
+      );
     const delay = randomMs(2000);
     console.log(`reboot: SIGINT ${delay} ms after the node began rebooting`);
     await sleep(delay);

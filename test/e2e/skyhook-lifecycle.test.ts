@@ -138,7 +138,7 @@ describe('node metadata ConfigMaps', () => {
       { resource: 'meta-ops', logger: silentLogger() },
     );
     const created = new Map<string, bigint>();
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       informer.on({
         // Added after the sync: the watch's ADDED event, so the version the op was created with.
         add: (op) => {
@@ -149,7 +149,8 @@ describe('node metadata ConfigMaps', () => {
         },
       });
       informer.start();
-      void informer.waitForSync(30_000).then(resolve);
+      // A sync failure rejects with its cause, rather than leaving the test to its timeout.
+      informer.waitForSync(30_000).then(resolve, reject);
     });
     return { created, stop: () => informer.stop() };
   }

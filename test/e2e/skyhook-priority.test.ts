@@ -94,6 +94,8 @@ const jobsOf = (filter: (job: StageJob) => boolean): StageJob[] => [...jobs.jobs
 
 describe('priority, pause and disable across SCRs (upstream strict-order)', () => {
   it('orders SCRs per node by priority then name, lets a pause hold later SCRs and a disable hold none', async () => {
+    // Whole seconds, as the gauge has them: the wait it reports began after this.
+    const beforeSkyhooks = Math.floor(Date.now() / 1000);
     await kubectlOk(h, ['taint', 'node', 'demo-1', BLOCK_TAINT]);
     jobs = await recordStageJobs(h);
     for (const { name, priority, pkg, annotation } of SCRS) {
@@ -127,9 +129,10 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
     expect(await zzzNodes('blocked')).toBe(1);
     const tainted = { skyhook_name: 'zzz', reason: 'TaintNotTolerable' };
     expect(await metricEventually('skyhook_node_waiting_count', tainted, (v) => v === 1)).toBe(1);
-    expect(await metric('skyhook_node_waiting_since_timestamp_seconds', tainted)).toBeLessThanOrEqual(
-      Date.now() / 1000,
-    );
+    // The wait began once the Skyhooks existed (not at 0, not in the future).
+    const waitingSince = await metric('skyhook_node_waiting_since_timestamp_seconds', tainted);
+    expect(waitingSince).toBeGreaterThanOrEqual(beforeSkyhooks);
+    expect(waitingSince).toBeLessThanOrEqual(Date.now() / 1000);
 
     // 2. Unblocked: demo-1 starts priority 1 while demo-0 still runs priority 2.
     await kubectlOk(h, ['taint', 'node', 'demo-1', 'test-block-']);
