@@ -28,6 +28,15 @@ afterAll(async () => {
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Waits until `ready()` holds (checked every 10 ms): a loaded machine only makes it slower, never wrong. */
+async function until(what: string, ready: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await delay(10);
+  }
+}
+
 async function client(proxy: TcpProxy): Promise<{ socket: Socket; got: string[]; closed: () => boolean }> {
   const socket = connect(proxy.port, '127.0.0.1');
   const got: string[] = [];
@@ -45,25 +54,23 @@ describe('startTcpProxy', () => {
     try {
       const a = await client(proxy);
       a.socket.write('one');
-      await delay(100);
-      expect(a.got.join('')).toBe('one');
+      await until('the echo of one', () => a.got.join('') === 'one');
 
       proxy.cut();
       a.socket.write('lost');
       const b = await client(proxy); // accepted, but nothing gets through
       b.socket.write('lost too');
+      // Nothing may arrive while cut: a fixed wait can only miss a leak, never invent one.
       await delay(200);
       expect(a.got.join('')).toBe('one');
       expect(b.got).toEqual([]);
       expect(a.closed() || b.closed()).toBe(false);
 
       proxy.heal();
-      await delay(100);
-      expect(a.closed() && b.closed()).toBe(true);
+      await until('the cut connections to close at heal', () => a.closed() && b.closed());
       const c = await client(proxy);
       c.socket.write('two');
-      await delay(100);
-      expect(c.got.join('')).toBe('two');
+      await until('the echo of two', () => c.got.join('') === 'two');
       expect(received.join('')).toBe('onetwo');
       c.socket.destroy();
     } finally {

@@ -190,14 +190,18 @@ class World {
   }
 }
 
-/** Reconciles until nothing changes (background drains settle in between). */
+/**
+ * Reconciles until nothing changes (background drains settle in between); fails rather than handing
+ * the test a half-settled world when it never settles.
+ */
 async function settle(reconciler: MaintenanceReconciler, world: World): Promise<void> {
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < 400; i++) {
     const before = world.rv;
     await reconciler.reconcile('p');
     await new Promise((r) => setTimeout(r, 5));
     if (world.rv === before) return;
   }
+  throw new Error('the maintenance world did not settle in 400 reconciles');
 }
 
 describe('MaintenanceReconciler', () => {

@@ -7,6 +7,15 @@ import { acquireCacheLock } from '../../../../src/sandbox/images/cache-lock.js';
 
 const settle = (ms: number): Promise<void> => new Promise((resolveWait) => setTimeout(resolveWait, ms));
 
+/** Waits until `ready()` holds (checked every 10 ms), so a loaded machine makes it slower, never wrong. */
+async function until(what: string, ready: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await settle(10);
+  }
+}
+
 describe('the image cache lock', () => {
   let dir: string;
   let lockFile: string;
@@ -24,7 +33,7 @@ describe('the image cache lock', () => {
       secondAcquired = true;
       return lock;
     });
-    await settle(300);
+    await until('the waiter to be told it waits', () => waited > 0);
     expect(secondAcquired).toBe(false);
     expect(waited).toBe(1);
     await first.release();
@@ -44,8 +53,7 @@ describe('the image cache lock', () => {
     await new Promise<void>((resolveHeld) => holder.stdout!.once('data', () => resolveHeld()));
     let waited = false;
     const lock = acquireCacheLock(lockFile, () => (waited = true));
-    await settle(300);
-    expect(waited).toBe(true);
+    await until('the waiter to be told it waits', () => waited);
     holder.kill('SIGKILL');
     await (await lock).release();
   });
