@@ -27,7 +27,8 @@ export function parseRepeatArgs(argv: string[]): RepeatOptions {
     if (arg === '--hog') hog = true;
     else if (arg === '--runs') {
       runs = Number(argv[++i]);
-      if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs needs a whole number of at least 1, got ${argv[i]}`);
+      if (!Number.isInteger(runs) || runs < 1)
+        throw new Error(`--runs needs a whole number of at least 1, got ${argv[i]}`);
     } else if (arg.startsWith('--runs=')) runs = Number(arg.slice('--runs='.length));
     else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}; use: <test files> [--runs N] [--hog]`);
     else files.push(arg);
@@ -83,7 +84,9 @@ async function main(): Promise<number> {
           const verdict = evidence ? render(judgeRun(evidence)) : { ok: false, lines: ['selected no file'] };
           const why = verdict.lines.filter((l) => l.startsWith('FAILED') || l.startsWith('SKIPPED')).join('; ');
           entry.outcomes.push({ ok: verdict.ok, seconds, why: why.slice(0, 300) || (verdict.lines.at(-1) ?? '') });
-          console.log(`[test:repeat] run ${run}/${options.runs} ${entry.file}: ${verdict.ok ? 'passed' : 'FAILED'} in ${seconds.toFixed(1)} s`);
+          console.log(
+            `[test:repeat] run ${run}/${options.runs} ${entry.file}: ${verdict.ok ? 'passed' : 'FAILED'} in ${seconds.toFixed(1)} s`,
+          );
         } finally {
           rmSync(runDir, { recursive: true, force: true });
         }

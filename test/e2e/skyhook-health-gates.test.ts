@@ -69,7 +69,9 @@ describe('a beforeBatch gate on a node condition', () => {
     const statusKey = nodeAnnotations.status('batchgate');
     // Every status each batch node takes, from a watch: a start between two polls cannot be missed.
     const histories = new Map(
-      await Promise.all(BATCH_NODES.map(async (name) => [name, await recordNodeAnnotation(h, name, statusKey)] as const)),
+      await Promise.all(
+        BATCH_NODES.map(async (name) => [name, await recordNodeAnnotation(h, name, statusKey)] as const),
+      ),
     );
     const first = await waitForValue(
       'a node waiting on its beforeBatch gate',
