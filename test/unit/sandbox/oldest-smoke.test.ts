@@ -4,6 +4,7 @@
  * state the range the two releases span.
  */
 import { describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,18 @@ describe('the smoke subset on the oldest supported release', () => {
     expect(smokeFiles.length).toBeLessThanOrEqual(8);
     for (const file of smokeFiles) expect(existsSync(join(ROOT, file))).toBe(true);
   });
+
+  it('is exactly what jest selects with that config (the run fails on any other count)', () => {
+    const listed = spawnSync(
+      process.execPath,
+      ['node_modules/jest/bin/jest.js', '-c', 'jest.oldest.config.js', '--listTests', '--json'],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules --no-warnings' } },
+    );
+    const files = (JSON.parse(listed.stdout.trim().split('\n').pop() ?? '[]') as string[]).map((f) =>
+      f.slice(ROOT.length + 1),
+    );
+    expect(files.sort()).toEqual([...smokeFiles].sort());
+  }, 60_000);
 
   it('selects the oldest release for the workers and everything they spawn', () => {
     expect(config).toMatch(/^process\.env\.SKYHOOK_K8S = 'oldest';$/m);
