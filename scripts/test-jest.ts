@@ -83,7 +83,7 @@ export function runJest(spec: RunSpec): RunEvidence | undefined {
     process.execPath,
     [JEST_BIN, '-c', spec.config, '--json', `--outputFile=${spec.outputFile}`, ...spec.args],
     {
-      stdio: 'inherit',
+      stdio: spec.quiet ? 'ignore' : 'inherit',
       env: runEnv(spec),
     },
   );
