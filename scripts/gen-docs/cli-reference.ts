@@ -28,7 +28,7 @@ export function renderCliPage(repoRoot: string): string {
   const lines = [
     '# Command line: `skyhook` and `kubectl skyhook`',
     '',
-    '<!-- Generated from each command\'s --help by `npm run gen:docs`; do not edit. -->',
+    "<!-- Generated from each command's --help by `npm run gen:docs`; do not edit. -->",
     '',
     'One program, `skyhook` (`bin/skyhook.js`), runs the operator, the node agent, the maintenance daemon, ' +
       'the local sandbox and the kubectl plugin; `kubectl skyhook <command>` runs the same plugin commands. ' +

@@ -36,10 +36,10 @@ export function renderMetricsPage(): string {
   const lines = [
     '# Metrics',
     '',
-    '<!-- Generated from the operator\'s metric registry by `npm run gen:docs`; do not edit. -->',
+    "<!-- Generated from the operator's metric registry by `npm run gen:docs`; do not edit. -->",
     '',
     'The operator serves these on `:8080/metrics` (Service `skyhook-operator-metrics`), beside Node.js ' +
-      "process metrics (`process_*`, `nodejs_*`). How to scrape them, the dashboard and the alert rules: " +
+      'process metrics (`process_*`, `nodejs_*`). How to scrape them, the dashboard and the alert rules: ' +
       '[observability](../operations/observability.md).',
     '',
     '| metric | type | labels | meaning |',

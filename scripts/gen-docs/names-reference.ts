@@ -42,7 +42,8 @@ export function docComments(source: string, exportName: string): Map<string, str
   if (own) comments.set('', clean(own[1]!));
   const end = source.indexOf('\n}', start);
   const body = source.slice(start, end < 0 ? undefined : end);
-  for (const match of body.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*(\w+)\s*:/g)) comments.set(match[2]!, clean(match[1]!));
+  for (const match of body.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*(\w+)\s*:/g))
+    comments.set(match[2]!, clean(match[1]!));
   return comments;
 }
 

@@ -25,9 +25,13 @@ const USER_PAGES = [
 const HISTORY: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bissues?\s+#?\d+/i, 'a tracker issue ("issue 18")'],
   [/(^|[\s(])#\d{1,5}\b/, 'an issue or pull request number ("#18")'],
-  [/\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+pass\b/i, 'a benchmark "pass"'],
+  [
+    /\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+pass\b/i,
+    'a benchmark "pass"',
+  ],
   [/\bthis (session|branch)\b|\bshared machine\b|\bthe morning\b|\bearlier run today\b/i, 'a run diary'],
-  [/\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b/, 'a commit hash'],
+  // A DNS label such as the leader Lease `3c22c1ae.nvidia.com` is a name, not a commit.
+  [/\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b(?!\.[a-z])/, 'a commit hash'],
 ];
 
 function words(text: string): number {
@@ -53,7 +57,13 @@ describe('user documentation', () => {
     const caught = (line: string) => HISTORY.some(([pattern]) => pattern.test(line));
     for (const bad of ['Scale (issue 18)', 'fixed in #42', 'the ninth pass', 'on the shared machine', 'commit e19ac6c'])
       expect(caught(bad)).toBe(true);
-    for (const good of ['passes the gate', 'sha256:abc', 'Kubernetes 1.34', 'color #fff', 'a 1000-node rollout'])
+    for (const good of [
+      'passes the gate',
+      'Kubernetes 1.34',
+      'color #fff',
+      'a 1000-node rollout',
+      'lease 3c22c1ae.nvidia.com',
+    ])
       expect(caught(good)).toBe(false);
   });
 

@@ -26,7 +26,7 @@ function prose(text: string): string {
 }
 
 /** GitHub's heading anchors of a page (duplicates get -1, -2, …). */
-export function anchorsOf(text: string): Set<string> {
+function anchorsOf(text: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const match of prose(text).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
