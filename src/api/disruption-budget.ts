@@ -3,7 +3,7 @@
  * interrupts, every NodeOp that cordons, every maintenance slot) may have taken out of service at
  * once. A per-SCR interruptionBudget or DeploymentPolicy budget only bounds its own SCR, so two SCRs
  * that each allow one node take down two; a separate kind is the one place all of them ask (why a
- * kind and not a field: README "Cluster-wide disruption budget"). What counts as disrupted is
+ * kind and not a field: docs/guides/disruption-budget.md). What counts as disrupted is
  * `isDisrupted` in jobs/cordon/claims.ts; the counting rules are controllers/disruption/budget-rules.ts.
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';

@@ -50,7 +50,7 @@ function limitNotBelowRequest(kind: 'cpu' | 'memory'): CelRule {
  * Package resources: all four or none, and each limit at least its request (CEL rules), each above
  * zero (by pattern). The limit rules parse two int-or-string quantities per package; the API server
  * bounds that cost by the fields' maxLength from Kubernetes 1.34 on (1.33 treated an int-or-string
- * as the whole request's size and refused the rules as 8.1x over the budget, docs/bad-input.md).
+ * as the whole request's size and refused the rules as 8.1x over the budget, docs/design/notes/cel-cost.md).
  * The controller still checks it too (spec-checks.ts), for SCRs stored before these rules.
  */
 export const PackageResources = Type.Object(
