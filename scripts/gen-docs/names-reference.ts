@@ -7,6 +7,30 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as names from '../../src/api/names.js';
+import { CLUSTER_BUDGET_REASON } from '../../src/controllers/disruption/shared-arbiter.js';
+import { BLOCKER_REASONS } from '../../src/controllers/maintenance/blockers.js';
+import { OUTSIDE_WINDOW_REASON } from '../../src/controllers/skyhook/plan/maintenance-windows.js';
+import { POD_WAIT, POD_WAIT_LONG, PRIORITY_WAIT } from '../../src/controllers/skyhook/plan/node-holds.js';
+import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/write/failed-stage-report.js';
+import { STUCK_WAITING_REASONS } from '../../src/jobs/job-progress.js';
+
+/** Reasons the controllers name in one constant each: value → where a user meets it. */
+function controllerReasons(): ReadonlyArray<readonly [string, string]> {
+  return [
+    [PRIORITY_WAIT, '`waiting_<skyhook>`: a Skyhook of lower priority number is not complete on the node'],
+    [CLUSTER_BUDGET_REASON, '`waiting_<skyhook>`, NodeOp node message, Event: a DisruptionBudget is full'],
+    [OUTSIDE_WINDOW_REASON, '`waiting_<skyhook>`, Event, MaintenancePolicy queue: no maintenance window is open'],
+    [POD_WAIT, '`waiting_<skyhook>`, condition `Blocked`, Event: non-interruptible pods hold the interrupt'],
+    [POD_WAIT_LONG, 'condition `Blocked`, Warning Event: that wait passed `podNonInterruptWarnAfter`'],
+    [STAGE_FAILED_REASON, "Warning Event on the node: a stage failed; the message has the step's output"],
+    ...Object.values(BLOCKER_REASONS).map(
+      (reason) => [reason, 'MaintenancePolicy queue: a reboot blocker holds the node'] as const,
+    ),
+    ...[...STUCK_WAITING_REASONS].map(
+      (reason) => [reason, 'a stage pod stuck this long fails the node (`NODEOP_STUCK_POD_TIMEOUT_SECONDS`)'] as const,
+    ),
+  ];
+}
 
 /** The groups of names.ts a user meets, with the heading they get. */
 const GROUPS: ReadonlyArray<readonly [exportName: string, heading: string]> = [
@@ -96,5 +120,14 @@ export function renderNamesPage(repoRoot: string): string {
       lines.push(`| ${key} | \`${cell(shown(entry))}\` | ${cell(comments.get(key) ?? '')} |`);
     lines.push('');
   }
+  lines.push(
+    '## Wait and Event reasons of the controllers',
+    '',
+    'The reasons a user meets most; the troubleshooting runbook says what to do about each.',
+    '',
+    '| reason | where |',
+    '| --- | --- |',
+    ...controllerReasons().map(([reason, where]) => `| \`${reason}\` | ${cell(where)} |`),
+  );
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -14,6 +14,8 @@ const README_MAX_WORDS = 1500;
 
 const USER_PAGES = [
   'README.md',
+  'CONTRIBUTING.md',
+  'SECURITY.md',
   'chart/README.md',
   'config/samples/README.md',
   ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
