@@ -45,6 +45,23 @@ describe('user documentation', () => {
     expect(words(readFileSync(join(ROOT, 'README.md'), 'utf8'))).toBeLessThanOrEqual(README_MAX_WORDS);
   });
 
+  it('README.md gives the two commands, and CI runs exactly its test command', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('```sh\nnpm ci && npm start\n```');
+    expect(readme).toContain('```sh\nnpm ci && npm test\n```');
+    expect(readFileSync(join(ROOT, '.ci/run'), 'utf8')).toMatch(/^npm ci && npm test$/m);
+  });
+
+  it('npm start builds what the README says it builds (the control plane), not helm, which only the tests use', () => {
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    expect(scripts['start']).toContain('tools/build-control-plane.sh');
+    expect(scripts['start']).not.toMatch(/build-helm|cluster:build/);
+    expect(scripts['test']).toContain('npm run cluster:build');
+    expect(scripts['cluster:build']).toContain('tools/build-helm.sh');
+  });
+
   it.each(USER_PAGES)('%s cites no issues, commits or run diaries', (page) => {
     const lines = readFileSync(join(ROOT, page), 'utf8').split('\n');
     const found: string[] = [];
