@@ -74,6 +74,14 @@ describe('links in the documentation', () => {
     expect(unlinked).toEqual([]);
   });
 
+  it('config/samples/README.md lists every sample', () => {
+    const index = readFileSync(join(ROOT, 'config/samples/README.md'), 'utf8');
+    const samples = readdirSync(join(ROOT, 'config/samples'), { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('.yaml'),
+    );
+    expect(samples.filter((sample) => !linksOf(index).includes(sample))).toEqual([]);
+  });
+
   it('README.md links the docs index', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(docs/README.md)');
   });
