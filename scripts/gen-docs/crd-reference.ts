@@ -104,10 +104,14 @@ export function fieldRows(def: ResourceDefinition): FieldRow[] {
   return rows;
 }
 
-/** Paths of the fields that have no description (what `kubectl explain` would show empty). */
+/**
+ * Paths of the fields that have no description (what `kubectl explain` would show empty). `metadata`
+ * is Kubernetes' own: a CRD may not describe it (the API server refuses anything but its type), and
+ * `kubectl explain` shows ObjectMeta's documentation.
+ */
 export function undescribedFields(def: ResourceDefinition): string[] {
   return fieldRows(def)
-    .filter((row) => row.description.trim() === '')
+    .filter((row) => row.path !== 'metadata' && row.description.trim() === '')
     .map((row) => row.path);
 }
 

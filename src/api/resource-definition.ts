@@ -29,7 +29,7 @@ export interface ResourceDefinition {
 }
 
 /** `metadata` is validated by the API server itself; a CRD may only say it is an object. */
-const ObjectMeta = Type.Unsafe<V1ObjectMeta>({ type: 'object', description: 'Standard object metadata.' });
+const ObjectMeta = Type.Unsafe<V1ObjectMeta>({ type: 'object' });
 
 /** The schema with a description, unless it has its own (what `kubectl explain <kind>.spec` shows). */
 function described<S extends TSchema>(schema: S, description: string): S {
