@@ -1,0 +1,55 @@
+/**
+ * Starting a real node's boot (pure process plumbing): the launcher's command line and, once the
+ * node's PID 1 exists, moving the launcher out of the node's cgroups.
+ */
+import { readFileSync } from 'node:fs';
+import { isAlive } from '../processes.js';
+import { moveToOwnCgroups } from './host-resources.js';
+import { NODE_INIT_SCRIPT } from './rootfs.js';
+
+/**
+ * How a boot starts: join the node's cgroups (so `unshare --cgroup` makes them the root of the
+ * node's cgroup namespace), drop the capabilities to load modules and set the clock, enter the
+ * node's network namespace, and create the others with node-init.sh as their PID 1.
+ */
+export function launchArgs(netns: string): string[] {
+  return [
+    '-c',
+    'for d in $NODE_CGROUPS; do echo $$ > "$d/cgroup.procs"; done; exec "$@"',
+    'launch',
+    'setpriv',
+    '--bounding-set',
+    '-sys_module,-sys_time',
+    'nsenter',
+    `--net=/run/netns/${netns}`,
+    'unshare',
+    '--mount',
+    '--pid',
+    '--uts',
+    '--ipc',
+    '--cgroup',
+    '--fork',
+    '--kill-child',
+    '--propagation',
+    'private',
+    'sh',
+    NODE_INIT_SCRIPT,
+  ];
+}
+
+/** The launcher's first child (the node's PID 1), or undefined before it exists. */
+export function nodeInitPid(launcher: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8').trim().split(/\s+/)[0] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Once PID 1 exists the launcher leaves the node's cgroups, which then hold only the node's processes. */
+export async function leaveNodeCgroups(launcher: number): Promise<void> {
+  for (let i = 0; i < 200 && isAlive(launcher); i++) {
+    if (nodeInitPid(launcher)) return moveToOwnCgroups(launcher);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
