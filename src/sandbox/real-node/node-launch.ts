@@ -3,6 +3,7 @@
  * node's PID 1 exists, moving the launcher out of the node's cgroups.
  */
 import { readFileSync } from 'node:fs';
+import { runCommand } from '../images/run-command.js';
 import { isAlive } from '../processes.js';
 import { moveToOwnCgroups } from './host-resources.js';
 import { NODE_INIT_SCRIPT } from './rootfs.js';
@@ -51,5 +52,26 @@ export async function leaveNodeCgroups(launcher: number): Promise<void> {
   for (let i = 0; i < 200 && isAlive(launcher); i++) {
     if (nodeInitPid(launcher)) return moveToOwnCgroups(launcher);
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The argv prefix that runs a command in the node's mount namespace, entered through its PID 1. */
+export function inNode(launcher: number): string[] | undefined {
+  const init = isAlive(launcher) ? nodeInitPid(launcher) : undefined;
+  return init ? ['-t', init, '-m', '--'] : undefined;
+}
+
+/**
+ * True when systemd inside the node gave up on `unit` (its start limit hit): a kubelet that keeps
+ * exiting would otherwise be restarted for ever while the node never joins.
+ */
+export async function unitFailed(launcher: number, unit: string): Promise<boolean> {
+  const enter = inNode(launcher);
+  if (!enter) return false;
+  try {
+    await runCommand('nsenter', [...enter, 'systemctl', 'is-failed', '--quiet', unit]);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -16,6 +16,9 @@ const KUBELET_UNIT = `[Unit]
 Description=kubelet (sandbox real node)
 Wants=containerd.service sandbox-api-relay.service
 After=containerd.service sandbox-api-relay.service
+# A kubelet that keeps exiting ends up failed (the supervisor reports the node down) instead of restarting for ever.
+StartLimitIntervalSec=60
+StartLimitBurst=5
 
 [Service]
 EnvironmentFile=/${NODE_PATHS.kubeletDefaults}

@@ -28,7 +28,7 @@ import {
 } from './host-resources.js';
 import { makeKubeletClientCert, type CaFiles } from './kubelet-cert.js';
 import { kubeletConfig, kubeletDefaults, kubeletKubeconfig, NODE_PATHS } from './node-files.js';
-import { launchArgs, leaveNodeCgroups, nodeInitPid } from './node-launch.js';
+import { inNode, launchArgs, leaveNodeCgroups, unitFailed } from './node-launch.js';
 import { copyRootfs } from './rootfs.js';
 
 export interface RealNodeSpec {
@@ -61,6 +61,8 @@ export interface RealNode {
   readonly crashed: string | undefined;
   /** True once the node powered itself off (poweroff, halt): down, not crashed. */
   readonly poweredOff: boolean;
+  /** True when the node's systemd gave up on `unit` (e.g. `kubelet.service` exiting again and again). */
+  unitFailed(unit: string): Promise<boolean>;
   stop(options?: { keepDir?: boolean }): Promise<void>;
   /** What stop() undoes, synchronously, for process-exit hooks: kills the node and frees its resources. */
   destroyNow(): void;
@@ -157,6 +159,7 @@ function realNodeHandle(run: NodeRun): RealNode {
     get poweredOff() {
       return run.poweredOff;
     },
+    unitFailed: async (unit) => (run.current ? unitFailed(run.current.pid, unit) : false),
     destroyNow,
     importImage: (archive) => importIntoNode(run, archive),
     async stop(options = {}) {
@@ -234,25 +237,12 @@ function bootLoop(spec: RealNodeSpec, run: NodeRun): () => Promise<void> {
  * through the node's /run/host, which is the node directory's host/ on the machine.
  */
 async function importIntoNode(run: NodeRun, archive: string): Promise<void> {
-  const unshare = run.current?.pid;
-  if (unshare === undefined || !isAlive(unshare)) throw new Error(`real node ${run.name} is not running`);
-  const init = nodeInitPid(unshare);
-  if (!init) throw new Error(`real node ${run.name} has no PID 1 yet`);
+  const enter = run.current ? inNode(run.current.pid) : undefined;
+  if (!enter) throw new Error(`real node ${run.name} is not running`);
   const name = `import-${process.pid}-${basename(archive)}`;
   copyFileSync(archive, join(run.dir, 'host', name));
   try {
-    await runCommand('nsenter', [
-      '-t',
-      init,
-      '-m',
-      '--',
-      'ctr',
-      '--namespace',
-      'k8s.io',
-      'images',
-      'import',
-      `/run/host/${name}`,
-    ]);
+    await runCommand('nsenter', [...enter, 'ctr', '--namespace', 'k8s.io', 'images', 'import', `/run/host/${name}`]);
   } finally {
     rmSync(join(run.dir, 'host', name), { force: true });
   }
