@@ -48,6 +48,7 @@ if [ "$NODE_MODE" = import ]; then
     sleep 0.1
   done
   for archive in /run/images/*.tar; do
+    [ -e "$archive" ] || continue
     ctr --namespace k8s.io images import "$archive" >> /run/host/logs/import.log 2>&1 \
       || { echo "importing $archive failed; see logs/import.log" >&2; exit 1; }
   done
