@@ -62,7 +62,7 @@ fi
 mount --bind "$R/proc/sys" "$R/proc/sys"
 mount --bind "$R/proc/sys/net" "$R/proc/sys/net"
 mount -o remount,bind,ro,nosuid,nodev,noexec "$R/proc/sys"
-for p in sysrq-trigger irq bus; do ro_bind "$R/proc/$p" "$R/proc/$p"; done
+for p in sysrq-trigger irq bus; do [ ! -e "$R/proc/$p" ] || ro_bind "$R/proc/$p" "$R/proc/$p"; done
 mount --bind "$NODE_DIR/boot_id" "$R/proc/sys/kernel/random/boot_id"   # a new boot ID per boot
 # The kubelet tunes these kernel settings, which are not per namespace: it gets copies.
 mkdir -p "$NODE_DIR/sysctl"
