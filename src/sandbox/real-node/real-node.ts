@@ -14,6 +14,7 @@ import { SANDBOX_NAMES } from '../../api/names.js';
 import { runCommand } from '../images/run-command.js';
 import { isAlive, startComponent, stopComponent, type Component } from '../processes.js';
 import { startApiRelay, type ApiRelay } from './api-relay.js';
+import { aptProxyConfig, startAptProxy, type AptProxy } from './apt-proxy.js';
 import {
   cgroupDirs,
   claimSlot,
@@ -88,6 +89,7 @@ interface NodeRun {
   readonly boots: NodeBoot[];
   current: Component | undefined;
   relay: ApiRelay | undefined;
+  aptProxy: AptProxy | undefined;
   stopping: boolean;
   crashed: string | undefined;
   poweredOff: boolean;
@@ -106,6 +108,7 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
     boots: [],
     current: undefined,
     relay: undefined,
+    aptProxy: undefined,
     stopping: false,
     crashed: undefined,
     poweredOff: false,
@@ -121,6 +124,7 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
   createNodeNetwork(net);
   createCgroups(run.cgroupName);
   run.relay = await startApiRelay(join(dir, 'host', 'api.sock'), spec.apiPort);
+  run.aptProxy = await startAptProxy(net.hostIp);
   if (run.stopping) return node;
   await bootLoop(spec, run)();
   return node;
@@ -166,6 +170,7 @@ function realNodeHandle(run: NodeRun): RealNode {
       run.stopping = true;
       if (run.current) await stopComponent(run.current, 0); // SIGKILL: unshare ignores SIGTERM; the node's PID 1 takes everything with it
       await run.relay?.stop();
+      await run.aptProxy?.stop();
       // Processes of a killed PID namespace leave their cgroups a moment later.
       for (let i = 0; i < 200 && !removeCgroups(cgroupName); i++) await new Promise((r) => setTimeout(r, 50));
       deleteNodeNetwork(net);
@@ -187,6 +192,7 @@ async function writeNodeFiles(spec: RealNodeSpec, { dir, rootDir, net }: NodeRun
     .join(',');
   writeFileSync(join(rootDir, NODE_PATHS.kubeletDefaults), kubeletDefaults(spec.name, net.nodeIp, labels));
   writeFileSync(join(rootDir, NODE_PATHS.kubeletKubeconfig), kubeletKubeconfig());
+  writeFileSync(join(rootDir, 'etc/apt/apt.conf.d/00sandbox-proxy'), aptProxyConfig(net.hostIp));
   writeFileSync(join(rootDir, 'etc/machine-id'), `${randomBytes(16).toString('hex')}\n`);
   writeFileSync(join(rootDir, 'etc/hostname'), `${spec.name}\n`);
 }
