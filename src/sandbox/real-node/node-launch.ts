@@ -75,3 +75,10 @@ export async function unitFailed(launcher: number, unit: string): Promise<boolea
     return false;
   }
 }
+
+/** Runs `argv` inside the node (all its namespaces, as a shell on the node would); resolves with stdout. */
+export async function execInNode(launcher: number, argv: readonly string[]): Promise<string> {
+  const init = isAlive(launcher) ? nodeInitPid(launcher) : undefined;
+  if (!init) throw new Error('the real node is not running');
+  return runCommand('nsenter', ['-t', init, '-a', '--', ...argv]);
+}

@@ -29,7 +29,7 @@ import {
 } from './host-resources.js';
 import { makeKubeletClientCert, type CaFiles } from './kubelet-cert.js';
 import { kubeletConfig, kubeletDefaults, kubeletKubeconfig, NODE_PATHS } from './node-files.js';
-import { inNode, launchArgs, leaveNodeCgroups, unitFailed } from './node-launch.js';
+import { execInNode, inNode, launchArgs, leaveNodeCgroups, unitFailed } from './node-launch.js';
 import { copyRootfs } from './rootfs.js';
 
 export interface RealNodeSpec {
@@ -64,6 +64,8 @@ export interface RealNode {
   readonly poweredOff: boolean;
   /** True when the node's systemd gave up on `unit` (e.g. `kubelet.service` exiting again and again). */
   unitFailed(unit: string): Promise<boolean>;
+  /** Runs a command inside the running node (all its namespaces); resolves with its stdout. */
+  exec(argv: readonly string[]): Promise<string>;
   stop(options?: { keepDir?: boolean }): Promise<void>;
   /** What stop() undoes, synchronously, for process-exit hooks: kills the node and frees its resources. */
   destroyNow(): void;
@@ -164,6 +166,10 @@ function realNodeHandle(run: NodeRun): RealNode {
       return run.poweredOff;
     },
     unitFailed: async (unit) => (run.current ? unitFailed(run.current.pid, unit) : false),
+    exec: async (argv) => {
+      if (!run.current) throw new Error(`real node ${run.name} is not running`);
+      return execInNode(run.current.pid, argv);
+    },
     destroyNow,
     importImage: (archive) => importIntoNode(run, archive),
     async stop(options = {}) {
