@@ -91,7 +91,7 @@ describe("NVIDIA's tuning package on a real systemd node", () => {
     const pidBefore = await inNode('systemctl', 'show', '-p', 'MainPID', '--value', 'containerd');
     const jobs = await recordStageJobs(h);
     await setSkyhookPackages(h, 'tuning', { tuning: tuningPackage(2048, 44) });
-    await waitForSkyhook(h, 'tuning', (s) => s.status?.status === 'complete' && ran(jobs, 'uninstall'), 300_000);
+    await waitForSkyhook(h, 'tuning', (s) => s.status?.status === 'complete' && ran(jobs, 'post-interrupt'), 300_000);
     await jobs.stop();
     const stages = jobs.stagesByNode('tuning')[NODE] ?? [];
     expect(stages).toEqual(expect.arrayContaining(['config', 'interrupt', 'post-interrupt']));
