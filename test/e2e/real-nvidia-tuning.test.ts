@@ -49,7 +49,7 @@ const DROP_INS = {
   containerd: 'etc/systemd/system/containerd.service.d/999-tuning-tuning.conf',
 };
 
-function tuningPackage(somaxconn: number, finTimeout: number): Package {
+function tuningPackage(somaxconn: number, finTimeout: number, nofile: number): Package {
   return {
     version: '1.1.4',
     image: 'ghcr.io/nvidia/skyhook-packages/tuning',
@@ -57,7 +57,7 @@ function tuningPackage(somaxconn: number, finTimeout: number): Package {
       'sysctl.conf': `net.core.somaxconn=${somaxconn}\nnet.ipv4.tcp_fin_timeout=${finTimeout}`,
       'ulimit.conf': 'nofile=8192',
       // Below this machine's hard limit (root here lacks CAP_SYS_RESOURCE to raise it).
-      'service_containerd.conf': '[Service]\nLimitNOFILE=16384',
+      'service_containerd.conf': `[Service]\nLimitNOFILE=${nofile}`,
     },
     configInterrupts: { 'service_containerd.conf': { type: 'service', services: ['containerd'] } },
   } as Package;
@@ -68,7 +68,7 @@ describe("NVIDIA's tuning package on a real systemd node", () => {
     const pidBefore = await inNode('systemctl', 'show', '-p', 'MainPID', '--value', 'containerd');
     expect(await inNode('systemctl', 'show', '-p', 'LimitNOFILE', '--value', 'containerd')).not.toBe('16384');
     const jobs = await recordStageJobs(h);
-    await createGroupSkyhook(h, 'tuning', GROUP, { packages: { tuning: tuningPackage(4096, 33) } });
+    await createGroupSkyhook(h, 'tuning', GROUP, { packages: { tuning: tuningPackage(4096, 33, 16384) } });
     await waitForSkyhook(h, 'tuning', (s) => s.status?.status === 'complete', 300_000);
     await jobs.stop();
 
@@ -87,16 +87,17 @@ describe("NVIDIA's tuning package on a real systemd node", () => {
     expect(await inNode('systemctl', 'show', '-p', 'MainPID', '--value', 'containerd')).not.toBe(pidBefore);
   }, 420_000);
 
-  it('a config change re-runs config and its interrupt with the new values', async () => {
+  it('a config change (sysctl.conf and service_containerd.conf) re-runs config and its interrupt with the new values', async () => {
     const pidBefore = await inNode('systemctl', 'show', '-p', 'MainPID', '--value', 'containerd');
     const jobs = await recordStageJobs(h);
-    await setSkyhookPackages(h, 'tuning', { tuning: tuningPackage(2048, 44) });
+    await setSkyhookPackages(h, 'tuning', { tuning: tuningPackage(2048, 44, 12288) });
     await waitForSkyhook(h, 'tuning', (s) => s.status?.status === 'complete' && ran(jobs, 'post-interrupt'), 300_000);
     await jobs.stop();
     const stages = jobs.stagesByNode('tuning')[NODE] ?? [];
     expect(stages).toEqual(expect.arrayContaining(['config', 'interrupt', 'post-interrupt']));
     expect(await inNode('sysctl', '-n', 'net.core.somaxconn', 'net.ipv4.tcp_fin_timeout')).toBe('2048\n44');
     expect(readFileSync(onNode(DROP_INS.sysctl), 'utf8')).toBe('net.core.somaxconn=2048\nnet.ipv4.tcp_fin_timeout=44');
+    expect(await inNode('systemctl', 'show', '-p', 'LimitNOFILE', '--value', 'containerd')).toBe('12288');
     expect(await inNode('systemctl', 'show', '-p', 'MainPID', '--value', 'containerd')).not.toBe(pidBefore);
   }, 420_000);
 
