@@ -149,23 +149,10 @@ describe('interrupts on a real systemd node', () => {
     expect(boots).toHaveLength(2);
     expect(boots[1]!.bootId).not.toBe(bootBefore);
     expect(await reportedBootId(h, NODE)).toBe(boots[1]!.bootId);
-    // journald keeps both boots under the node's own boot IDs; the first one ended in systemd's shutdown.
+    // journald keeps both boots under the node's own boot IDs; the first one ended in systemd's reboot.
     const listed = await inNode('journalctl', '--list-boots', '--no-pager');
     for (const boot of boots) expect(listed).toContain(boot.bootId.replaceAll('-', ''));
-    expect(
-      await inNode(
-        'journalctl',
-        '-b',
-        '-1',
-        '--no-pager',
-        '-o',
-        'cat',
-        '-u',
-        'systemd-reboot.service',
-        '-u',
-        'kubelet.service',
-      ),
-    ).toMatch(/Stopped kubelet|Stopping kubelet/);
+    expect(await inNode('journalctl', '-b', '-1', '--no-pager', '-o', 'cat')).toMatch(/Reached target.*System Reboot/);
     expect(spans).toHaveLength(1);
   }, 300_000);
 });
