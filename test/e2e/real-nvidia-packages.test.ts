@@ -26,6 +26,7 @@ import {
 const NODE = 'real-0';
 const GROUP = 'nvidia';
 const README_DEMO = resolve(REPO_ROOT, '../shared/examples/skyhook-readme-demo.yaml');
+const UPSTREAM_SHELLSCRIPT = '../shared/upstream-packages/at-release-tags/shellscript-1.1.1';
 let h: RealHarness;
 const started = Date.now();
 
@@ -65,9 +66,16 @@ describe("NVIDIA's shellscript and kdump packages on a real systemd node", () =>
     );
     const logs = Object.values(await stageLogs(h, 'demo', NODE)).join('\n');
     expect(logs).toMatch(/SUCEEDED: shellscript_run\.sh apply/);
-    // NVIDIA's 1.1.1 image, not the project's stand-in: its own config.json is on the node.
-    expect(await inNode('sh', '-c', 'cat /var/lib/skyhook/demo/tuning-1.1.1-*/config.json')).toMatch(
-      /"package_version": "1\.1\.1"/,
+    // NVIDIA's 1.1.1 image, not the project's stand-in: NVIDIA's own step script is the one on the node.
+    const nvidiaScript = readFileSync(
+      resolve(REPO_ROOT, UPSTREAM_SHELLSCRIPT, 'skyhook_dir/shellscript_run.sh'),
+      'utf8',
+    );
+    expect(nvidiaScript).not.toBe(
+      readFileSync(resolve(REPO_ROOT, 'packages/shellscript/skyhook_dir/shellscript_run.sh'), 'utf8'),
+    );
+    expect(await inNode('sh', '-c', 'cat /var/lib/skyhook/demo/tuning-1.1.1-*/skyhook_dir/shellscript_run.sh')).toBe(
+      nvidiaScript.trim(),
     );
   }, 300_000);
 
