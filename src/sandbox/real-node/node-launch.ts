@@ -55,9 +55,22 @@ export async function leaveNodeCgroups(launcher: number): Promise<void> {
   }
 }
 
+/**
+ * The node's PID 1 once it is systemd: before that, node-init.sh is still building the node's
+ * mounts and its mount namespace still shows the machine's tree.
+ */
+async function bootedInit(launcher: number): Promise<string | undefined> {
+  for (let i = 0; i < 200 && isAlive(launcher); i++) {
+    const init = nodeInitPid(launcher);
+    if (init && readFileSync(`/proc/${init}/comm`, 'utf8').trim() === 'systemd') return init;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return undefined;
+}
+
 /** The argv prefix that runs a command in the node's mount namespace, entered through its PID 1. */
-export function inNode(launcher: number): string[] | undefined {
-  const init = isAlive(launcher) ? nodeInitPid(launcher) : undefined;
+export async function inNode(launcher: number): Promise<string[] | undefined> {
+  const init = await bootedInit(launcher).catch(() => undefined);
   return init ? ['-t', init, '-m', '--'] : undefined;
 }
 
@@ -66,7 +79,7 @@ export function inNode(launcher: number): string[] | undefined {
  * exiting would otherwise be restarted for ever while the node never joins.
  */
 export async function unitFailed(launcher: number, unit: string): Promise<boolean> {
-  const enter = inNode(launcher);
+  const enter = await inNode(launcher);
   if (!enter) return false;
   try {
     await runCommand('nsenter', [...enter, 'systemctl', 'is-failed', '--quiet', unit]);
@@ -78,7 +91,7 @@ export async function unitFailed(launcher: number, unit: string): Promise<boolea
 
 /** Runs `argv` inside the node (all its namespaces, as a shell on the node would); resolves with stdout. */
 export async function execInNode(launcher: number, argv: readonly string[]): Promise<string> {
-  const init = isAlive(launcher) ? nodeInitPid(launcher) : undefined;
-  if (!init) throw new Error('the real node is not running');
+  const init = await bootedInit(launcher).catch(() => undefined);
+  if (!init) throw new Error('the real node is not running systemd');
   return runCommand('nsenter', ['-t', init, '-a', '--', ...argv]);
 }

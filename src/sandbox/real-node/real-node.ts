@@ -249,7 +249,7 @@ function bootLoop(spec: RealNodeSpec, run: NodeRun): () => Promise<void> {
  * through the node's /run/host, which is the node directory's host/ on the machine.
  */
 async function importIntoNode(run: NodeRun, archive: string): Promise<void> {
-  const enter = run.current ? inNode(run.current.pid) : undefined;
+  const enter = run.current ? await inNode(run.current.pid) : undefined;
   if (!enter) throw new Error(`real node ${run.name} is not running`);
   const name = `import-${process.pid}-${basename(archive)}`;
   copyFileSync(archive, join(run.dir, 'host', name));
