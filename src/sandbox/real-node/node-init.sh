@@ -25,6 +25,10 @@ ro_bind() { # a read-only view of $1 at $2
   mount --bind "$1" "$2"
   mount -o remount,bind,ro,nosuid,nodev,noexec "$2"
 }
+ro_dev_bind() { # a read-only view of the device node $1 at $2 (nodev would make it unopenable)
+  mount --bind "$1" "$2"
+  mount -o remount,bind,ro,nosuid,noexec "$2"
+}
 
 if [ "$NODE_MODE" = import ]; then
   mount -t sysfs sysfs "$R/sys"
@@ -104,10 +108,10 @@ ln -s /proc/self/fd "$R/dev/fd"
 ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"
 # No terminal: the console is /dev/null (journald keeps every message; getty units are masked).
 touch "$R/dev/console"; mount --bind /dev/null "$R/dev/console"
-touch "$R/dev/kmsg"; ro_bind /dev/kmsg "$R/dev/kmsg"
+touch "$R/dev/kmsg"; ro_dev_bind /dev/kmsg "$R/dev/kmsg"
 for d in $(lsblk -dnro NAME 2>/dev/null || true); do
   [ -b "/dev/$d" ] || continue
-  touch "$R/dev/$d"; ro_bind "/dev/$d" "$R/dev/$d"
+  touch "$R/dev/$d"; ro_dev_bind "/dev/$d" "$R/dev/$d"
 done
 
 mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$R/run"
