@@ -1,8 +1,8 @@
 /**
  * NVIDIA's tuning 1.1.4 package (the image `npm run images` builds from NVIDIA's files, unchanged)
  * on a real systemd node: sysctl.conf (network keys only: the rest of /proc/sys is the machine's and
- * read-only here), ulimit.conf and service_containerd.conf with configInterrupts restarting
- * containerd. The drop-ins land under the node's /etc with upstream's names, the live values change
+ * read-only here), ulimit.conf and service_containerd.conf, with a containerd restart as the
+ * package's interrupt and as the configInterrupt of service_containerd.conf. The drop-ins land under the node's /etc with upstream's names, the live values change
  * after the interrupt (sysctl in the node's network namespace, containerd's LimitNOFILE as systemd
  * reports it), post-interrupt-check passes; a config change re-runs config and its interrupt;
  * removing the package runs uninstall, which removes the drop-ins.
@@ -59,6 +59,8 @@ function tuningPackage(somaxconn: number, finTimeout: number, nofile: number): P
       // Below this machine's hard limit (root here lacks CAP_SYS_RESOURCE to raise it).
       'service_containerd.conf': `[Service]\nLimitNOFILE=${nofile}`,
     },
+    // The install's interrupt; a later change of the key runs its configInterrupt.
+    interrupt: { type: 'service', services: ['containerd'] },
     configInterrupts: { 'service_containerd.conf': { type: 'service', services: ['containerd'] } },
   } as Package;
 }
