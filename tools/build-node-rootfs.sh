@@ -12,9 +12,10 @@ log() { printf '[node-rootfs] %s\n' "$*" >&2; }
 suite=bookworm
 mirror="${SKYHOOK_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 # systemd-sysv makes `reboot`/`poweroff` go through systemd; util-linux gives nsenter for reboot pods;
-# busybox-static is a shell toolbox for pods that mount the node's /.
+# busybox-static is a shell toolbox for pods that mount the node's /; sudo is on production hosts and
+# package scripts call it (tuned's apply_tuned_profile.sh runs `sudo mkdir`).
 packages=(systemd systemd-sysv dbus containerd runc containernetworking-plugins iptables iproute2
-  util-linux mount procps ca-certificates socat kmod busybox-static)
+  util-linux mount procps ca-certificates socat kmod busybox-static sudo)
 
 cache_root="${SKYHOOK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/skyhook-ts}"
 key="$(printf '%s\n' "$suite" "${packages[@]}" | sha256sum | cut -c1-16)"
