@@ -19,7 +19,6 @@ import {
   createGroupSkyhook,
   GROUP_LABEL,
   recordStageJobs,
-  stageLogs,
   startRealHarness,
   waitForSkyhook,
   type RealHarness,
@@ -51,10 +50,12 @@ const inNode = async (...argv: string[]): Promise<string> => (await h.node(NODE)
 type Jobs = Awaited<ReturnType<typeof recordStageJobs>>;
 const jobOf = (jobs: Jobs, skyhook: string, stage: string) =>
   [...jobs.jobs.values()].find((j) => j.node === NODE && j.skyhook === skyhook && j.stage === stage);
-const logOf = async (skyhook: string, container: string): Promise<string> =>
-  Object.entries(await stageLogs(h, skyhook, NODE))
-    .filter(([key]) => key.endsWith(`/${container}`))
-    .map(([, text]) => text)
+/** The agent's log files of `step` on the node (stdout `.log`, stderr `.log.err`), all runs. */
+const stepLogs = (dir: string, step: string): string =>
+  readdirSync(join(h.node(NODE).rootDir, dir))
+    .filter((name) => name.startsWith(`${step}-`))
+    .sort()
+    .map((name) => readFileSync(join(h.node(NODE).rootDir, dir, name), 'utf8'))
     .join('\n');
 
 describe("NVIDIA's tuned packages on a real systemd node", () => {
@@ -113,7 +114,7 @@ describe("NVIDIA's tuned packages on a real systemd node", () => {
     );
     expect(existsSync(join(copies, copyDir!, 'profiles/os/debian/12/nvidia-h100-inference/tuned.conf'))).toBe(true);
 
-    const check = await logOf('nvidia', 'nvidia-tuned-post-interruptcheck');
+    const check = stepLogs('var/log/skyhook/nvidia/nvidia_tuned/0.2.3', 'post_interrupt_tuned_check.sh');
     console.log(`nvidia-tuned post-interrupt-check (the end):\n${check.split('\n').slice(-25).join('\n')}`);
     expect(check).not.toMatch(/tuned_profile file missing/);
     expect(check).not.toMatch(/is not active|not found in tuned-adm list/);
