@@ -8,7 +8,7 @@
  *     has no crashkernel= reservation and cannot load a crash kernel.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   createGroupSkyhook,
@@ -49,6 +49,13 @@ afterAll(async () => {
 
 const inNode = async (...argv: string[]): Promise<string> => (await h.node(NODE).exec(argv)).trim();
 type Jobs = Awaited<ReturnType<typeof recordStageJobs>>;
+/** The agent's log files of `step` on the node (stdout `.log`, stderr `.log.err`), all runs. */
+const stepLogs = (dir: string, step: string): string =>
+  readdirSync(join(h.node(NODE).rootDir, dir))
+    .filter((name) => name.startsWith(`${step}-`))
+    .sort()
+    .map((name) => readFileSync(join(h.node(NODE).rootDir, dir, name), 'utf8'))
+    .join('\n');
 const jobOf = (jobs: Jobs, skyhook: string, stage: string) =>
   [...jobs.jobs.values()].find((j) => j.node === NODE && j.skyhook === skyhook && j.stage === stage);
 
@@ -98,13 +105,23 @@ describe("NVIDIA's shellscript and kdump packages on a real systemd node", () =>
       480_000,
     );
     await jobs.stop();
-    const logs = await stageLogs(h, 'kdump', NODE);
     const failed = [...jobs.jobs.values()].filter((j) => j.skyhook === 'kdump' && j.failed).map((j) => j.stage);
     console.log(`kdump stages: ${JSON.stringify(jobs.stagesByNode('kdump'))}; failed: ${failed.join(', ') || 'none'}`);
-    for (const [container, text] of Object.entries(logs))
-      console.log(`--- ${container} (the end)\n${text.split('\n').slice(-15).join('\n')}`);
+    // apply: kdump-tools installed through the node's apt, its unit enabled and active; the unit itself
+    // reports that this kernel (the machine's, shared) cannot load a crash kernel.
+    expect(jobOf(jobs, 'kdump', 'apply')?.succeeded).toBe(true);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format field, not a template literal
     expect(await inNode('dpkg-query', '-W', '-f', '${Status}', 'kdump-tools')).toBe('install ok installed');
-    expect(jobOf(jobs, 'kdump', 'apply')).toBeDefined();
+    expect(await inNode('systemctl', 'is-enabled', 'kdump-tools')).toBe('enabled');
+    expect(await inNode('journalctl', '-u', 'kdump-tools', '--no-pager', '-o', 'cat')).toMatch(
+      /kdump is not supported by this kernel/,
+    );
+    // config: the crashkernel= argument goes to GRUB, which the node does not have.
+    expect(failed).toEqual(['config']);
+    const log = stepLogs('var/log/skyhook/kdump/kdump/1.0.0', 'configure_kdump.sh');
+    console.log(`configure_kdump.sh (the end):\n${log.split('\n').slice(-12).join('\n')}`);
+    expect(log).toMatch(
+      /can't read \/etc\/default\/grub: No such file or directory|could not detect grub update command/,
+    );
   }, 600_000);
 });
