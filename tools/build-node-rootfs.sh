@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the root filesystem of the sandbox's real nodes (Debian minbase + containerd, runc, CNI
-# plugins, socat, iptables, iproute2 ...) with mmdebstrap, into a tarball cached outside the
+# Builds the root filesystem of the sandbox's real nodes (Debian minbase + systemd as init, D-Bus,
+# containerd, runc, CNI plugins, socat, iptables, iproute2 ...) with mmdebstrap, into a tarball cached outside the
 # repository and keyed by the suite and package list, so changing either builds a new one.
 #   build-node-rootfs.sh            prints the tarball's path (building it first when missing)
 # Needs root on Debian/Ubuntu (mmdebstrap in root mode keeps device nodes and ownership).
@@ -11,9 +11,11 @@ log() { printf '[node-rootfs] %s\n' "$*" >&2; }
 
 suite=bookworm
 mirror="${SKYHOOK_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-# busybox-static gives the node a `reboot -f` (reboot(2)); util-linux gives nsenter for reboot pods.
-packages=(containerd runc containernetworking-plugins iptables iproute2 util-linux mount procps
-  ca-certificates socat kmod busybox-static)
+# systemd-sysv makes `reboot`/`poweroff` go through systemd; util-linux gives nsenter for reboot pods;
+# busybox-static is a shell toolbox for pods that mount the node's /; sudo is on production hosts and
+# package scripts call it (tuned's apply_tuned_profile.sh runs `sudo mkdir`).
+packages=(systemd systemd-sysv dbus containerd runc containernetworking-plugins iptables iproute2
+  util-linux mount procps ca-certificates socat kmod busybox-static sudo)
 
 cache_root="${SKYHOOK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/skyhook-ts}"
 key="$(printf '%s\n' "$suite" "${packages[@]}" | sha256sum | cut -c1-16)"

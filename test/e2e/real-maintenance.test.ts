@@ -8,8 +8,8 @@
  *     queued node, and `release` refuses the live slot;
  *   - Kured: /var/run/reboot-required on a node, held by a blocking pod and then by a firing alert of
  *     the policy's alert gate (a stand-in Prometheus in this process), each visible in the policy's
- *     queue with its reason, then a real reboot through the interrupts' reboot path (a new boot ID)
- *     and uncordon.
+ *     queue with its reason, then a real reboot through the interrupts' reboot path and the node's
+ *     systemd (a new boot ID; the last boot's journal ends in systemd's reboot) and uncordon.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
@@ -333,6 +333,9 @@ describe('node-initiated maintenance on real nodes', () => {
     expect(h.node(node).boots).toHaveLength(bootsBefore + 1);
     const boot = h.node(node).boots.at(-1)!;
     expect(await reportedBootId(h, node)).toBe(boot.bootId);
+    // Through the node's systemd: the previous boot's journal ends in its orderly reboot.
+    const lastBoot = await h.node(node).exec(['journalctl', '-b', '-1', '--no-pager', '-o', 'cat']);
+    expect(lastBoot).toMatch(/Reached target.*System Reboot/);
     const [span] = timeline.spansOf(node);
     expect(span!.from).toBeLessThan(boot.at);
     expect(span!.to).toBeGreaterThan(boot.at);

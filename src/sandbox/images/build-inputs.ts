@@ -12,6 +12,7 @@ import { readVersions } from '../binaries.js';
 import { BUSYBOX_SOURCE } from './busybox-source.js';
 import { contentKey, hashFiles, PROJECT_IMAGE_INPUTS } from './content-key.js';
 import { NODE_BASE_ROOTFS } from './debian-rootfs.js';
+import { findUpstreamPackages, upstreamPackagesKey } from './nvidia-packages.js';
 import { runCommand } from './run-command.js';
 import type { NodeBaseInputs } from './stand-ins.js';
 
@@ -47,6 +48,8 @@ export interface BuildInputs {
   setKey: string;
   nodeBase: NodeBaseInputs;
   pauseSource: string;
+  /** NVIDIA's package directories, when beside the checkout (else the shellscript stand-in). */
+  upstreamDir: string | undefined;
 }
 
 async function packageVersions(names: readonly string[]): Promise<string> {
@@ -92,6 +95,11 @@ export async function gatherBuildInputs(repoRoot: string): Promise<BuildInputs> 
     busybox: `${BUSYBOX_SOURCE.version} ${BUSYBOX_SOURCE.sha256}`,
     pause: `${PAUSE_VERSION} ${sha256OfFile(pauseSource)}`,
   });
-  const setKey = contentKey({ base: baseKey, project: hashFiles(repoRoot, PROJECT_IMAGE_INPUTS) });
-  return { repoRoot, baseKey, setKey, nodeBase, pauseSource };
+  const upstreamDir = findUpstreamPackages(repoRoot);
+  const setKey = contentKey({
+    base: baseKey,
+    project: hashFiles(repoRoot, PROJECT_IMAGE_INPUTS),
+    nvidia: upstreamPackagesKey(upstreamDir),
+  });
+  return { repoRoot, baseKey, setKey, nodeBase, pauseSource, upstreamDir };
 }

@@ -19,6 +19,7 @@ import { BUSYBOX_SOURCE, buildBusyboxFromSource } from './busybox-source.js';
 import { linkOrCopy, markUsed, pruneOldDirs, removeLeftoversOfDeadBuilds } from './cache-dirs.js';
 import { acquireCacheLock } from './cache-lock.js';
 import { archiveFileName, IMAGE_REFS, type ImageName } from './image-refs.js';
+import { buildNvidiaPackageImages, exportNvidiaImages, type NvidiaImage, standInNotice } from './nvidia-packages.js';
 import { buildShellscriptImage, buildSkyhookImage } from './project-images.js';
 import { runCommand } from './run-command.js';
 import { buildBusyboxImage, buildNodeBaseImage, buildPauseImage } from './stand-ins.js';
@@ -44,6 +45,8 @@ export interface ImageSet {
   /** Sentinel container and reboot pod (SENTINEL_IMAGE): the agent image (see nodeop-settings.ts). */
   sentinelImage: string;
   busyboxImage: string;
+  /** NVIDIA's package images on the nodes, under NVIDIA's names (`ghcr.io/nvidia/skyhook-packages/…`). */
+  nvidiaPackages: NvidiaImage[];
   images: Array<{ ref: string; archive: string; bytes: number }>;
 }
 
@@ -86,12 +89,11 @@ function readImageSet(dir: string): ImageSet | undefined {
   return { ...stored, dir, archives: stored.images.map((image) => join(dir, image.archive)) };
 }
 
-function describeSet(key: string, dir: string): ImageSet {
-  const images = NODE_IMAGES.map((name) => ({
-    ref: IMAGE_REFS[name],
-    archive: archiveFileName(name),
-    bytes: statSync(join(dir, archiveFileName(name))).size,
-  }));
+function describeSet(key: string, dir: string, nvidiaPackages: NvidiaImage[]): ImageSet {
+  const images = [
+    ...NODE_IMAGES.map((name) => ({ ref: IMAGE_REFS[name], archive: archiveFileName(name) })),
+    ...nvidiaPackages,
+  ].map(({ ref, archive }) => ({ ref, archive, bytes: statSync(join(dir, archive)).size }));
   return {
     key,
     dir,
@@ -102,6 +104,7 @@ function describeSet(key: string, dir: string): ImageSet {
     pauseImage: IMAGE_REFS.pause,
     sentinelImage: IMAGE_REFS.skyhook,
     busyboxImage: IMAGE_REFS.busybox,
+    nvidiaPackages,
     images,
   };
 }
@@ -193,6 +196,11 @@ async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): 
       `shellscript package from packages/shellscript (${IMAGE_REFS.shellscript}, ${IMAGE_REFS.shellscriptUpstream})`,
       () => buildShellscriptImage(buildah, inputs.repoRoot, scratch),
     );
+    const nvidia = inputs.upstreamDir
+      ? await timed(logger, `NVIDIA's packages from ${inputs.upstreamDir}`, () =>
+          buildNvidiaPackageImages(buildah, inputs.upstreamDir!, scratch, (m) => logger.info(m)),
+        )
+      : undefined;
     const built: BuiltImages = { skyhook, shellscript, shellscriptUpstream: shellscript };
     const setDir = join(cacheDir, inputs.setKey);
     const partial = `${setDir}.partial`;
@@ -201,10 +209,13 @@ async function buildSet(inputs: BuildInputs, cacheDir: string, logger: Logger): 
     await timed(logger, 'export the project images', () =>
       exportImages(buildah, built, ['skyhook', 'shellscript', 'shellscriptUpstream'], partial),
     );
+    const nvidiaImages = await timed(logger, "export NVIDIA's package images", () =>
+      exportNvidiaImages(buildah, nvidia, shellscript, partial),
+    );
     for (const name of NODE_IMAGES.filter((image) => BASE_IMAGES.includes(image))) {
       linkOrCopy(join(baseDir, archiveFileName(name)), join(partial, archiveFileName(name)));
     }
-    const described = describeSet(inputs.setKey, partial);
+    const described = describeSet(inputs.setKey, partial, nvidiaImages);
     writeFileSync(
       join(partial, 'images.json'),
       JSON.stringify({ ...described, dir: undefined, archives: undefined }, null, 2),
@@ -236,6 +247,8 @@ export async function ensureImages(options: EnsureImagesOptions = {}): Promise<I
   ]);
   const inputs = await gatherBuildInputs(repoRoot);
   const cached = readImageSet(join(cacheDir, inputs.setKey));
+  const notice = standInNotice(cached?.nvidiaPackages ?? []);
+  if (notice) logger.warn(notice);
   if (cached) {
     markUsed(cached.dir);
     logger.info(
@@ -253,6 +266,8 @@ export async function ensureImages(options: EnsureImagesOptions = {}): Promise<I
     if (builtMeanwhile) return builtMeanwhile;
     logger.info({ key: inputs.setKey, baseKey: inputs.baseKey, cacheDir }, `building images for key ${inputs.setKey}`);
     const set = await buildSet(inputs, cacheDir, logger);
+    const builtNotice = standInNotice(set.nvidiaPackages);
+    if (builtNotice) logger.warn(builtNotice);
     logger.info(
       { key: set.key, dir: set.dir, durationMs: Math.round(performance.now() - started) },
       `images built in ${((performance.now() - started) / 1000).toFixed(1)} s`,

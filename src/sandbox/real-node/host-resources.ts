@@ -163,3 +163,48 @@ export function cgroupsLeft(name: string): string[] {
     .map((h) => join(h, name))
     .filter((dir) => existsSync(dir));
 }
+
+/** The node's cgroup in every hierarchy: the launcher joins them all before creating the cgroup namespace. */
+export function cgroupDirs(name: string): string[] {
+  return hierarchies().map((h) => join(h, name));
+}
+
+/**
+ * Empties the node's cgroups (removes every sub-cgroup, deepest first) as a real machine starts
+ * with empty cgroupfs: stale container scopes of the last boot would stall the kubelet's start.
+ * False while some still hold (dying) processes.
+ */
+export function emptyCgroups(name: string): boolean {
+  let removed = true;
+  for (const dir of cgroupDirs(name)) {
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir, { withFileTypes: true }))
+      if (entry.isDirectory()) removed = removeTree(join(dir, entry.name)) && removed;
+  }
+  return removed;
+}
+
+/** This process's cgroup in the hierarchy mounted at `hierarchy` (from /proc/self/cgroup). */
+function ownCgroup(hierarchy: string): string | undefined {
+  const base = hierarchy.split('/').pop() ?? '';
+  for (const line of readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n')) {
+    const [id, controllers = '', path = '/'] = line.split(':');
+    const unified = id === '0' && controllers === '';
+    if (unified ? base === 'unified' || hierarchy === CGROUP_ROOT : controllers.split(',').includes(base)) return path;
+    if (controllers === `name=${base}`) return path;
+  }
+  return undefined;
+}
+
+/** Moves `pid` (the node's launcher, once the node's PID 1 exists) back into this process's cgroups. */
+export function moveToOwnCgroups(pid: number): void {
+  for (const hierarchy of hierarchies()) {
+    const own = ownCgroup(hierarchy);
+    if (own === undefined) continue;
+    try {
+      writeFileSync(join(hierarchy, own, 'cgroup.procs'), String(pid));
+    } catch {
+      /* the launcher is gone (the node stopped at once) */
+    }
+  }
+}

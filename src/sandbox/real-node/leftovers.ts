@@ -11,7 +11,15 @@ import { DEFAULT_FLEET_BASE } from './real-nodes.js';
 import { SLOT_DIR } from './host-resources.js';
 
 /** Program names that only real nodes run on this machine. */
-const NODE_PROGRAMS = new Set(['kubelet', 'containerd', 'containerd-shim-runc-v2', 'node-init.sh']);
+const NODE_PROGRAMS = new Set([
+  'kubelet',
+  'containerd',
+  'containerd-shim-runc-v2',
+  'node-init.sh',
+  'systemd',
+  'systemd-journald',
+  'dbus-daemon',
+]);
 
 function nodeProcesses(): string[] {
   const found: string[] = [];

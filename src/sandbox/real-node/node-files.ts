@@ -1,7 +1,7 @@
 /**
  * The configuration files a sandbox real node carries in its root filesystem (pure): containerd's,
- * the CNI network's, the kubelet's and its kubeconfig, and the `reboot` command. Settings that this
- * kind of machine forces (cgroup v1, no CAP_SYS_RESOURCE) are explained where they are set.
+ * the CNI network's, the kubelet's and its kubeconfig (systemd units: node-units.ts). Settings that
+ * this kind of machine forces (cgroup v1, no CAP_SYS_RESOURCE) are explained where they are set.
  */
 
 /** Where the node's configuration lives inside its root filesystem. */
@@ -13,7 +13,7 @@ export const NODE_PATHS = {
   caCert: 'etc/kubernetes/pki/ca.crt',
   kubeletCert: 'etc/kubernetes/pki/kubelet-client.crt',
   kubeletKey: 'etc/kubernetes/pki/kubelet-client.key',
-  reboot: 'usr/local/sbin/reboot',
+  kubeletDefaults: 'etc/default/kubelet',
 } as const;
 
 /** The image every pod sandbox starts from; it must be among the imported archives. */
@@ -39,7 +39,8 @@ state = "/run/containerd"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
         runtime_type = "io.containerd.runc.v2"
         [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-          SystemdCgroup = false
+          # The kubelet's cgroupDriver is systemd: runc asks the node's systemd for each container's scope.
+          SystemdCgroup = true
     [plugins."io.containerd.grpc.v1.cri".cni]
       bin_dir = "/usr/lib/cni"
       conf_dir = "/etc/cni/net.d"
@@ -74,13 +75,15 @@ export function cniConfig(): string {
   )}\n`;
 }
 
-/** `cgroupRoot` must exist in every cgroup hierarchy before the kubelet starts (cgroup v1). */
-export function kubeletConfig(cgroupRoot: string): string {
+/**
+ * The kubelet as on a systemd host: cgroupDriver systemd and no cgroupRoot, since the node's cgroup
+ * namespace already makes the node's own cgroup the root it sees.
+ */
+export function kubeletConfig(): string {
   return `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
-cgroupDriver: cgroupfs
-cgroupRoot: /${cgroupRoot}
+cgroupDriver: systemd
 failSwapOn: false
 # Kubernetes 1.35 refuses cgroup v1 unless told otherwise; this machine kind boots in v1.
 failCgroupV1: false
@@ -122,13 +125,7 @@ current-context: sandbox
 `;
 }
 
-/**
- * The node's `reboot`: reboot(2) from a non-initial PID namespace kills the namespace's init with
- * SIGHUP instead of rebooting the machine, and the supervisor then boots the node again.
- */
-export function rebootCommand(): string {
-  return `#!/bin/sh
-echo "reboot: restarting this sandbox node (reboot(2) in its PID namespace)"
-exec /usr/bin/busybox reboot -f
-`;
+/** The kubelet unit's flags for this node (`/etc/default/kubelet`, read by kubelet.service). */
+export function kubeletDefaults(name: string, nodeIp: string, labels: string): string {
+  return `KUBELET_ARGS="--hostname-override=${name} --node-ip=${nodeIp} --node-labels=${labels} --v=1"\n`;
 }

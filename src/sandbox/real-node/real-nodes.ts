@@ -106,7 +106,10 @@ async function waitUntilReady(kc: KubeConfig, fleetDir: string, nodes: RealNode[
   const deadline = Date.now() + timeoutMs;
   const names = new Set(nodes.map((n) => n.name));
   for (;;) {
-    const crashed = nodes.find((n) => n.crashed);
+    const failed = (
+      await Promise.all(nodes.map(async (n) => ((await n.unitFailed('kubelet.service')) ? n : undefined)))
+    ).find((n) => n);
+    const crashed = nodes.find((n) => n.crashed || n.poweredOff) ?? failed;
     if (crashed) {
       // The node's directory goes with the failed start: the error carries the end of its logs.
       const tails = [
@@ -116,7 +119,12 @@ async function waitUntilReady(kc: KubeConfig, fleetDir: string, nodes: RealNode[
       ]
         .map((file) => `--- ${file}\n${tailOf(file, 5)}`)
         .join('\n');
-      throw new Error(`real node ${crashed.name} went down while booting (PID 1 exit ${crashed.crashed}):\n${tails}`);
+      const why = crashed.crashed
+        ? `PID 1 exit ${crashed.crashed}`
+        : crashed.poweredOff
+          ? 'it powered off'
+          : 'kubelet.service failed';
+      throw new Error(`real node ${crashed.name} went down while booting (${why}):\n${tails}`);
     }
     const list = await getJson<{ items: V1Node[] }>(kc, '/api/v1/nodes', 10_000);
     const ready = list.items.filter((n) => names.has(nameOf(n)) && isReady(n)).length;

@@ -18,6 +18,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -25,7 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { cacheRoot } from '../binaries.js';
 import { isAlive, startComponent } from '../processes.js';
-import { cniConfig, containerdConfig, NODE_PATHS, rebootCommand } from './node-files.js';
+import { cniConfig, containerdConfig, NODE_PATHS } from './node-files.js';
+import { nodeUnitEntries } from './node-units.js';
 
 const run = promisify(execFile);
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -113,7 +115,7 @@ function linkOrCopy(from: string, to: string): void {
   }
 }
 
-/** Writes the node configuration that does not depend on the node (containerd, CNI, `reboot`). */
+/** Writes the node configuration that does not depend on the node (containerd, CNI, systemd units). */
 function configureRootfs(rootfs: string): void {
   const put = (path: string, text: string, mode = 0o644): void => {
     mkdirSync(join(rootfs, path, '..'), { recursive: true });
@@ -122,7 +124,14 @@ function configureRootfs(rootfs: string): void {
   };
   put(NODE_PATHS.containerdConfig, containerdConfig());
   put(NODE_PATHS.cniConfig, cniConfig());
-  put(NODE_PATHS.reboot, rebootCommand(), 0o755);
+  for (const entry of nodeUnitEntries()) {
+    if (entry.kind === 'file') put(entry.path, entry.content);
+    else {
+      mkdirSync(join(rootfs, entry.path, '..'), { recursive: true });
+      rmSync(join(rootfs, entry.path), { force: true });
+      symlinkSync(entry.target, join(rootfs, entry.path));
+    }
+  }
   mkdirSync(join(rootfs, 'etc/kubernetes/pki'), { recursive: true });
 }
 
@@ -136,7 +145,8 @@ export async function ensureGoldenRootfs(
 ): Promise<string> {
   const base = await ensureBaseRootfs();
   const key = createHash('sha256')
-    .update(`${basename(base)} ${imagesKey(images)} ${containerdConfig()} ${cniConfig()} ${rebootCommand()}`)
+    .update(`${basename(base)} ${imagesKey(images)} ${containerdConfig()} ${cniConfig()}`)
+    .update(JSON.stringify(nodeUnitEntries()))
     .digest('hex')
     .slice(0, 16);
   const golden = join(cacheRoot(), 'rootfs', `golden-${key}`);

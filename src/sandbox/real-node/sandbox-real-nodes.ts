@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { ensureImages, type ImageSet } from '../images/ensure-images.js';
+import { standInNotice } from '../images/nvidia-packages.js';
 import { startRealNodes, type ControlPlaneForNodes, type RealNodeFleet } from './real-nodes.js';
 
 export interface SandboxRealNodes {
@@ -21,6 +22,8 @@ export async function startSandboxRealNodes(
 ): Promise<SandboxRealNodes> {
   options.say(`real nodes: making sure the images are built (npm run images; cached after the first run)`);
   const images = await ensureImages({ logger: options.logger });
+  const notice = standInNotice(images.nvidiaPackages ?? []);
+  if (notice) options.say(`real nodes: ${notice}`);
   const fleet = await startRealNodes(cp, {
     count,
     images,

@@ -14,17 +14,18 @@ import {
   NODE_API_SERVER,
   NODE_PATHS,
   PAUSE_IMAGE,
-  rebootCommand,
+  kubeletDefaults,
 } from '../../../src/sandbox/real-node/node-files.js';
+import { nodeUnitEntries } from '../../../src/sandbox/real-node/node-units.js';
 import { NODE_INIT_SCRIPT } from '../../../src/sandbox/real-node/rootfs.js';
 
 describe('real-node files', () => {
-  it('configure the kubelet for cgroupfs under its own cgroupRoot, trusting the control plane CA', () => {
-    const config = parse(kubeletConfig('skyhook-node-7')) as Record<string, unknown>;
+  it("configure the kubelet for systemd's cgroups, trusting the control plane CA", () => {
+    const config = parse(kubeletConfig()) as Record<string, unknown>;
+    expect(config).not.toHaveProperty('cgroupRoot'); // the node's cgroup namespace is its root
     expect(config).toMatchObject({
       kind: 'KubeletConfiguration',
-      cgroupDriver: 'cgroupfs',
-      cgroupRoot: '/skyhook-node-7',
+      cgroupDriver: 'systemd',
       failSwapOn: false,
       failCgroupV1: false,
       authentication: { x509: { clientCAFile: `/${NODE_PATHS.caCert}` }, anonymous: { enabled: false } },
@@ -38,7 +39,30 @@ describe('real-node files', () => {
     const cni = JSON.parse(cniConfig()) as { plugins: { type: string; ipMasq?: boolean }[] };
     expect(cni.plugins.map((p) => p.type)).toEqual(['bridge', 'loopback']);
     expect(cni.plugins[0]?.ipMasq).toBe(false); // no iptables rules
-    expect(rebootCommand()).toContain('busybox reboot -f');
+    expect(containerdConfig()).toContain('SystemdCgroup = true'); // matches the kubelet's cgroupDriver
+  });
+
+  it("run the kubelet and the API relay as enabled units, with this node's flags", () => {
+    const entries = nodeUnitEntries();
+    const file = (path: string): string => {
+      const entry = entries.find((e) => e.path === path);
+      return entry?.kind === 'file' ? entry.content : '';
+    };
+    expect(file('etc/systemd/system/kubelet.service')).toMatch(/ExecStart=\/usr\/local\/bin\/kubelet .*\$KUBELET_ARGS/);
+    expect(file('etc/systemd/system/kubelet.service')).toContain('After=containerd.service');
+    expect(entries).toContainEqual({
+      path: 'etc/systemd/system/multi-user.target.wants/kubelet.service',
+      kind: 'symlink',
+      target: '/etc/systemd/system/kubelet.service',
+    });
+    expect(entries).toContainEqual({
+      path: 'etc/systemd/system/sys-kernel-debug.mount',
+      kind: 'symlink',
+      target: '/dev/null',
+    });
+    expect(kubeletDefaults('n1', '10.213.0.2', 'a=b')).toBe(
+      'KUBELET_ARGS="--hostname-override=n1 --node-ip=10.213.0.2 --node-labels=a=b --v=1"\n',
+    );
   });
 
   it('give each slot its own names and /30', () => {

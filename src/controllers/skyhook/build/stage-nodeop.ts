@@ -74,24 +74,47 @@ const MOUNTED_ENTRIES = ['configmaps', 'node-metadata'];
 
 /**
  * The package init container's copy of /skyhook-package onto the host (all stages of a package
- * version share one copy dir, as upstream). The configMap and node-metadata volumes are directories
- * of symlinks (`key -> ..data/key`): their old copies are removed and their keys copied as regular
- * files (what upstream's subPath mounts give), because some `cp` builds (Debian's busybox) refuse
- * to copy a symlink over an existing one, which failed every second stage.
+ * version share one copy dir, as upstream). It never copies onto an existing entry: each entry of
+ * the image replaces its old copy (removed first) and directories merge, so it works whatever the
+ * image's `cp` (some builds refuse to replace a symlink, "File exists", and nvidia-tuned ships
+ * relative symlinks; read-only files) and files a step wrote beside the package's own stay.
+ * The configMap and node-metadata volumes are directories of symlinks (`key -> ..data/key`): their
+ * keys are copied as regular files (what upstream's subPath mounts give) into a directory that is
+ * kept, so a file a step wrote there (nvidia-tuned's `tuned_profile`) reaches the later stages as
+ * with upstream; the keys copied last time are listed in `.<volume>-keys` so a key the SCR no
+ * longer has disappears.
  */
 export function packageCopyScript(): string {
   return [
     'set -e',
     `dest="${ROOT_MOUNT}\${SKYHOOK_DIR}"`,
     'mkdir -p "$dest"',
+    'place() {',
+    '  if [ -d "$1" ] && [ ! -L "$1" ] && [ -d "$2" ] && [ ! -L "$2" ]; then (merge "$1" "$2")',
+    '  else rm -rf "$2"; cp -RP "$1" "$2"; fi',
+    '}',
+    'merge() {',
+    '  for e in "$1"/* "$1"/.[!.]* "$1"/..?*; do',
+    `    if [ -e "$e" ] || [ -L "$e" ]; then place "$e" "$2/\${e##*/}"; fi`,
+    '  done',
+    '}',
     `for mounted in ${MOUNTED_ENTRIES.join(' ')}; do`,
-    '  rm -rf "$dest/$mounted"',
-    '  [ -d "/skyhook-package/$mounted" ] || continue',
-    '  mkdir -p "$dest/$mounted"',
-    '  for f in "/skyhook-package/$mounted"/*; do [ ! -e "$f" ] || cp -L "$f" "$dest/$mounted/"; done',
+    '  src="/skyhook-package/$mounted"; dir="$dest/$mounted"; keys="$dest/.$mounted-keys"',
+    '  if [ -f "$keys" ]; then',
+    '    while IFS= read -r key; do [ -e "$src/$key" ] || rm -rf "$dir/$key"; done < "$keys"',
+    '    rm -f "$keys"',
+    '  fi',
+    '  [ -d "$src" ] || continue',
+    '  if [ -L "$dir" ] || [ ! -d "$dir" ]; then rm -rf "$dir"; mkdir -p "$dir"; fi',
+    '  : > "$keys.new"',
+    '  for f in "$src"/*; do',
+    '    [ -e "$f" ] || continue',
+    `    rm -rf "$dir/\${f##*/}"; cp -L "$f" "$dir/\${f##*/}"; echo "\${f##*/}" >> "$keys.new"`,
+    '  done',
+    '  mv "$keys.new" "$keys"',
     'done',
     'for entry in /skyhook-package/*; do',
-    `  case "\${entry##*/}" in ${MOUNTED_ENTRIES.join('|')}) ;; *) cp -r "$entry" "$dest/" ;; esac`,
+    `  case "\${entry##*/}" in ${MOUNTED_ENTRIES.join('|')}) ;; *) place "$entry" "$dest/\${entry##*/}" ;; esac`,
     'done',
   ].join('\n');
 }
