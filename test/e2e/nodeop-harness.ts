@@ -61,7 +61,14 @@ export async function startNodeOpHarness(
       metrics: { host: '127.0.0.1', port: 0 },
       controllers: [
         nodeOpControllerFactory({
-          settings: { stuckPodTimeoutMs: 15_000, rebootTimeoutMs: 60_000, ...options.settings, ...settings },
+          // Every namespace's NodeOps run (NODEOP_NAMESPACES=*): the tests put each case in a namespace of its own.
+          settings: {
+            stuckPodTimeoutMs: 15_000,
+            rebootTimeoutMs: 60_000,
+            extraNamespaces: ['*'],
+            ...options.settings,
+            ...settings,
+          },
         }),
       ],
       drainDeadlineMs: 5_000,
