@@ -12,6 +12,7 @@ import { nodeOpControllerFactory } from '../../src/controllers/nodeop/controller
 import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
+import { e2eOperatorLogger } from './e2e-logger.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
@@ -52,7 +53,7 @@ export async function startNodeOpHarness(
   const startOperator = async (settings: Partial<NodeOpSettings> = {}): Promise<void> => {
     manager = await startManager({
       kc,
-      logger: silentLogger(),
+      logger: e2eOperatorLogger(),
       namespace: 'default',
       identity: `nodeop-e2e-${++generation}`,
       leaderElect: false,

@@ -104,49 +104,56 @@ describe('NodeOps outside the namespaces the operator runs', () => {
 });
 
 describe('the viewer and editor roles (config/rbac/user-roles.yaml)', () => {
-  const can = async (user: string, verb: string, resource: string): Promise<boolean> =>
-    (await kubectl([`--as=${user}`, '-n', TENANT, 'auth', 'can-i', verb, resource])).stdout.trim() === 'yes';
+  /** `kubectl auth can-i` as `user`: in TENANT for NodeOps, cluster-wide for the cluster-scoped kinds. */
+  const can = async (user: string, verb: string, kind: string): Promise<boolean> => {
+    const where = kind === 'nodeops' ? ['-n', TENANT] : [];
+    const result = await kubectl([`--as=${user}`, ...where, 'auth', 'can-i', verb, `${kind}.skyhook.nvidia.com`]);
+    return result.stdout.trim() === 'yes';
+  };
+  const KINDS = ['skyhooks', 'deploymentpolicies', 'disruptionbudgets', 'maintenancepolicies', 'nodeops'];
 
   beforeAll(async () => {
     const applied = await kubectl(['apply', '-f', join(REPO_ROOT, 'config/rbac/user-roles.yaml')]);
     if (applied.code !== 0) throw new Error(applied.stderr);
-    for (const [user, role] of [
-      ['viewer-user', 'view'],
-      ['edit-user', 'edit'],
-      ['admin-user', 'admin'],
-    ] as const) {
+    // Cluster-wide bindings of Kubernetes' own roles: what skyhook-viewer/editor add to them.
+    for (const role of ['view', 'edit', 'admin']) {
       const bound = await kubectl([
-        '-n',
-        TENANT,
         'create',
-        'rolebinding',
-        `${user}-${role}`,
+        'clusterrolebinding',
+        `${role}-user`,
         `--clusterrole=${role}`,
-        `--user=${user}`,
+        `--user=${role}-user`,
       ]);
       if (bound.code !== 0) throw new Error(bound.stderr);
     }
+    // The aggregation controller folds the roles into view/edit/admin shortly after the apply.
+    for (const [user, verb] of [
+      ['view-user', 'list'],
+      ['admin-user', 'create'],
+    ] as const)
+      await eventually(
+        () => can(user, verb, 'nodeops'),
+        (yes) => yes,
+        { timeoutMs: 30_000, intervalMs: 250 },
+      );
   }, 60_000);
 
-  it("Kubernetes' view role reads every kind, and writes none", async () => {
-    // The aggregation controller folds skyhook-viewer into view/edit/admin shortly after the apply.
-    await eventually(
-      () => can('viewer-user', 'list', 'nodeops.skyhook.nvidia.com'),
-      (yes) => yes,
-      { timeoutMs: 30_000, intervalMs: 250 },
-    );
-    for (const kind of ['skyhooks', 'deploymentpolicies', 'disruptionbudgets', 'maintenancepolicies', 'nodeops'])
-      expect(await can('viewer-user', 'get', `${kind}.skyhook.nvidia.com`)).toBe(true);
-    expect(await can('viewer-user', 'create', 'nodeops.skyhook.nvidia.com')).toBe(false);
+  it('view reads every kind and writes none', async () => {
+    for (const kind of KINDS) expect({ kind, get: await can('view-user', 'get', kind) }).toEqual({ kind, get: true });
+    for (const kind of KINDS)
+      expect({ kind, create: await can('view-user', 'create', kind) }).toEqual({ kind, create: false });
   });
 
-  it('edit reads but does not create NodeOps (root on nodes is not an editor right); admin does', async () => {
-    await eventually(
-      () => can('admin-user', 'create', 'nodeops.skyhook.nvidia.com'),
-      (yes) => yes,
-      { timeoutMs: 30_000, intervalMs: 250 },
-    );
-    expect(await can('edit-user', 'list', 'nodeops.skyhook.nvidia.com')).toBe(true);
-    expect(await can('edit-user', 'create', 'nodeops.skyhook.nvidia.com')).toBe(false);
+  it('edit reads every kind but creates none: root on nodes is not an editor right', async () => {
+    for (const kind of KINDS)
+      expect({ kind, list: await can('edit-user', 'list', kind) }).toEqual({ kind, list: true });
+    for (const kind of KINDS)
+      expect({ kind, create: await can('edit-user', 'create', kind) }).toEqual({ kind, create: false });
+  });
+
+  it('admin (skyhook-editor) creates, changes and deletes every kind', async () => {
+    for (const verb of ['create', 'patch', 'delete'])
+      for (const kind of KINDS)
+        expect({ kind, verb, allowed: await can('admin-user', verb, kind) }).toEqual({ kind, verb, allowed: true });
   });
 });

@@ -15,6 +15,7 @@ export async function markIgnored(ctx: NodeOpContext, op: NodeOpView, ref: Custo
   ctx.logger.warn({ nodeOp: op.key }, 'NodeOp ignored: its namespace is not among NODEOP_NAMESPACES');
   ctx.events.record(nodeOp, 'Warning', NODEOP_EVENT_REASONS.namespaceNotWatched, condition.message);
   await mergePatchCustomObjectStatus(ctx.clients.custom, ref, {
-    status: { phase: 'Pending', conditions: [...previous.filter((c) => c.type !== condition.type), condition] },
+    phase: 'Pending',
+    conditions: [...previous.filter((c) => c.type !== condition.type), condition],
   });
 }
