@@ -113,8 +113,15 @@ describe('the viewer and editor roles (config/rbac/user-roles.yaml)', () => {
   const KINDS = ['skyhooks', 'deploymentpolicies', 'disruptionbudgets', 'maintenancepolicies', 'nodeops'];
 
   beforeAll(async () => {
-    const applied = await kubectl(['apply', '-f', join(REPO_ROOT, 'config/rbac/user-roles.yaml')]);
-    if (applied.code !== 0) throw new Error(applied.stderr);
+    // Every kind's CRD (the harness installs only NodeOp's), so kubectl resolves each resource.
+    for (const args of [
+      ['apply', '--server-side', '-k', join(REPO_ROOT, 'config/crd')],
+      ['wait', '--for=condition=Established', '--timeout=60s', ...KINDS.map((k) => `crd/${k}.skyhook.nvidia.com`)],
+      ['apply', '-f', join(REPO_ROOT, 'config/rbac/user-roles.yaml')],
+    ]) {
+      const result = await kubectl(args);
+      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
+    }
     // Cluster-wide bindings of Kubernetes' own roles: what skyhook-viewer/editor add to them.
     for (const role of ['view', 'edit', 'admin']) {
       const bound = await kubectl([
