@@ -20,6 +20,7 @@ export function chartCopies(repoRoot: string): Array<readonly [string, string]> 
     'config/rbac/role.yaml',
     'config/rbac/role-binding.yaml',
     'config/rbac/leader-election-role.yaml',
+    'config/rbac/user-roles.yaml',
     'config/default/metrics-service.yaml',
     'config/default/pod-disruption-budget.yaml',
     'config/monitoring/service-monitor.yaml',

@@ -238,6 +238,8 @@ export const NODEOP_CONDITIONS = {
   stoppedOnFailure: 'StoppedOnFailure',
   /** No node matches the NodeOp (yet). */
   noMatchingNodes: 'NoMatchingNodes',
+  /** The operator does not run NodeOps of this namespace (NODEOP_NAMESPACES): the message says how to fix it. */
+  ignored: 'Ignored',
 } as const;
 
 /** NodeOp Event reasons (on the NodeOp and on the node). */
@@ -253,6 +255,7 @@ export const NODEOP_EVENT_REASONS = {
   rebootRequested: 'RebootRequested',
   rebootCompleted: 'RebootCompleted',
   stopped: 'StoppedOnFailure',
+  namespaceNotWatched: 'NamespaceNotWatched',
 } as const;
 
 /** Kubernetes' own names the NodeOp machinery reads or writes. */

@@ -114,7 +114,9 @@ export function controllerManagerArgs(
     `--secure-port=${ports.kcm}`,
     '--controllers=job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,' +
       'pod-garbage-collector-controller,ttl-after-finished-controller,disruption-controller,' +
-      'node-lifecycle-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,daemonset-controller',
+      'node-lifecycle-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,daemonset-controller,' +
+      // The viewer/editor roles join view, edit and admin through aggregation, as on any cluster.
+      'clusterrole-aggregation-controller',
     `--root-ca-file=${pki.caCert}`,
     `--service-account-private-key-file=${pki.serviceAccountKey}`,
     '--kube-api-qps=200',

@@ -30,6 +30,12 @@ export interface NodeOpSettings {
    * gate off) drops the field, and its Job controller runs the Jobs either way.
    */
   jobRunner: 'operator' | 'kubernetes';
+  /**
+   * Namespaces whose NodeOps the operator runs, besides its own (where the Skyhook controller puts
+   * its stage NodeOps): a NodeOp runs privileged on nodes, so whoever may create one in a namespace
+   * would get root on nodes. `*` runs every namespace's NodeOps.
+   */
+  extraNamespaces: readonly string[];
 }
 
 /**
@@ -61,6 +67,11 @@ export const NODEOP_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue:
     'NODEOP_JOB_RUNNER',
     'operator',
     "who runs the stage Jobs' pods: operator (the NodeOp controller, via the Job's spec.managedBy; far fewer API writes) or kubernetes (the built-in Job controller)",
+  ],
+  [
+    'NODEOP_NAMESPACES',
+    '',
+    "comma-separated namespaces whose NodeOps run, besides the operator's own (a NodeOp gets root on the nodes it selects, so only namespaces whose NodeOp creators you trust); * for every namespace",
   ],
   [
     'NODEOP_WORKERS',
@@ -102,7 +113,22 @@ export function readNodeOpSettings(env: Env): NodeOpSettings {
     stuckPodTimeoutMs: readSeconds(env, 'NODEOP_STUCK_POD_TIMEOUT_SECONDS') * 1000,
     rebootTimeoutMs: readSeconds(env, 'NODEOP_REBOOT_TIMEOUT_SECONDS') * 1000,
     jobRunner: readJobRunner(env),
+    extraNamespaces: readNamespaces(env),
   };
+}
+
+/** NODEOP_NAMESPACES: DNS-1123 labels, or `*` alone. */
+function readNamespaces(env: Env): string[] {
+  const names = (env['NODEOP_NAMESPACES'] ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const bad = names.filter((n) => n !== '*' && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(n));
+  if (bad.length > 0 || (names.includes('*') && names.length > 1))
+    throw new Error(
+      `NODEOP_NAMESPACES must be comma-separated namespace names, or * alone, got '${env['NODEOP_NAMESPACES']}'`,
+    );
+  return names;
 }
 
 function readJobRunner(env: Env): NodeOpSettings['jobRunner'] {

@@ -60,7 +60,7 @@ const admitted = (images: Record<string, string>): Promise<string> =>
 beforeAll(async () => {
   cp = await startControlPlane({ nodes: 0 });
   await kubectl(['apply', '--server-side', '-k', join(REPO_ROOT, 'config/crd')]);
-  await waitCrdsEstablished(cp, ['crd/skyhooks.skyhook.nvidia.com']);
+  await waitCrdsEstablished(cp, ['crd/skyhooks.skyhook.nvidia.com', 'crd/nodeops.skyhook.nvidia.com']);
   await kubectl(['create', 'namespace', OPERATOR_NAMESPACE]);
 }, 300_000);
 
@@ -176,6 +176,65 @@ describe('image-allow-list.yaml (the parameterised allow-list)', () => {
       JSON.stringify({ data: { allowedImagePrefixes: 'ghcr.io/nvidia/skyhook-packages/' } }),
     ]);
     expect(await refused(outside)).toContain('package tuning (ghcr.io/acme/tuning)');
+  });
+
+  describe('NodeOps', () => {
+    const tryNodeOp = async (spec: Record<string, unknown>, as?: string): Promise<string> => {
+      const body = stringify({
+        apiVersion: 'skyhook.nvidia.com/v1alpha1',
+        kind: 'NodeOp',
+        metadata: { name: 'probe', namespace: OPERATOR_NAMESPACE },
+        spec: { targetNodes: ['n1'], command: ['true'], ...spec },
+      });
+      const result = await cp.kubectl([...(as ? [`--as=${as}`] : []), 'create', '--dry-run=server', '-f', '-'], {
+        input: body,
+      });
+      return result.code === 0 ? '' : result.stderr;
+    };
+    const policyRefused = (spec: Record<string, unknown>): Promise<string> =>
+      eventually(
+        () => tryNodeOp(spec),
+        (error) => error.includes("ValidatingAdmissionPolicy 'skyhook-nodeop-image-allow-list'"),
+        { timeoutMs: POLICY_WAIT_MS, intervalMs: 250 },
+      );
+
+    it('refuses a NodeOp image, or an init step image, outside the list, naming the image', async () => {
+      expect(await policyRefused({ image: 'docker.io/library/busybox' })).toContain(
+        'image not in the allow-list (ConfigMap skyhook/skyhook-image-allow-list): docker.io/library/busybox',
+      );
+      expect(
+        await policyRefused({
+          image: 'ghcr.io/nvidia/skyhook-packages/tuning',
+          initSteps: [{ name: 'evil', image: 'ghcr.io/acme-evil/root' }],
+        }),
+      ).toContain('ghcr.io/acme-evil/root');
+    });
+
+    it('refuses a NodeOp without spec.image (the operator default is invisible to the policy)', async () => {
+      expect(await policyRefused({})).toContain('spec.image must be set');
+    });
+
+    it("admits listed images, and the operator's own stage NodeOps whatever their image", async () => {
+      expect(await tryNodeOp({ image: 'ghcr.io/nvidia/skyhook-packages/tuning' })).toBe('');
+      await kubectl([
+        'create',
+        'clusterrolebinding',
+        'operator-probe',
+        '--clusterrole=cluster-admin',
+        `--serviceaccount=${OPERATOR_NAMESPACE}:skyhook-operator`,
+      ]);
+      expect(
+        await eventually(
+          () =>
+            tryNodeOp(
+              { image: 'ghcr.io/skyhook-ts/skyhook:0.1.0' },
+              `system:serviceaccount:${OPERATOR_NAMESPACE}:skyhook-operator`,
+            ),
+          (error) => error === '',
+          { timeoutMs: POLICY_WAIT_MS, intervalMs: 250 },
+        ),
+      ).toBe('');
+    });
   });
 
   it('refuses every Skyhook while the ConfigMap is missing (parameterNotFoundAction: Deny)', async () => {

@@ -12,6 +12,7 @@ import { nodeOpControllerFactory } from '../../src/controllers/nodeop/controller
 import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
+import { e2eOperatorLogger } from './e2e-logger.js';
 import { startManager, type Manager } from '../../src/kube/manager.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { startControlPlane, type ControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
@@ -52,7 +53,7 @@ export async function startNodeOpHarness(
   const startOperator = async (settings: Partial<NodeOpSettings> = {}): Promise<void> => {
     manager = await startManager({
       kc,
-      logger: silentLogger(),
+      logger: e2eOperatorLogger(),
       namespace: 'default',
       identity: `nodeop-e2e-${++generation}`,
       leaderElect: false,
@@ -61,7 +62,14 @@ export async function startNodeOpHarness(
       metrics: { host: '127.0.0.1', port: 0 },
       controllers: [
         nodeOpControllerFactory({
-          settings: { stuckPodTimeoutMs: 15_000, rebootTimeoutMs: 60_000, ...options.settings, ...settings },
+          // Every namespace's NodeOps run (NODEOP_NAMESPACES=*): the tests put each case in a namespace of its own.
+          settings: {
+            stuckPodTimeoutMs: 15_000,
+            rebootTimeoutMs: 60_000,
+            extraNamespaces: ['*'],
+            ...options.settings,
+            ...settings,
+          },
         }),
       ],
       drainDeadlineMs: 5_000,

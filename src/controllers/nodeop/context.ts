@@ -11,6 +11,7 @@ import { cordonOwner } from '../../jobs/cordon/claims.js';
 import { errorMessage, isAlreadyExists, statusCode, type KubeClients } from '../../kube/client.js';
 import type { Clock } from '../../kube/clock.js';
 import type { EventRecorder, EventType } from '../../kube/events.js';
+import type { NamespaceGate } from './namespace-gate.js';
 import type { Informer } from '../../kube/informer.js';
 import { interruptPlanFor, type InterruptPlan } from '../../templates/interrupt-plan.js';
 import { rebootPodName } from '../../templates/object-names.js';
@@ -49,6 +50,8 @@ export interface NodeOpContext {
   stageMetrics?: StageMetrics;
   /** Asked before a cordon newly disrupts a node (the cluster-wide DisruptionBudgets). */
   arbiter: DisruptionArbiter;
+  /** Which namespaces' NodeOps run (namespace-gate.ts). */
+  namespaces: NamespaceGate;
 }
 
 /** One NodeOp as a reconcile sees it. */

@@ -36,6 +36,7 @@ import {
   podHasNews,
 } from './event-filters.js';
 import { NodeOpReads } from './nodeop-reads.js';
+import { namespaceGate } from './namespace-gate.js';
 
 export interface NodeOpControllerOptions {
   /** Overrides of the settings read from the environment (tests shorten timeouts). */
@@ -112,6 +113,7 @@ export async function startNodeOpController(
     stageMetrics: new StageMetrics(runtime.metrics.registry),
     enqueue: (key) => controller?.queue.add(key),
     arbiter,
+    namespaces: namespaceGate(runtime.namespace, settings.extraNamespaces),
     ...(podNamespace && podName ? { ownPod: `${podNamespace}/${podName}` } : {}),
   });
   controller = new Controller({

@@ -26,6 +26,7 @@ import { HeldEntries, planStatusWrite } from './status-write.js';
 import { stopNodeOpWork } from './teardown.js';
 import { nameOf } from '../../api/object-meta.js';
 import { NODES_BY_CORDON_OWNER } from './cache-indexes.js';
+import { markIgnored } from './ignored-nodeop.js';
 
 /**
  * Whether a node can go from start to Job in one pass. Not with an interrupt (the bootID the reboot
@@ -63,6 +64,11 @@ export class NodeOpReconciler {
     if (nodeOp.metadata.deletionTimestamp) {
       this.held.forget(key);
       return this.cleanUp(op);
+    }
+    // After the deletion branch: one started before NODEOP_NAMESPACES was narrowed still gets its cleanup.
+    if (!this.ctx.namespaces.allows(op.namespace)) {
+      await markIgnored(this.ctx, op, this.ref(key));
+      return;
     }
     if (nodeOp.spec.cordon && !nodeOp.metadata.finalizers?.includes(NODEOP_NAMES.finalizer)) {
       // Added before the first cordon, so a deleted NodeOp always gets the chance to uncordon.
