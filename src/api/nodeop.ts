@@ -168,6 +168,14 @@ export const NodeOpSpec = Type.Object(
     uncordonOnFailure: Type.Optional(Type.Boolean({ default: false })),
     drainOptions: Type.Optional(DrainOptions),
     rebootOnSuccess: Type.Optional(Type.Boolean({ default: false })),
+    terminationGracePeriodSeconds: Type.Optional(
+      Type.Integer({
+        format: 'int64',
+        minimum: 0,
+        description:
+          "terminationGracePeriodSeconds of each node's Job pods and reboot pod; unset = Kubernetes' default (30) for the Job pods.",
+      }),
+    ),
     backoffLimit: Type.Optional(
       Type.Integer({ format: 'int32', minimum: 0, description: 'Job backoffLimit; unset = 6.' }),
     ),

@@ -74,4 +74,15 @@ describe('the stage NodeOp', () => {
       exemptCordonTolerating: true,
     });
   });
+
+  it("gives the stage's pods the package's gracefulShutdown as their grace period, in whole seconds", () => {
+    const graceful: Skyhook = {
+      ...skyhook,
+      spec: { packages: { tuning: { version: '1.0.0', image: 'ghcr.io/x/tuning', gracefulShutdown: '46.9s' } } },
+    };
+    expect(buildStageNodeOp({ op: op(), skyhook: graceful, settings }).spec.terminationGracePeriodSeconds).toBe(46);
+    const interrupt = op({ stage: 'interrupt', interrupt: { type: 'reboot' } });
+    expect(buildStageNodeOp({ op: interrupt, skyhook: graceful, settings }).spec.terminationGracePeriodSeconds).toBe(46);
+    expect(buildStageNodeOp({ op: op(), skyhook, settings }).spec.terminationGracePeriodSeconds).toBeUndefined();
+  });
 });
