@@ -82,7 +82,9 @@ describe('the stage NodeOp', () => {
     };
     expect(buildStageNodeOp({ op: op(), skyhook: graceful, settings }).spec.terminationGracePeriodSeconds).toBe(46);
     const interrupt = op({ stage: 'interrupt', interrupt: { type: 'reboot' } });
-    expect(buildStageNodeOp({ op: interrupt, skyhook: graceful, settings }).spec.terminationGracePeriodSeconds).toBe(46);
+    expect(buildStageNodeOp({ op: interrupt, skyhook: graceful, settings }).spec.terminationGracePeriodSeconds).toBe(
+      46,
+    );
     expect(buildStageNodeOp({ op: op(), skyhook, settings }).spec.terminationGracePeriodSeconds).toBeUndefined();
   });
 });
