@@ -1,0 +1,82 @@
+/**
+ * docs/reference/field-audit.md has a row for every field of every CRD (walked from the schemas in
+ * src/api) and for every operator setting; each row names what the field does and the test that
+ * proves it (or the API server's refusal). A field added without a row fails here.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { RESOURCE_DEFINITIONS } from '../../../src/api/definitions.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const DOC = `${ROOT}docs/reference/field-audit.md`;
+
+type Schema = {
+  properties?: Record<string, Schema>;
+  additionalProperties?: Schema | boolean;
+  patternProperties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+};
+
+/** Every field path under `schema`: `a.b`, `a.*.c` for map values, `a[].c` for list items. */
+export function fieldPaths(schema: Schema, path: string): string[] {
+  const out: string[] = [];
+  for (const sub of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])])
+    out.push(...fieldPaths(sub, path));
+  for (const [key, value] of Object.entries(schema.properties ?? {})) {
+    const child = path === '' ? key : `${path}.${key}`;
+    out.push(child, ...fieldPaths(value, child));
+  }
+  if (typeof schema.additionalProperties === 'object') out.push(...fieldPaths(schema.additionalProperties, `${path}.*`));
+  for (const value of Object.values(schema.patternProperties ?? {})) out.push(...fieldPaths(value, `${path}.*`));
+  if (schema.items) out.push(...fieldPaths(schema.items, `${path}[]`));
+  return [...new Set(out)];
+}
+
+/** The first column of the doc's tables (back-quoted), per `## Kind` section. */
+function rowsOf(doc: string): Map<string, { does: string; proof: string }> {
+  const rows = new Map<string, { does: string; proof: string }>();
+  let section = '';
+  for (const line of doc.split('\n')) {
+    const heading = /^## (\S+)/.exec(line);
+    if (heading) section = heading[1]!;
+    const row = /^\| `([^`]+)` \| (.*) \| (.*) \|$/.exec(line);
+    if (row) rows.set(`${section} ${row[1]}`, { does: row[2]!.trim(), proof: row[3]!.trim() });
+  }
+  return rows;
+}
+
+describe('docs/reference/field-audit.md', () => {
+  const doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '';
+  const rows = rowsOf(doc);
+
+  it('has a row for every spec field of every CRD', () => {
+    const missing = RESOURCE_DEFINITIONS.flatMap((definition) =>
+      fieldPaths(definition.spec as Schema, 'spec')
+        .map((path) => `${definition.names.kind} ${path}`)
+        .filter((key) => !rows.has(key)),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('lists no field the schemas do not have', () => {
+    const known = new Set(
+      RESOURCE_DEFINITIONS.flatMap((d) => fieldPaths(d.spec as Schema, 'spec').map((p) => `${d.names.kind} ${p}`)),
+    );
+    const stale = [...rows.keys()].filter((key) => !key.startsWith('Operator ') && !known.has(key));
+    expect(stale).toEqual([]);
+  });
+
+  it('names for every row what it does and the test that proves it', () => {
+    const bare = [...rows].filter(([, row]) => row.does === '' || !/test\/(unit|e2e)\/|refused/.test(row.proof));
+    expect(bare.map(([key]) => key)).toEqual([]);
+  });
+
+  it('names test files that exist', () => {
+    const files = [...doc.matchAll(/`(test\/(?:unit|e2e)\/[^`:]+\.ts)/g)].map((m) => m[1]!);
+    expect(files.filter((file) => !existsSync(`${ROOT}${file}`))).toEqual([]);
+  });
+});
