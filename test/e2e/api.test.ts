@@ -525,6 +525,11 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
   ],
   ['a relative hostMountPath', nodeOp({ hostMountPath: 'host' }), ['spec.hostMountPath', 'should match']],
   [
+    'spec.pause: true (upstream ignores it; the annotation pauses)',
+    skyhook({ pause: true }),
+    ['spec.pause', 'pause a Skyhook with the skyhook.nvidia.com/pause annotation'],
+  ],
+  [
     'a NodeOp memoryLimit below its memoryRequest',
     nodeOp({ resources: { cpuRequest: '1', cpuLimit: '1', memoryRequest: '2Gi', memoryLimit: '1Gi' } }),
     ['spec.resources.memoryLimit', 'memoryLimit is below memoryRequest'],
