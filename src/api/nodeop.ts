@@ -69,6 +69,7 @@ export const DrainOptions = Type.Object({
 });
 export type DrainOptions = Static<typeof DrainOptions>;
 
+/** Refused by the API server (a CEL rule below): kept in the schema so the refusal names the field. */
 export const Preflight = Type.Object({
   command: Type.Array(Type.String(), { minItems: 1, maxItems: 256 }),
   image: Type.Optional(Type.String({ maxLength: 512 })),
@@ -231,6 +232,12 @@ export const NodeOpSpec = Type.Object(
       rule: '!(has(self.nodeSelector) && has(self.targetNodes))',
       message: 'targetNodes and nodeSelector are mutually exclusive',
       fieldPath: '.targetNodes',
+    },
+    {
+      rule: '!has(self.preflight)',
+      message:
+        'preflight is not run by the operator (it would be ignored): put the check first in initSteps, or run it before creating the NodeOp',
+      fieldPath: '.preflight',
     },
     {
       rule: '!has(self.drainOptions) || !self.drainOptions.enabled || self.cordon',

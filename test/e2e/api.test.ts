@@ -525,6 +525,11 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
   ],
   ['a relative hostMountPath', nodeOp({ hostMountPath: 'host' }), ['spec.hostMountPath', 'should match']],
   [
+    'a NodeOp preflight (not run by the operator)',
+    nodeOp({ preflight: { command: ['true'] } }),
+    ['spec.preflight', 'preflight is not run by the operator'],
+  ],
+  [
     'spec.pause: true (upstream ignores it; the annotation pauses)',
     skyhook({ pause: true }),
     ['spec.pause', 'pause a Skyhook with the skyhook.nvidia.com/pause annotation'],
