@@ -70,6 +70,7 @@ export const DrainOptions = Type.Object({
 export type DrainOptions = Static<typeof DrainOptions>;
 
 /** Refused by the API server (a CEL rule below): kept in the schema so the refusal names the field. */
+const PREFLIGHT_REFUSED = 'preflight is not run by the operator: put the check first in initSteps';
 export const Preflight = Type.Object({
   command: Type.Array(Type.String(), { minItems: 1, maxItems: 256 }),
   image: Type.Optional(Type.String({ maxLength: 512 })),
@@ -133,6 +134,7 @@ export type ConfigMapMount = Static<typeof ConfigMapMount>;
 export const EVENT_VERBOSITIES = ['All', 'Quiet'] as const;
 export type EventVerbosity = (typeof EVENT_VERBOSITIES)[number];
 
+const GRACE = "Grace period of each node's Job pods and reboot pod; unset = Kubernetes' 30 s (the reboot pod's 5 s).";
 export const NodeOpSpec = Type.Object(
   {
     nodeSelector: Type.Optional(LabelSelector('Nodes to run on; unset (and no targetNodes) = all nodes.')),
@@ -169,14 +171,7 @@ export const NodeOpSpec = Type.Object(
     uncordonOnFailure: Type.Optional(Type.Boolean({ default: false })),
     drainOptions: Type.Optional(DrainOptions),
     rebootOnSuccess: Type.Optional(Type.Boolean({ default: false })),
-    terminationGracePeriodSeconds: Type.Optional(
-      Type.Integer({
-        format: 'int64',
-        minimum: 0,
-        description:
-          "terminationGracePeriodSeconds of each node's Job pods and reboot pod; unset = Kubernetes' default (30) for the Job pods.",
-      }),
-    ),
+    terminationGracePeriodSeconds: Type.Optional(Type.Integer({ format: 'int64', minimum: 0, description: GRACE })),
     backoffLimit: Type.Optional(
       Type.Integer({ format: 'int32', minimum: 0, description: 'Job backoffLimit; unset = 6.' }),
     ),
@@ -233,12 +228,7 @@ export const NodeOpSpec = Type.Object(
       message: 'targetNodes and nodeSelector are mutually exclusive',
       fieldPath: '.targetNodes',
     },
-    {
-      rule: '!has(self.preflight)',
-      message:
-        'preflight is not run by the operator (it would be ignored): put the check first in initSteps, or run it before creating the NodeOp',
-      fieldPath: '.preflight',
-    },
+    { rule: '!has(self.preflight)', message: PREFLIGHT_REFUSED, fieldPath: '.preflight' },
     {
       rule: '!has(self.drainOptions) || !self.drainOptions.enabled || self.cordon',
       message: 'drainOptions.enabled requires cordon: true',

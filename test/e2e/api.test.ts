@@ -527,7 +527,7 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
   [
     'a NodeOp preflight (not run by the operator)',
     nodeOp({ preflight: { command: ['true'] } }),
-    ['spec.preflight', 'preflight is not run by the operator'],
+    ['spec.preflight', 'preflight is not run by the operator: put the check first in initSteps'],
   ],
   [
     'spec.pause: true (upstream ignores it; the annotation pauses)',

@@ -22,7 +22,7 @@ type Schema = {
 };
 
 /** Every field path under `schema`: `a.b`, `a.*.c` for map values, `a[].c` for list items. */
-export function fieldPaths(schema: Schema, path: string): string[] {
+function fieldPaths(schema: Schema, path: string): string[] {
   const out: string[] = [];
   for (const sub of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])])
     out.push(...fieldPaths(sub, path));
