@@ -17,6 +17,7 @@ import {
   createDeploymentPolicy,
   createGroupSkyhook,
   groupNodes,
+  setSkyhookPackages,
   startSkyhookHarness,
   waitForSkyhook,
   type SkyhookHarness,
@@ -27,6 +28,7 @@ const NODES = [
   ...groupNodes('fixed', 6),
   ...groupNodes('linear', 6),
   ...groupNodes('expo', 7),
+  ...groupNodes('upgrade', 6),
   // Overlapping: 2 nodes only us-west, 2 only production, 2 both (they go to the fixed prod-us-west).
   ...groupNodes('ovw', 2, () => ({ 'skyhook.nvidia.com/test-group': 'overlap', region: 'us-west' })),
   ...groupNodes('ovp', 2, () => ({ 'skyhook.nvidia.com/test-group': 'overlap', env: 'production' })),
@@ -157,7 +159,32 @@ describe('batchState batch by batch', () => {
         },
       ],
     });
-    for (const compartment of ['us-west', 'production', 'prod-us-west'])
-      expect([compartment, steps.get(compartment)]).toEqual([compartment, [step(1, 1, 0), step(2, 1, 1)]]);
+    // A compartment done before the whole Skyhook has its last batch judged too (upstream judges a
+    // compartment with nothing in progress while the Skyhook is not complete); the last one to
+    // finish completes the Skyhook, whose batches are not judged.
+    for (const compartment of ['us-west', 'production', 'prod-us-west']) {
+      const seen = steps.get(compartment) ?? [];
+      expect([compartment, seen.slice(0, 2)]).toEqual([compartment, [step(1, 1, 0), step(2, 1, 1)]]);
+      expect([compartment, seen.slice(2)]).toEqual([compartment, seen.length > 2 ? [step(3, 1, 2)] : []]);
+    }
+  }, 240_000);
+
+  it('an upgrade: the version change resets the batch state once, then its batches advance (linear)', async () => {
+    await createDeploymentPolicy(h, 'upgrade', {
+      default: { budget: { count: 3 }, strategy: { linear: { initialBatch: 1, delta: 1 } } },
+    });
+    await createGroupSkyhook(h, 'upgrade', 'upgrade', { deploymentPolicy: 'upgrade', packages: { pkg: PACKAGE } });
+    await waitForSkyhook(h, 'upgrade', (s) => s.status?.status === 'complete', 180_000);
+    const recorder = await recordBatches('upgrade');
+    await setSkyhookPackages(h, 'upgrade', { pkg: { ...PACKAGE, version: '1.1.0' } });
+    await waitForSkyhook(
+      h,
+      'upgrade',
+      (s) => s.status?.status === 'complete' && s.status.nodeState?.['upgrade-0']?.['pkg|1.1.0']?.state === 'complete',
+      180_000,
+    );
+    await recorder.stop();
+    // The state left by the install (with reset at completion, batch 1) is not a batch of the upgrade.
+    expect(recorder.steps.get('__default__')).toEqual([step(1, 1, 0), step(2, 2, 1), step(3, 3, 3)]);
   }, 240_000);
 });
