@@ -6,7 +6,8 @@
  * check and its reservation cannot interleave with another controller's.
  *
  * A node that is already disrupted (`isDisrupted` in jobs/cordon/claims.ts) is always granted: joining
- * a disruption uses no new slot.
+ * a disruption uses no new slot. Outside a covering budget's maintenance windows a node not yet
+ * disrupted is refused (`OutsideMaintenanceWindow`, with the next opening), whoever asks.
  */
 
 /** Why a node may not be disrupted now, naming the budget that refused it. */
