@@ -1,7 +1,7 @@
 /**
  * The architecture as rules `npm run lint` (part of `npm test`) enforces on src/: no import cycle, no
  * import from a higher layer, and a Skyhook planner (controllers/skyhook/plan/) that imports nothing
- * doing I/O. Layers, lowest first (docs/architecture.md draws them):
+ * doing I/O. Layers, lowest first (docs/design/architecture.md draws them):
  *   util/ → api/, agent/ → kube/ → jobs/, templates/, maintenance-daemon/ → controllers/ → sandbox/ → cli/
  */
 const layer = (name, from, mayImport) => ({

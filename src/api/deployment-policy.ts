@@ -20,10 +20,18 @@ const MAX_COMPARTMENTS = 32;
 
 export const Budget = Type.Object(
   {
-    percent: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    count: Type.Optional(Type.Integer({ minimum: 1 })),
+    percent: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, description: 'Percent of the nodes (rounded down, at least 1).' }),
+    ),
+    count: Type.Optional(Type.Integer({ minimum: 1, description: 'Number of nodes.' })),
   },
-  celRules({ rule: 'has(self.percent) != has(self.count)', message: 'budget: set exactly one of percent or count' }),
+  {
+    description: 'Nodes of the compartment in progress at once: exactly one of percent or count.',
+    ...celRules({
+      rule: 'has(self.percent) != has(self.count)',
+      message: 'budget: set exactly one of percent or count',
+    }),
+  },
 );
 export type Budget = Static<typeof Budget>;
 
@@ -58,24 +66,33 @@ const batchParameters = {
 
 export const Strategy = Type.Object(
   {
-    fixed: Type.Optional(Type.Object(batchParameters)),
+    fixed: Type.Optional(Type.Object(batchParameters, { description: 'Every batch has initialBatch nodes.' })),
     linear: Type.Optional(
-      Type.Object({
-        ...batchParameters,
-        delta: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Growth per batch.' })),
-      }),
+      Type.Object(
+        {
+          ...batchParameters,
+          delta: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Growth per batch.' })),
+        },
+        { description: 'Each batch is delta nodes larger than the one before.' },
+      ),
     ),
     exponential: Type.Optional(
-      Type.Object({
-        ...batchParameters,
-        growthFactor: Type.Optional(Type.Integer({ minimum: 2, default: 2, description: 'Multiplier per batch.' })),
-      }),
+      Type.Object(
+        {
+          ...batchParameters,
+          growthFactor: Type.Optional(Type.Integer({ minimum: 2, default: 2, description: 'Multiplier per batch.' })),
+        },
+        { description: 'Each batch is growthFactor times the one before.' },
+      ),
     ),
   },
-  celRules({
-    rule: '(has(self.fixed) ? 1 : 0) + (has(self.linear) ? 1 : 0) + (has(self.exponential) ? 1 : 0) == 1',
-    message: 'strategy: set exactly one of fixed, linear or exponential',
-  }),
+  {
+    description: 'How batches grow: exactly one of fixed, linear or exponential; unset: no batches, the budget only.',
+    ...celRules({
+      rule: '(has(self.fixed) ? 1 : 0) + (has(self.linear) ? 1 : 0) + (has(self.exponential) ? 1 : 0) == 1',
+      message: 'strategy: set exactly one of fixed, linear or exponential',
+    }),
+  },
 );
 export type Strategy = Static<typeof Strategy>;
 
@@ -83,6 +100,7 @@ export const Compartment = Type.Object({
   name: Type.String({
     minLength: 1,
     maxLength: 63,
+    description: 'Compartment name, unique in the policy.',
     'x-kubernetes-validations': [
       { rule: `self != '${DEFAULT_COMPARTMENT}'`, message: `compartment name ${DEFAULT_COMPARTMENT} is reserved` },
     ],
@@ -100,6 +118,7 @@ export const DeploymentPolicySpec = Type.Object({
   ),
   compartments: Type.Optional(
     Type.Array(Compartment, {
+      description: 'Node groups with their own budget and strategy; a node belongs to the first that selects it.',
       maxItems: MAX_COMPARTMENTS,
       // A map list: the API server refuses duplicate names ("Duplicate value").
       'x-kubernetes-list-type': 'map',
@@ -110,7 +129,9 @@ export const DeploymentPolicySpec = Type.Object({
       }),
     }),
   ),
-  resetBatchStateOnCompletion: Type.Optional(Type.Boolean({ default: true })),
+  resetBatchStateOnCompletion: Type.Optional(
+    Type.Boolean({ default: true, description: 'Restart the batches at 1 when a rollout completes.' }),
+  ),
   maintenanceWindows: Type.Optional(
     MaintenanceWindows(
       'Ours: when interrupts may start on the nodes of Skyhooks using this policy (any window open = open; absent = always). Outside them no node newly starts an interrupt; nodes already interrupted finish, and stages without an interrupt go on.',
@@ -122,7 +143,9 @@ export type DeploymentPolicySpec = Static<typeof DeploymentPolicySpec>;
 
 /** Ours (upstream has no status): lets the operator report, e.g., which Skyhooks use the policy. */
 export const DeploymentPolicyStatus = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+  observedGeneration: Type.Optional(
+    Type.Integer({ format: 'int64', minimum: 0, description: 'metadata.generation the status was written for.' }),
+  ),
   conditions: Type.Optional(ConditionList),
 });
 export type DeploymentPolicyStatus = Static<typeof DeploymentPolicyStatus>;

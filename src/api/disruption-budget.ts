@@ -3,7 +3,7 @@
  * interrupts, every NodeOp that cordons, every maintenance slot) may have taken out of service at
  * once. A per-SCR interruptionBudget or DeploymentPolicy budget only bounds its own SCR, so two SCRs
  * that each allow one node take down two; a separate kind is the one place all of them ask (why a
- * kind and not a field: README "Cluster-wide disruption budget"). What counts as disrupted is
+ * kind and not a field: docs/guides/disruption-budget.md). What counts as disrupted is
  * `isDisrupted` in jobs/cordon/claims.ts; the counting rules are controllers/disruption/budget-rules.ts.
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
@@ -49,27 +49,37 @@ export const DisruptionBudgetSpec = Type.Object({
 export type DisruptionBudgetSpec = Static<typeof DisruptionBudgetSpec>;
 
 export const BudgetWait = Type.Object({
-  node: Type.String(),
+  node: Type.String({ description: 'The node that waits.' }),
   /** `skyhook/<scr>`, `nodeop/<namespace>/<name>`, `maintenance/<policy>`. */
   holder: Type.String({ description: 'Who waits: skyhook/<scr>, nodeop/<namespace>/<name> or maintenance/<policy>.' }),
-  since: Type.String({ format: 'date-time' }),
+  since: Type.String({ format: 'date-time', description: 'When the wait started.' }),
 });
 export type BudgetWait = Static<typeof BudgetWait>;
 
+const count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, description }));
+
 export const DisruptionBudgetStatus = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  /** Nodes the selector matches now. */
-  matched: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** The budget resolved against `matched` (a percent becomes a node count). */
-  maxDisrupted: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** Names of the matched nodes that are disrupted now. */
-  disrupted: Type.Optional(
-    Type.Array(Type.String(), { maxItems: MAX_STATUS_NODES, 'x-kubernetes-list-type': 'atomic' }),
+  observedGeneration: Type.Optional(
+    Type.Integer({ format: 'int64', minimum: 0, description: 'metadata.generation the status was written for.' }),
   ),
-  disruptedCount: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** Nodes an actor wanted to disrupt but this budget refused, oldest first. */
-  waiting: Type.Optional(Type.Array(BudgetWait, { maxItems: MAX_STATUS_NODES, 'x-kubernetes-list-type': 'atomic' })),
-  waitingCount: Type.Optional(Type.Integer({ minimum: 0 })),
+  matched: count('Nodes the selector matches now.'),
+  maxDisrupted: count('The budget resolved against matched (a percent becomes a node count).'),
+  disrupted: Type.Optional(
+    Type.Array(Type.String(), {
+      maxItems: MAX_STATUS_NODES,
+      'x-kubernetes-list-type': 'atomic',
+      description: 'Names of the matched nodes that are disrupted now.',
+    }),
+  ),
+  disruptedCount: count('How many matched nodes are disrupted now.'),
+  waiting: Type.Optional(
+    Type.Array(BudgetWait, {
+      maxItems: MAX_STATUS_NODES,
+      'x-kubernetes-list-type': 'atomic',
+      description: 'Nodes an actor wanted to disrupt but this budget refused, oldest first.',
+    }),
+  ),
+  waitingCount: count('How many nodes wait for this budget.'),
   conditions: Type.Optional(ConditionList),
 });
 export type DisruptionBudgetStatus = Static<typeof DisruptionBudgetStatus>;

@@ -99,8 +99,11 @@ export const HealthGate = Type.Object(
         description: 'CEL expression over the Node as `node`, true when healthy.',
       }),
     ),
-    pods: Type.Optional(PodsCheck),
-    prometheus: Type.Optional(PrometheusCheck),
+    pods: Type.Optional({ ...PodsCheck, description: 'Pods on the node that must all be Ready (at least one).' }),
+    prometheus: Type.Optional({
+      ...PrometheusCheck,
+      description: 'A Prometheus query or firing alerts; an unreachable Prometheus fails the gate.',
+    }),
   },
   celRules({
     rule: '(has(self.nodeConditions) ? 1 : 0) + (has(self.cel) ? 1 : 0) + (has(self.pods) ? 1 : 0) + (has(self.prometheus) ? 1 : 0) == 1',

@@ -8,10 +8,16 @@ import { celRules, Quantity, StringEnum, StringMap } from './schema-helpers.js';
 
 const LabelSelectorRequirement = Type.Object(
   {
-    key: Type.String({ maxLength: 317 }),
-    operator: StringEnum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+    key: Type.String({ maxLength: 317, description: 'The label key the requirement applies to.' }),
+    operator: StringEnum(['In', 'NotIn', 'Exists', 'DoesNotExist'], {
+      description: "How the key's value is compared with values.",
+    }),
     values: Type.Optional(
-      Type.Array(Type.String({ maxLength: 63 }), { maxItems: 256, 'x-kubernetes-list-type': 'atomic' }),
+      Type.Array(Type.String({ maxLength: 63 }), {
+        maxItems: 256,
+        'x-kubernetes-list-type': 'atomic',
+        description: 'Values for In and NotIn; empty for Exists and DoesNotExist.',
+      }),
     ),
   },
   celRules({
@@ -25,9 +31,18 @@ const LabelSelectorRequirement = Type.Object(
 export function LabelSelector(description: string) {
   return Type.Object(
     {
-      matchLabels: Type.Optional(StringMap(Type.String({ maxLength: 63 }), { maxProperties: 64 })),
+      matchLabels: Type.Optional(
+        StringMap(Type.String({ maxLength: 63 }), {
+          maxProperties: 64,
+          description: 'Labels that must all be present with exactly these values.',
+        }),
+      ),
       matchExpressions: Type.Optional(
-        Type.Array(LabelSelectorRequirement, { maxItems: 32, 'x-kubernetes-list-type': 'atomic' }),
+        Type.Array(LabelSelectorRequirement, {
+          maxItems: 32,
+          'x-kubernetes-list-type': 'atomic',
+          description: 'Requirements that must all hold (ANDed with matchLabels).',
+        }),
       ),
     },
     { description, 'x-kubernetes-map-type': 'atomic' },
@@ -36,43 +51,59 @@ export function LabelSelector(description: string) {
 export type LabelSelector = Static<ReturnType<typeof LabelSelector>>;
 
 export const Toleration = Type.Object({
-  key: Type.Optional(Type.String({ maxLength: 317 })),
-  operator: Type.Optional(StringEnum(['Exists', 'Equal'])),
-  value: Type.Optional(Type.String({ maxLength: 63 })),
-  effect: Type.Optional(StringEnum(['NoSchedule', 'PreferNoSchedule', 'NoExecute'])),
-  tolerationSeconds: Type.Optional(Type.Integer({ format: 'int64' })),
+  key: Type.Optional(
+    Type.String({ maxLength: 317, description: 'Taint key tolerated; empty with Exists: every key.' }),
+  ),
+  operator: Type.Optional(StringEnum(['Exists', 'Equal'], { description: 'Equal (the default) or Exists.' })),
+  value: Type.Optional(Type.String({ maxLength: 63, description: 'Taint value, for operator Equal.' })),
+  effect: Type.Optional(
+    StringEnum(['NoSchedule', 'PreferNoSchedule', 'NoExecute'], { description: 'Taint effect tolerated; empty: all.' }),
+  ),
+  tolerationSeconds: Type.Optional(
+    Type.Integer({ format: 'int64', description: 'For NoExecute: how long the pod stays once tainted.' }),
+  ),
 });
 export type Toleration = Static<typeof Toleration>;
 
 const KeySelector = Type.Object(
   {
-    key: Type.String(),
-    name: Type.Optional(Type.String({ default: '' })),
-    optional: Type.Optional(Type.Boolean()),
+    key: Type.String({ description: 'The key to read.' }),
+    name: Type.Optional(Type.String({ default: '', description: 'Name of the object in the Job namespace.' })),
+    optional: Type.Optional(Type.Boolean({ description: 'true: a missing object or key is not an error.' })),
   },
-  { 'x-kubernetes-map-type': 'atomic' },
+  { 'x-kubernetes-map-type': 'atomic', description: 'A key of a ConfigMap or Secret.' },
 );
 
 export const EnvVar = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 256 }),
-  value: Type.Optional(Type.String()),
+  name: Type.String({ minLength: 1, maxLength: 256, description: 'Variable name.' }),
+  value: Type.Optional(Type.String({ description: 'Literal value.' })),
   valueFrom: Type.Optional(
-    Type.Object({
-      configMapKeyRef: Type.Optional(KeySelector),
-      secretKeyRef: Type.Optional(KeySelector),
-      fieldRef: Type.Optional(
-        Type.Object(
-          { apiVersion: Type.Optional(Type.String()), fieldPath: Type.String() },
-          { 'x-kubernetes-map-type': 'atomic' },
+    Type.Object(
+      {
+        configMapKeyRef: Type.Optional(KeySelector),
+        secretKeyRef: Type.Optional(KeySelector),
+        fieldRef: Type.Optional(
+          Type.Object(
+            {
+              apiVersion: Type.Optional(Type.String({ description: 'API version of fieldPath; default v1.' })),
+              fieldPath: Type.String({ description: 'Pod field to read, e.g. spec.nodeName.' }),
+            },
+            { 'x-kubernetes-map-type': 'atomic', description: 'A field of the pod.' },
+          ),
         ),
-      ),
-      resourceFieldRef: Type.Optional(
-        Type.Object(
-          { containerName: Type.Optional(Type.String()), divisor: Type.Optional(Quantity()), resource: Type.String() },
-          { 'x-kubernetes-map-type': 'atomic' },
+        resourceFieldRef: Type.Optional(
+          Type.Object(
+            {
+              containerName: Type.Optional(Type.String({ description: 'Container whose resource is read.' })),
+              divisor: Type.Optional(Quantity({ description: 'Unit of the value; default 1.' })),
+              resource: Type.String({ description: 'Resource to read, e.g. limits.memory.' }),
+            },
+            { 'x-kubernetes-map-type': 'atomic', description: "A container's resource request or limit." },
+          ),
         ),
-      ),
-    }),
+      },
+      { description: 'Where the value comes from, instead of value.' },
+    ),
   ),
 });
 export type EnvVar = Static<typeof EnvVar>;
@@ -81,7 +112,7 @@ export type EnvVar = Static<typeof EnvVar>;
 export const EnvList = Type.Array(EnvVar, { maxItems: 256 });
 
 export const LocalObjectReference = Type.Object(
-  { name: Type.String({ default: '' }) },
+  { name: Type.String({ default: '', description: 'Name of the Secret in the same namespace.' }) },
   { 'x-kubernetes-map-type': 'atomic' },
 );
 export type LocalObjectReference = Static<typeof LocalObjectReference>;
@@ -92,16 +123,25 @@ export const Condition = Type.Object({
     maxLength: 316,
     pattern:
       '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    description: 'Condition type (docs/reference/names.md lists them).',
   }),
-  status: StringEnum(['True', 'False', 'Unknown']),
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  lastTransitionTime: Type.String({ format: 'date-time' }),
-  reason: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
-  message: Type.String({ maxLength: 32768 }),
+  status: StringEnum(['True', 'False', 'Unknown'], { description: 'Whether the condition holds.' }),
+  observedGeneration: Type.Optional(
+    Type.Integer({ format: 'int64', minimum: 0, description: 'metadata.generation the condition was set for.' }),
+  ),
+  lastTransitionTime: Type.String({ format: 'date-time', description: 'When status last changed.' }),
+  reason: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+    description: 'Machine-readable reason in CamelCase.',
+  }),
+  message: Type.String({ maxLength: 32768, description: 'What happened and what to do, for people.' }),
 });
 export type Condition = Static<typeof Condition>;
 
 export const ConditionList = Type.Array(Condition, {
+  description: 'Current conditions of the object, one per type.',
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['type'],
 });

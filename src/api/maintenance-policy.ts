@@ -77,19 +77,27 @@ export const MaintenanceDrainOptions = Type.Object(
       Type.Boolean({ default: true, description: 'Also evict pods with emptyDir volumes.' }),
     ),
   },
-  { default: {} },
+  { default: {}, description: 'How the node is drained (kubectl drain --force --delete-emptydir-data by default).' },
 );
 export type MaintenanceDrainOptions = Static<typeof MaintenanceDrainOptions>;
 
 /** Kured's alert blocker (--prometheus-url, --alert-filter-regexp, --alert-filter-match-only, --alert-firing-only). */
-export const AlertGate = Type.Object({
-  prometheusUrl: Type.String({ maxLength: 2048, pattern: '^https?://', description: 'Prometheus base URL.' }),
-  alertFilterRegexp: Type.Optional(
-    Type.String({ maxLength: 1024, description: 'Alert names to ignore (or, with matchOnly, the only ones counted).' }),
-  ),
-  matchOnly: Type.Optional(Type.Boolean({ default: false })),
-  firingOnly: Type.Optional(Type.Boolean({ default: false, description: 'Count only alerts that are firing.' })),
-});
+export const AlertGate = Type.Object(
+  {
+    prometheusUrl: Type.String({ maxLength: 2048, pattern: '^https?://', description: 'Prometheus base URL.' }),
+    alertFilterRegexp: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: 'Alert names to ignore (or, with matchOnly, the only ones counted).',
+      }),
+    ),
+    matchOnly: Type.Optional(
+      Type.Boolean({ default: false, description: 'alertFilterRegexp names the only alerts counted.' }),
+    ),
+    firingOnly: Type.Optional(Type.Boolean({ default: false, description: 'Count only alerts that are firing.' })),
+  },
+  { description: 'Reboots wait while Prometheus has alerts that count (kured --prometheus-url).' },
+);
 export type AlertGate = Static<typeof AlertGate>;
 
 export const MaintenancePolicySpec = Type.Object({
@@ -100,10 +108,15 @@ export const MaintenancePolicySpec = Type.Object({
   protocols: Type.Optional(
     Type.Object(
       {
-        maintenance: Type.Optional(Type.Object(MaintenanceFileProtocol.properties, { default: {} })),
-        reboot: Type.Optional(RebootProtocol),
+        maintenance: Type.Optional(
+          Type.Object(MaintenanceFileProtocol.properties, {
+            default: {},
+            description: "Kustodian's protocol: a file asks for maintenance, a script does it.",
+          }),
+        ),
+        reboot: Type.Optional({ ...RebootProtocol, description: "Kured's protocol: a file asks for a reboot." }),
       },
-      { default: {} },
+      { default: {}, description: 'Which node requests the daemon watches for.' },
     ),
   ),
   drainOptions: Type.Optional(MaintenanceDrainOptions),
@@ -118,6 +131,7 @@ export const MaintenancePolicySpec = Type.Object({
       {
         maxItems: 16,
         'x-kubernetes-list-type': 'atomic',
+        description: 'Pods that hold a node reboot while any runs on the node.',
       },
     ),
   ),
@@ -134,45 +148,54 @@ export type MaintenancePolicySpec = Static<typeof MaintenancePolicySpec>;
 export const HOLDER_PHASES = ['Cordoning', 'Draining', 'InProgress', 'Rebooting', 'Releasing'] as const;
 export type HolderPhase = (typeof HOLDER_PHASES)[number];
 
-const NodeName = Type.String({ maxLength: 253, pattern: OBJECT_NAME_PATTERN });
-const Time = Type.String({ format: 'date-time' });
+const NodeName = Type.String({ maxLength: 253, pattern: OBJECT_NAME_PATTERN, description: 'The node.' });
+const Time = (description: string) => Type.String({ format: 'date-time', description });
+const Protocol = StringEnum(MAINTENANCE_PROTOCOLS, { description: 'maintenance (Kustodian) or reboot (Kured).' });
+const Message = Type.Optional(Type.String({ maxLength: 2048, description: 'What the node waits for, for people.' }));
 
 export const MaintenanceHolder = Type.Object({
   node: NodeName,
-  protocol: StringEnum(MAINTENANCE_PROTOCOLS),
-  phase: StringEnum(HOLDER_PHASES),
-  requestedAt: Time,
-  grantedAt: Time,
-  message: Type.Optional(Type.String({ maxLength: 2048 })),
+  protocol: Protocol,
+  phase: StringEnum(HOLDER_PHASES, { description: 'Where the slot holder is.' }),
+  requestedAt: Time('When the daemon asked.'),
+  grantedAt: Time('When the slot was granted.'),
+  message: Message,
 });
 export type MaintenanceHolder = Static<typeof MaintenanceHolder>;
 
 export const QueuedRequest = Type.Object({
   node: NodeName,
-  protocol: StringEnum(MAINTENANCE_PROTOCOLS),
-  requestedAt: Time,
-  /** `MaxConcurrent`, `ClusterBudget`, `OutsideMaintenanceWindow`, `ProtocolDisabled`, `DrainFailed`, or a reboot blocker's reason. */
-  reason: Type.String({ maxLength: 128 }),
-  message: Type.Optional(Type.String({ maxLength: 2048 })),
+  protocol: Protocol,
+  requestedAt: Time('When the daemon asked.'),
+  reason: Type.String({
+    maxLength: 128,
+    description:
+      "Why it waits: MaxConcurrent, ClusterBudget, OutsideMaintenanceWindow, ProtocolDisabled, DrainFailed, or a reboot blocker's reason.",
+  }),
+  message: Message,
 });
 export type QueuedRequest = Static<typeof QueuedRequest>;
 
 export const MaintenanceCompletion = Type.Object({
   node: NodeName,
-  protocol: StringEnum(MAINTENANCE_PROTOCOLS),
-  requestedAt: Time,
-  completedAt: Time,
+  protocol: Protocol,
+  requestedAt: Time('When the daemon asked.'),
+  completedAt: Time('When the node was done.'),
 });
 export type MaintenanceCompletion = Static<typeof MaintenanceCompletion>;
 
 export const MaintenancePolicyStatus = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  matchedNodes: Type.Optional(Type.Integer({ minimum: 0 })),
-  holderCount: Type.Optional(Type.Integer({ minimum: 0 })),
-  queueLength: Type.Optional(Type.Integer({ minimum: 0 })),
-  holders: Type.Optional(Type.Array(MaintenanceHolder, { maxItems: 10_000 })),
-  queue: Type.Optional(Type.Array(QueuedRequest, { maxItems: 10_000 })),
-  recentCompletions: Type.Optional(Type.Array(MaintenanceCompletion, { maxItems: 50 })),
+  observedGeneration: Type.Optional(
+    Type.Integer({ format: 'int64', minimum: 0, description: 'Generation last seen.' }),
+  ),
+  matchedNodes: Type.Optional(Type.Integer({ minimum: 0, description: 'Nodes the policy serves.' })),
+  holderCount: Type.Optional(Type.Integer({ minimum: 0, description: 'Slots held now.' })),
+  queueLength: Type.Optional(Type.Integer({ minimum: 0, description: 'Requests waiting for a slot.' })),
+  holders: Type.Optional(Type.Array(MaintenanceHolder, { maxItems: 10_000, description: 'Nodes holding a slot.' })),
+  queue: Type.Optional(Type.Array(QueuedRequest, { maxItems: 10_000, description: 'Requests waiting, in order.' })),
+  recentCompletions: Type.Optional(
+    Type.Array(MaintenanceCompletion, { maxItems: 50, description: 'The latest finished maintenances.' }),
+  ),
   conditions: Type.Optional(ConditionList),
 });
 export type MaintenancePolicyStatus = Static<typeof MaintenancePolicyStatus>;

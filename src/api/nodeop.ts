@@ -5,21 +5,15 @@
  * node (init steps, ConfigMap mounts, host network, drain exemptions, event verbosity, interrupt,
  * child labels, tolerations). `skyhookStage` only records which stage a NodeOp stands for (printer
  * columns, metrics, the Skyhook controller's lookups): the NodeOp controller's behaviour depends on
- * the generic fields alone.
+ * the generic fields alone. The status is in nodeop-status.ts (re-exported here).
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
-import {
-  ConditionList,
-  EnvList,
-  LabelSelector,
-  LocalObjectReference,
-  OBJECT_NAME_PATTERN,
-  Toleration,
-} from './k8s-schemas.js';
+import { EnvList, LabelSelector, LocalObjectReference, OBJECT_NAME_PATTERN, Toleration } from './k8s-schemas.js';
 import { type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
-import { celRules, Duration, PerNodeMap, StringEnum, StringMap } from './schema-helpers.js';
+import { NodeOpStatus } from './nodeop-status.js';
+import { celRules, Duration, StringEnum, StringMap } from './schema-helpers.js';
 import {
   Interrupt,
   Package,
@@ -29,61 +23,74 @@ import {
   PackageResources,
 } from './skyhook.js';
 
-export const NODEOP_PHASES = ['Pending', 'Running', 'Completed', 'Failed'] as const;
-export type NodeOpPhase = (typeof NODEOP_PHASES)[number];
-
-export const NODE_PHASES = ['Preflight', 'Pending', 'Running', 'Completed', 'Failed'] as const;
-
-export const REBOOT_STATUSES = ['not-requested', 'pending', 'completed', 'cancelled'] as const;
+export {
+  NODE_PHASES,
+  NODEOP_PHASES,
+  NodeOpNodeStatus,
+  type NodeOpPhase,
+  NodeOpStatus,
+  REBOOT_STATUSES,
+} from './nodeop-status.js';
 
 const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const StringList = (maxItems: number) => Type.Array(Type.String(), { maxItems });
+const StringList = (maxItems: number, description: string) => Type.Array(Type.String(), { maxItems, description });
+const d = (description: string) => ({ description });
 
-export const DrainOptions = Type.Object({
-  enabled: Type.Optional(Type.Boolean({ default: false })),
-  force: Type.Optional(Type.Boolean({ default: false, description: 'Also evict pods that no controller owns.' })),
-  gracePeriodSeconds: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
-  ignoreDaemonSets: Type.Optional(Type.Boolean({ default: true })),
-  deleteEmptyDirData: Type.Optional(
-    Type.Boolean({ default: false, description: 'Also evict pods with emptyDir volumes.' }),
-  ),
-  timeoutSeconds: Type.Optional(
-    Type.Integer({ format: 'int32', minimum: 0, description: 'Drain deadline; unset or 0 = none.' }),
-  ),
-  disableEviction: Type.Optional(
-    Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' }),
-  ),
-  exemptNamespaces: Type.Optional(
-    Type.Array(Type.String({ maxLength: 63, pattern: DNS_LABEL_PATTERN }), {
-      maxItems: 64,
-      'x-kubernetes-list-type': 'set',
-      description: 'Pods in these namespaces are left alone by the drain (e.g. kube-system).',
-    }),
-  ),
-  exemptCordonTolerating: Type.Optional(
-    Type.Boolean({
-      description:
-        'Leave alone pods that tolerate the node.kubernetes.io/unschedulable:NoSchedule taint (they are meant to run on cordoned nodes). Unset = false, as kubectl drain.',
-    }),
-  ),
-});
+export const DrainOptions = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ default: false, ...d('Drain each node after cordoning it.') })),
+    force: Type.Optional(Type.Boolean({ default: false, description: 'Also evict pods that no controller owns.' })),
+    gracePeriodSeconds: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 0, ...d("Evicted pods' grace; unset: their own.") }),
+    ),
+    ignoreDaemonSets: Type.Optional(Type.Boolean({ default: true, ...d('Leave DaemonSet pods running.') })),
+    deleteEmptyDirData: Type.Optional(
+      Type.Boolean({ default: false, description: 'Also evict pods with emptyDir volumes.' }),
+    ),
+    timeoutSeconds: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 0, description: 'Drain deadline; unset or 0 = none.' }),
+    ),
+    disableEviction: Type.Optional(
+      Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' }),
+    ),
+    exemptNamespaces: Type.Optional(
+      Type.Array(Type.String({ maxLength: 63, pattern: DNS_LABEL_PATTERN }), {
+        maxItems: 64,
+        'x-kubernetes-list-type': 'set',
+        description: 'Pods in these namespaces are left alone by the drain (e.g. kube-system).',
+      }),
+    ),
+    exemptCordonTolerating: Type.Optional(
+      Type.Boolean({
+        description:
+          'Leave alone pods that tolerate the node.kubernetes.io/unschedulable:NoSchedule taint (they are meant to run on cordoned nodes). Unset = false, as kubectl drain.',
+      }),
+    ),
+  },
+  d('How each node is drained after its cordon (needs cordon: true).'),
+);
 export type DrainOptions = Static<typeof DrainOptions>;
 
-/** Refused by the API server (a CEL rule below): kept in the schema so the refusal names the field. */
+export const Preflight = Type.Object(
+  {
+    command: Type.Array(Type.String(), { minItems: 1, maxItems: 256, ...d('Check run on the node; exit 0: go on.') }),
+    image: Type.Optional(Type.String({ maxLength: 512, ...d('Image of the check; defaults to spec.image.') })),
+    activeDeadlineSeconds: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 1, default: 120, ...d('Deadline of the check.') }),
+    ),
+  },
+  d('Refused by the API server (nothing runs it): put the check first in initSteps.'),
+);
 const PREFLIGHT_REFUSED = 'preflight is not run by the operator: put the check first in initSteps';
-export const Preflight = Type.Object({
-  command: Type.Array(Type.String(), { minItems: 1, maxItems: 256 }),
-  image: Type.Optional(Type.String({ maxLength: 512 })),
-  activeDeadlineSeconds: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, default: 120 })),
-});
+const GRACE = "Grace period of each node's Job pods and reboot pod; unset = Kubernetes' 30 s (the reboot pod's 5 s).";
 
 /** One init container of the node's Job; steps run in order and each must succeed. */
 export const InitStep = Type.Object({
-  name: Type.String({ maxLength: 63, pattern: DNS_LABEL_PATTERN }),
+  name: Type.String({ maxLength: 63, pattern: DNS_LABEL_PATTERN, ...d('Init container name.') }),
   image: Type.Optional(Type.String({ maxLength: 512, description: 'Defaults to spec.image.' })),
-  command: Type.Optional(StringList(256)),
-  args: Type.Optional(StringList(256)),
-  env: Type.Optional(EnvList),
+  command: Type.Optional(StringList(256, 'Command of the step.')),
+  args: Type.Optional(StringList(256, 'Arguments of the command.')),
+  env: Type.Optional({ ...EnvList, ...d('Environment of the step.') }),
   resources: Type.Optional(PackageResources),
 });
 export type InitStep = Static<typeof InitStep>;
@@ -93,27 +100,41 @@ export type InitStep = Static<typeof InitStep>;
  * A back-reference (columns, metrics, the Skyhook controller's lookups): the NodeOp controller acts
  * on the generic fields the Skyhook controller sets beside it, never on this.
  */
-export const SkyhookStage = Type.Object({
-  skyhook: Type.String({ maxLength: 253, pattern: OBJECT_NAME_PATTERN }),
-  package: Type.Object({
-    name: Type.String({ maxLength: PACKAGE_NAME_MAX_LENGTH, pattern: PACKAGE_NAME_PATTERN }),
-    version: Package.properties.version,
-    image: Package.properties.image,
-    containerSHA: Type.Optional(Type.String()),
-  }),
-  stage: StringEnum(PACKAGE_STAGES),
-  // skyhook-ts 0.1.0 wrote these three here; a NodeOp it created may still be in flight after an
-  // upgrade, so they stay readable (templates/legacy-stage-fields.ts turns them into the generic fields).
-  interrupt: Type.Optional(
-    Type.Object(Interrupt.properties, { description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.interrupt.' }),
-  ),
-  configMap: Type.Optional(
-    Type.String({ maxLength: 253, description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.configMapMounts.' }),
-  ),
-  nodeMetadataConfigMap: Type.Optional(
-    Type.String({ maxLength: 253, description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.configMapMounts.' }),
-  ),
-});
+export const SkyhookStage = Type.Object(
+  {
+    skyhook: Type.String({ maxLength: 253, pattern: OBJECT_NAME_PATTERN, ...d('The Skyhook.') }),
+    package: Type.Object(
+      {
+        name: Type.String({ maxLength: PACKAGE_NAME_MAX_LENGTH, pattern: PACKAGE_NAME_PATTERN, ...d('Package name.') }),
+        version: Package.properties.version,
+        image: Package.properties.image,
+        containerSHA: Type.Optional(Type.String(d('Image digest, when pinned.'))),
+      },
+      d('The package.'),
+    ),
+    stage: StringEnum(PACKAGE_STAGES, d('The stage.')),
+    // skyhook-ts 0.1.0 wrote these three here; a NodeOp it created may still be in flight after an
+    // upgrade, so they stay readable (templates/legacy-stage-fields.ts turns them into the generic fields).
+    interrupt: Type.Optional(
+      Type.Object(Interrupt.properties, {
+        description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.interrupt.',
+      }),
+    ),
+    configMap: Type.Optional(
+      Type.String({
+        maxLength: 253,
+        description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.configMapMounts.',
+      }),
+    ),
+    nodeMetadataConfigMap: Type.Optional(
+      Type.String({
+        maxLength: 253,
+        description: 'Deprecated: written by skyhook-ts 0.1.0; now spec.configMapMounts.',
+      }),
+    ),
+  },
+  d('Set by the operator on stage NodeOps: which Skyhook, package and stage this is.'),
+);
 export type SkyhookStage = Static<typeof SkyhookStage>;
 
 /** Volume names the Job itself uses; a ConfigMap mount may not take them. */
@@ -127,14 +148,13 @@ export const ConfigMapMount = Type.Object({
     pattern: OBJECT_NAME_PATTERN,
     description: "The ConfigMap's name, in the NodeOp's namespace.",
   }),
-  mountPath: Type.String({ maxLength: 256, pattern: '^/' }),
+  mountPath: Type.String({ maxLength: 256, pattern: '^/', ...d('Where the ConfigMap is mounted.') }),
 });
 export type ConfigMapMount = Static<typeof ConfigMapMount>;
 
 export const EVENT_VERBOSITIES = ['All', 'Quiet'] as const;
 export type EventVerbosity = (typeof EVENT_VERBOSITIES)[number];
 
-const GRACE = "Grace period of each node's Job pods and reboot pod; unset = Kubernetes' 30 s (the reboot pod's 5 s).";
 export const NodeOpSpec = Type.Object(
   {
     nodeSelector: Type.Optional(LabelSelector('Nodes to run on; unset (and no targetNodes) = all nodes.')),
@@ -155,22 +175,29 @@ export const NodeOpSpec = Type.Object(
       description: 'Command of the main container (no shell added).',
     }),
     initSteps: Type.Optional(
-      Type.Array(InitStep, { maxItems: 16, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+      Type.Array(InitStep, {
+        maxItems: 16,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        ...d('Init containers run in order before command.'),
+      }),
     ),
-    env: Type.Optional(EnvList),
+    env: Type.Optional({ ...EnvList, ...d('Environment of the main container.') }),
     /** Requests and limits of the main container (init steps set their own). */
     resources: Type.Optional(PackageResources),
     hostMountPath: Type.Optional(
       Type.String({ default: '/host', maxLength: 256, pattern: '^/', description: "Where the host's / is mounted." }),
     ),
-    imagePullSecrets: Type.Optional(Type.Array(LocalObjectReference, { maxItems: 16 })),
-    tolerations: Type.Optional(Type.Array(Toleration, { maxItems: 64 })),
+    imagePullSecrets: Type.Optional(
+      Type.Array(LocalObjectReference, { maxItems: 16, ...d('Pull secrets of the Job.') }),
+    ),
+    tolerations: Type.Optional(Type.Array(Toleration, { maxItems: 64, ...d('Tolerations of the Job pods.') })),
     cordon: Type.Optional(
       Type.Boolean({ default: false, description: 'Cordon each node before its Job; uncordon after success.' }),
     ),
-    uncordonOnFailure: Type.Optional(Type.Boolean({ default: false })),
+    uncordonOnFailure: Type.Optional(Type.Boolean({ default: false, ...d('Uncordon a node whose Job failed.') })),
     drainOptions: Type.Optional(DrainOptions),
-    rebootOnSuccess: Type.Optional(Type.Boolean({ default: false })),
+    rebootOnSuccess: Type.Optional(Type.Boolean({ default: false, ...d('Reboot each node after its Job succeeded.') })),
     terminationGracePeriodSeconds: Type.Optional(Type.Integer({ format: 'int64', minimum: 0, description: GRACE })),
     backoffLimit: Type.Optional(
       Type.Integer({ format: 'int32', minimum: 0, description: 'Job backoffLimit; unset = 6.' }),
@@ -247,34 +274,6 @@ export const NodeOpSpec = Type.Object(
   ),
 );
 export type NodeOpSpec = Static<typeof NodeOpSpec>;
-
-export const NodeOpNodeStatus = Type.Object({
-  phase: StringEnum(NODE_PHASES),
-  jobName: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
-  rebootStatus: Type.Optional(StringEnum(REBOOT_STATUSES)),
-  restarts: Type.Optional(Type.Integer({ format: 'int32', minimum: 0 })),
-  startedAt: Type.Optional(
-    Type.String({ format: 'date-time', description: 'When the node was started; the drain timeout counts from here.' }),
-  ),
-  bootID: Type.Optional(
-    Type.String({
-      maxLength: 128,
-      description: "The node's bootID when it was started; a reboot is done once it differs.",
-    }),
-  ),
-  lastUpdated: Type.Optional(Type.String({ format: 'date-time' })),
-});
-export type NodeOpNodeStatus = Static<typeof NodeOpNodeStatus>;
-
-export const NodeOpStatus = Type.Object({
-  phase: Type.Optional(StringEnum(NODEOP_PHASES)),
-  nodeStatuses: Type.Optional(PerNodeMap(NodeOpNodeStatus, { description: 'Per node name.' })),
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  conditions: Type.Optional(ConditionList),
-  lastUpdated: Type.Optional(Type.String({ format: 'date-time' })),
-});
-export type NodeOpStatus = Static<typeof NodeOpStatus>;
 
 export const NODEOP_PRINTER_COLUMNS = [
   { name: 'Phase', type: 'string', jsonPath: '.status.phase' },

@@ -31,15 +31,20 @@ export interface ResourceDefinition {
 /** `metadata` is validated by the API server itself; a CRD may only say it is an object. */
 const ObjectMeta = Type.Unsafe<V1ObjectMeta>({ type: 'object' });
 
+/** The schema with a description, unless it has its own (what `kubectl explain <kind>.spec` shows). */
+function described<S extends TSchema>(schema: S, description: string): S {
+  return { ...schema, description: (schema as { description?: string }).description ?? description };
+}
+
 /** The schema of one whole object of the kind: the CRD's `openAPIV3Schema` and ajv's input. */
 export function documentSchema(def: ResourceDefinition) {
   return Type.Object(
     {
-      apiVersion: Type.Optional(Type.String()),
-      kind: Type.Optional(Type.String()),
+      apiVersion: Type.Optional(Type.String({ description: `${API_GROUP}/${API_VERSION}` })),
+      kind: Type.Optional(Type.String({ description: def.names.kind })),
       metadata: Type.Optional(ObjectMeta),
-      spec: def.spec,
-      status: Type.Optional(def.status),
+      spec: described(def.spec, `What the ${def.names.kind} asks for; written by its author.`),
+      status: Type.Optional(described(def.status, `What the operator observed; written by the operator only.`)),
     },
     { description: def.description },
   );

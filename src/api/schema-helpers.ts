@@ -27,7 +27,7 @@ export function StringMap<V extends TSchema>(
  * the API server records every node's entry, and every field in it, in `managedFields`: a second
  * copy of the map's shape kept, stored and sent with the object. For a 1000-node Skyhook status
  * that was 146 KB beside 206 KB, and each status write cost the API server 379 ms of CPU instead
- * of 188 ms (`npm run bench -- status-write`; README, "Scale"). Only the server's record of ownership changes: merge patches still
+ * of 188 ms (`npm run bench -- status-write`; docs/design/history.md). Only the server's record of ownership changes: merge patches still
  * merge entry by entry, and the object, its validation and every reader see the same.
  */
 export function PerNodeMap<V extends TSchema>(

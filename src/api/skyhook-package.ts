@@ -17,15 +17,24 @@ export const PACKAGE_NAME_MAX_LENGTH = 43;
 /** Bounds that keep the CEL rules below within the API server's cost budget. */
 const MAX_MAP_ENTRIES = 64;
 
-export const Interrupt = Type.Object({
-  type: StringEnum(INTERRUPT_TYPES),
-  services: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 })),
-});
+export const Interrupt = Type.Object(
+  {
+    type: StringEnum(INTERRUPT_TYPES, { description: 'What the interrupt does to the node.' }),
+    services: Type.Optional(
+      Type.Array(Type.String({ maxLength: 256 }), {
+        maxItems: 64,
+        description: 'Services to restart, for type service_restart.',
+      }),
+    ),
+  },
+  { description: 'The disruptive step (reboot, service restart) run on the node, with cordon and drain first.' },
+);
 export type Interrupt = Static<typeof Interrupt>;
 
 /** A quantity of a package's resources is at most this long, which bounds the CEL rules below. */
 export const RESOURCE_QUANTITY_MAX_LENGTH = 64;
-const ResourceQuantity = () => PositiveQuantity({ maxLength: RESOURCE_QUANTITY_MAX_LENGTH });
+const ResourceQuantity = (options: Record<string, unknown> = {}) =>
+  PositiveQuantity({ maxLength: RESOURCE_QUANTITY_MAX_LENGTH, ...options });
 
 /** `limit >= request` in CEL, when both are set; int-or-string values are compared as quantities. */
 function limitNotBelowRequest(kind: 'cpu' | 'memory'): CelRule {
@@ -41,24 +50,27 @@ function limitNotBelowRequest(kind: 'cpu' | 'memory'): CelRule {
  * Package resources: all four or none, and each limit at least its request (CEL rules), each above
  * zero (by pattern). The limit rules parse two int-or-string quantities per package; the API server
  * bounds that cost by the fields' maxLength from Kubernetes 1.34 on (1.33 treated an int-or-string
- * as the whole request's size and refused the rules as 8.1x over the budget, docs/bad-input.md).
+ * as the whole request's size and refused the rules as 8.1x over the budget, docs/design/notes/cel-cost.md).
  * The controller still checks it too (spec-checks.ts), for SCRs stored before these rules.
  */
 export const PackageResources = Type.Object(
   {
-    cpuRequest: Type.Optional(ResourceQuantity()),
-    cpuLimit: Type.Optional(ResourceQuantity()),
-    memoryRequest: Type.Optional(ResourceQuantity()),
-    memoryLimit: Type.Optional(ResourceQuantity()),
+    cpuRequest: Type.Optional(ResourceQuantity({ description: 'CPU request of each container of the Job.' })),
+    cpuLimit: Type.Optional(ResourceQuantity({ description: 'CPU limit of each container of the Job.' })),
+    memoryRequest: Type.Optional(ResourceQuantity({ description: 'Memory request of each container of the Job.' })),
+    memoryLimit: Type.Optional(ResourceQuantity({ description: 'Memory limit of each container of the Job.' })),
   },
-  celRules(
-    {
-      rule: 'has(self.cpuRequest) == has(self.cpuLimit) && has(self.cpuRequest) == has(self.memoryRequest) && has(self.cpuRequest) == has(self.memoryLimit)',
-      message: 'resources: set all of cpuRequest, cpuLimit, memoryRequest and memoryLimit, or none of them',
-    },
-    limitNotBelowRequest('cpu'),
-    limitNotBelowRequest('memory'),
-  ),
+  {
+    description: 'Resources of the Job containers: all four or none.',
+    ...celRules(
+      {
+        rule: 'has(self.cpuRequest) == has(self.cpuLimit) && has(self.cpuRequest) == has(self.memoryRequest) && has(self.cpuRequest) == has(self.memoryLimit)',
+        message: 'resources: set all of cpuRequest, cpuLimit, memoryRequest and memoryLimit, or none of them',
+      },
+      limitNotBelowRequest('cpu'),
+      limitNotBelowRequest('memory'),
+    ),
+  },
 );
 
 /** The last path segment of the image (after the last `/`), so a registry port is not taken for a tag. */
@@ -109,7 +121,7 @@ export const Package = Type.Object(
     configMap: Type.Optional(
       StringMap(Type.String(), { description: 'Files given to the package under /skyhook-package/configmaps.' }),
     ),
-    env: Type.Optional(EnvList),
+    env: Type.Optional({ ...EnvList, description: 'Environment variables of the stage containers.' }),
     resources: Type.Optional(PackageResources),
     gracefulShutdown: Type.Optional(Duration({ description: "The package pods' termination grace period." })),
     stageTimeout: Type.Optional(

@@ -43,33 +43,47 @@ const MAX_PACKAGES = 64;
 
 const InterruptionBudget = Type.Object(
   {
-    percent: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100 }))),
-    count: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    percent: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 0,
+          maximum: 100,
+          description: 'Percent of the selected nodes (rounded down, at least 1).',
+        }),
+      ),
+    ),
+    count: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Number of nodes.' }))),
   },
-  celRules({
-    rule: '!has(self.percent) || !has(self.count)',
-    message: 'interruptionBudget: percent and count are mutually exclusive',
-  }),
+  {
+    description: 'How many nodes may be interrupted (cordoned for an interrupt) at once; unset: all.',
+    ...celRules({
+      rule: '!has(self.percent) || !has(self.count)',
+      message: 'interruptionBudget: percent and count are mutually exclusive',
+    }),
+  },
 );
 
-const DrainConfig = Type.Object({
-  disableEviction: Type.Optional(
-    Nullable(Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' })),
-  ),
-  deleteEmptyDirData: Type.Optional(
-    Nullable(Type.Boolean({ default: true, description: 'false: pods with emptyDir volumes block the drain.' })),
-  ),
-  force: Type.Optional(
-    Nullable(Type.Boolean({ default: true, description: 'false: pods without a controller block the drain.' })),
-  ),
-  ignoreDaemonSets: Type.Optional(
-    Nullable(Type.Boolean({ default: true, description: 'Leave DaemonSet pods running.' })),
-  ),
-  timeout: Type.Optional(Nullable(Duration({ description: 'Drain deadline, from drain start; unset or 0 = none.' }))),
-  gracePeriod: Type.Optional(
-    Nullable(Duration({ description: "Grace period for evicted pods; unset = the pod's own." })),
-  ),
-});
+const DrainConfig = Type.Object(
+  {
+    disableEviction: Type.Optional(
+      Nullable(Type.Boolean({ default: false, description: 'Delete pods instead of evicting them (bypasses PDBs).' })),
+    ),
+    deleteEmptyDirData: Type.Optional(
+      Nullable(Type.Boolean({ default: true, description: 'false: pods with emptyDir volumes block the drain.' })),
+    ),
+    force: Type.Optional(
+      Nullable(Type.Boolean({ default: true, description: 'false: pods without a controller block the drain.' })),
+    ),
+    ignoreDaemonSets: Type.Optional(
+      Nullable(Type.Boolean({ default: true, description: 'Leave DaemonSet pods running.' })),
+    ),
+    timeout: Type.Optional(Nullable(Duration({ description: 'Drain deadline, from drain start; unset or 0 = none.' }))),
+    gracePeriod: Type.Optional(
+      Nullable(Duration({ description: "Grace period for evicted pods; unset = the pod's own." })),
+    ),
+  },
+  { description: 'How nodes are drained before an interrupt.' },
+);
 
 /**
  * A rule every package must pass that needs the whole packages map (its keys, or other packages).
@@ -112,11 +126,20 @@ export const SkyhookSpec = Type.Object(
       Type.String({ maxLength: 253, description: 'Name of a DeploymentPolicy; excludes interruptionBudget.' }),
     ),
     deploymentPolicyOptions: Type.Optional(
-      Type.Object({ resetBatchStateOnCompletion: Type.Optional(Type.Boolean({ default: true })) }),
+      Type.Object(
+        {
+          resetBatchStateOnCompletion: Type.Optional(
+            Type.Boolean({ default: true, description: 'Restart the batches at 1 when the rollout completes.' }),
+          ),
+        },
+        { description: 'Options for the DeploymentPolicy rollout.' },
+      ),
     ),
     interruptionBudget: Type.Optional(InterruptionBudget),
     packages: Type.Optional(StringMap(Package, { maxProperties: MAX_PACKAGES, description: 'Packages by name.' })),
-    additionalTolerations: Type.Optional(Type.Array(Toleration, { maxItems: 64 })),
+    additionalTolerations: Type.Optional(
+      Type.Array(Toleration, { maxItems: 64, description: "Tolerations added to the stage Jobs' pods." }),
+    ),
     runtimeRequired: Type.Optional(
       Type.Boolean({ default: false, description: 'Nodes stay tainted until this Skyhook completes on them.' }),
     ),

@@ -26,7 +26,7 @@
  * stages held their budget slots that long, and each late NodeOp got a second status write. With
  * client-go's stream window and a 32 MiB connection window (which also bounds what the operator may
  * hold unread: well inside its memory limit) the same 240 s of that rollout finished 15 % more
- * stages for 13 % less CPU per stage (README, Scale, eighth pass).
+ * stages for 13 % less CPU per stage (docs/design/history.md).
  */
 import type { AgentOptions } from 'node:https';
 import { type Cluster, KubeConfig, type RequestContext } from '@kubernetes/client-node';

@@ -361,11 +361,11 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|');
 
 /** The rows as the Markdown table of docs/bad-input.md. */
 export function badInputTable(): string {
-  const head = ['#', 'Category', 'Input', 'Where it is said', 'Reason', 'Message (part)', 'This branch'];
+  const head = ['#', 'Category', 'Input', 'Where it is said', 'Reason', 'Message (part)'];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   BAD_INPUT_ROWS.forEach((row, i) => {
     lines.push(
-      `| ${[String(i + 1), row.category, row.input, row.signal, row.reason, row.message, row.change].map(cell).join(' | ')} |`,
+      `| ${[String(i + 1), row.category, row.input, row.signal, row.reason, row.message].map(cell).join(' | ')} |`,
     );
   });
   return lines.join('\n');

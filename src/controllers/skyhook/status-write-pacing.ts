@@ -9,7 +9,7 @@
  *
  * The wait grows with the SCR's nodes. The status holds an entry per node in three maps, and the API
  * server spends CPU on a status write in proportion to its size (about 0.18 ms a node on our 2-core
- * benchmark machine: 188 ms for a 1000-node status, 897 ms for 5000, README "Scale"): at 5000 nodes
+ * benchmark machine: 188 ms for a 1000-node status, 897 ms for 5000, docs/design/history.md): at 5000 nodes
  * a write every 3 s would take a third of a core for one SCR. So progress waits 3 s per 1000 nodes
  * (3 s up to 1000, 15 s at 5000, at most 30 s), which keeps what the status writes cost the API
  * server per second flat as the fleet grows; decisive changes are still written at once at any size.

@@ -3,7 +3,7 @@
  * with an entry per package, nodeStatus, nodePriority): about 210 bytes a node with one package and
  * short node names, 130 more per package, more with long cloud node names. etcd refuses a write
  * over its request limit (1.5 MiB by default), so past a few thousand nodes every status write
- * would fail and the status would stay as it was, however far the rollout went (README, "Scale").
+ * would fail and the status would stay as it was, however far the rollout went (docs/design/history.md).
  *
  * So when the per-node maps would take the object past OBJECT_BYTES_BUDGET, the status lists less,
  * in this order, as far as needed: nodeState without the nodes that are complete; nodePriority
