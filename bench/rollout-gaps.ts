@@ -116,3 +116,22 @@ function maxOverlap(spans: [number, number][]): number {
   }
   return max;
 }
+
+/**
+ * Priority chains: on each node, from the last stage Job of one SCR finishing to the first stage Job
+ * of the next SCR (in `order`, priority order) appearing there. Nodes where either is missing are
+ * left out.
+ */
+export function nextSkyhookGaps(grouped: Map<string, StageJob[]>, order: readonly string[]): number[] {
+  const nodes = new Set([...grouped.values()].map((jobs) => jobs[0]!.node));
+  const gaps: number[] = [];
+  for (const node of nodes)
+    for (let i = 1; i < order.length; i++) {
+      const before = grouped.get(`${order[i - 1]}/${node}`);
+      const after = grouped.get(`${order[i]}/${node}`);
+      const done = before?.at(-1)?.doneAt;
+      if (!after?.length || done === undefined) continue;
+      gaps.push(after[0]!.seenAt - done);
+    }
+  return gaps;
+}

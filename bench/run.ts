@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   'memory-1000': async () => (await import('./memory.js')).memory,
   planner: async () => (await import('./planner.js')).planner,
   'status-write': async () => (await import('./status-write.js')).statusWrite,
+  'priority-chain': async () => (await import('./priority-chain.js')).priorityChain,
 };
 
 const DEFAULT = ['control-plane-start', 'rollout-100', 'memory-1000'];

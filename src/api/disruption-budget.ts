@@ -42,7 +42,7 @@ export const DisruptionBudgetSpec = Type.Object({
   maxDisrupted: MaxDisrupted,
   maintenanceWindows: Type.Optional(
     MaintenanceWindows(
-      'When interrupts may start on the nodes this budget covers (any window open = open; absent = always), for every Skyhook. Outside them no covered node newly starts an interrupt; nodes already interrupted finish.',
+      'When the nodes this budget covers may be newly disrupted (any window open = open; absent = always), by every actor: Skyhook interrupts, NodeOps that cordon or reboot, maintenance slots. Outside them each waits with OutsideMaintenanceWindow and the next opening in its own status; nodes already disrupted finish.',
     ),
   ),
 });

@@ -214,6 +214,11 @@ export const DEFAULT_COMPARTMENT = '__default__';
 export const NODEOP_NAMES = {
   /** Node annotation `<namespace>/<name>@<uid>` of the NodeOp that cordoned the node and may uncordon it. */
   cordonedBy: `${PREFIX}/cordoned-by`,
+  /**
+   * Node annotation `<namespace>/<name>@<uid>` of a NodeOp that reboots the node without cordoning it:
+   * a reboot is a disruption, so the node counts against the DisruptionBudgets until the NodeOp is done.
+   */
+  rebootingBy: `${PREFIX}/rebooting-by`,
   /** Label on Jobs and reboot pods: the owning NodeOp's name. */
   nodeOpLabel: `${PREFIX}/nodeop`,
   /** Label on reboot pods. */

@@ -79,8 +79,10 @@ export const Preflight = Type.Object(
       Type.Integer({ format: 'int32', minimum: 1, default: 120, ...d('Deadline of the check.') }),
     ),
   },
-  d('A check pod run on each node first; a node that fails it is skipped.'),
+  d('Refused by the API server (nothing runs it): put the check first in initSteps.'),
 );
+const PREFLIGHT_REFUSED = 'preflight is not run by the operator: put the check first in initSteps';
+const GRACE = "Grace period of each node's Job pods and reboot pod; unset = Kubernetes' 30 s (the reboot pod's 5 s).";
 
 /** One init container of the node's Job; steps run in order and each must succeed. */
 export const InitStep = Type.Object({
@@ -196,6 +198,7 @@ export const NodeOpSpec = Type.Object(
     uncordonOnFailure: Type.Optional(Type.Boolean({ default: false, ...d('Uncordon a node whose Job failed.') })),
     drainOptions: Type.Optional(DrainOptions),
     rebootOnSuccess: Type.Optional(Type.Boolean({ default: false, ...d('Reboot each node after its Job succeeded.') })),
+    terminationGracePeriodSeconds: Type.Optional(Type.Integer({ format: 'int64', minimum: 0, description: GRACE })),
     backoffLimit: Type.Optional(
       Type.Integer({ format: 'int32', minimum: 0, description: 'Job backoffLimit; unset = 6.' }),
     ),
@@ -252,6 +255,7 @@ export const NodeOpSpec = Type.Object(
       message: 'targetNodes and nodeSelector are mutually exclusive',
       fieldPath: '.targetNodes',
     },
+    { rule: '!has(self.preflight)', message: PREFLIGHT_REFUSED, fieldPath: '.preflight' },
     {
       rule: '!has(self.drainOptions) || !self.drainOptions.enabled || self.cordon',
       message: 'drainOptions.enabled requires cordon: true',

@@ -104,7 +104,12 @@ export const SkyhookSpec = Type.Object(
     pause: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'Ignored (kept for old manifests); use the skyhook.nvidia.com/pause annotation.',
+        description:
+          'Only false is accepted (kept for old manifests, as upstream ignores it); pause with the skyhook.nvidia.com/pause annotation.',
+        ...celRules({
+          rule: '!self',
+          message: 'spec.pause is not read; pause a Skyhook with the skyhook.nvidia.com/pause annotation',
+        }),
       }),
     ),
     podNonInterruptLabels: Type.Optional(

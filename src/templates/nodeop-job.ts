@@ -170,6 +170,9 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
           // In the host's network the cluster DNS is only used with ClusterFirstWithHostNet.
           ...(spec.hostNetwork ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {}),
           automountServiceAccountToken: false,
+          ...(spec.terminationGracePeriodSeconds !== undefined
+            ? { terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds }
+            : {}),
           tolerations,
           ...(spec.imagePullSecrets?.length ? { imagePullSecrets: spec.imagePullSecrets } : {}),
           ...(writesSentinel || steps.length > 0

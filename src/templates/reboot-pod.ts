@@ -85,7 +85,7 @@ export function buildRebootPod({ nodeOp, node, jobName, plan, settings }: Reboot
       restartPolicy: 'OnFailure',
       hostPID: true,
       automountServiceAccountToken: false,
-      terminationGracePeriodSeconds: 5,
+      terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds ?? 5,
       tolerations: [{ operator: 'Exists' }],
       ...(spec.imagePullSecrets?.length ? { imagePullSecrets: spec.imagePullSecrets } : {}),
       containers: [

@@ -525,6 +525,16 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
   ],
   ['a relative hostMountPath', nodeOp({ hostMountPath: 'host' }), ['spec.hostMountPath', 'should match']],
   [
+    'a NodeOp preflight (not run by the operator)',
+    nodeOp({ preflight: { command: ['true'] } }),
+    ['spec.preflight', 'preflight is not run by the operator: put the check first in initSteps'],
+  ],
+  [
+    'spec.pause: true (upstream ignores it; the annotation pauses)',
+    skyhook({ pause: true }),
+    ['spec.pause', 'pause a Skyhook with the skyhook.nvidia.com/pause annotation'],
+  ],
+  [
     'a NodeOp memoryLimit below its memoryRequest',
     nodeOp({ resources: { cpuRequest: '1', cpuLimit: '1', memoryRequest: '2Gi', memoryLimit: '1Gi' } }),
     ['spec.resources.memoryLimit', 'memoryLimit is below memoryRequest'],

@@ -5,7 +5,8 @@
  *     counted as a failure;
  *   - finished Jobs are kept 1 h after success and 24 h after failure (ttlSecondsAfterFinished);
  *   - a failed stage leaves a Warning Event on the SCR with the failed container, its exit code and
- *     the tail of its log, shown by `kubectl describe skyhook`.
+ *     the tail of its log, shown by `kubectl describe skyhook`;
+ *   - a package's gracefulShutdown is the terminationGracePeriodSeconds of its stage pods.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, type CoreV1Event, type V1Job, type V1Pod } from '@kubernetes/client-node';
@@ -25,6 +26,9 @@ import type { Package } from '../../src/api/skyhook.js';
 import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/write/failed-stage-report.js';
 import { parseNodeState } from '../../src/api/node-state.js';
 import { mergePatchCustomObject } from '../../src/kube/client.js';
+import { Informer } from '../../src/kube/informer.js';
+import { apiListWatch } from '../../src/kube/list-watch.js';
+import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { SIM_ENV, SIMULATED_LOG_LINE } from '../../src/sandbox/kwok-stages.js';
 import {
@@ -298,4 +302,41 @@ describe('stageTimeout', () => {
     );
     expect(nodeEvents.length).toBeGreaterThan(0);
   }, 90_000);
+});
+
+describe('gracefulShutdown', () => {
+  it("is the terminationGracePeriodSeconds of the package's stage pods", async () => {
+    // Every pod of the Skyhook as the watch saw it: they are deleted once their stage is done.
+    const seen = new Map<string, V1Pod>();
+    const pods = new Informer<V1Pod>(apiListWatch(h.cp.kubeConfig, PODS_PATH), {
+      resource: 'graceful-pods',
+      logger: silentLogger(),
+    });
+    const keep = (pod: V1Pod): void => {
+      if (pod.metadata?.labels?.[CHILD_LABELS.name] === 'graceful') seen.set(pod.metadata?.name ?? '', pod);
+    };
+    pods.on({ add: keep, update: keep });
+    pods.start();
+    try {
+      await createSkyhook(h, {
+        metadata: { name: 'graceful' },
+        spec: {
+          nodeSelectors: { matchLabels: { 'kubernetes.io/hostname': 'demo-1' } },
+          packages: {
+            tuned: { version: '1.0.0', image: IMAGE, gracefulShutdown: '46s' },
+          },
+        },
+      });
+      await waitForSkyhook(h, 'graceful', (scr) => scr.status?.status === 'complete', 120_000);
+      // (This harness has no simulated host for reboots: the reboot pod's grace period is unit-tested,
+      // test/unit/templates/templates.test.ts.)
+      const all = [...seen.values()];
+      // apply and config each ran a pod.
+      expect(new Set(all.map((p) => p.metadata?.labels?.[CHILD_LABELS.stage]))).toEqual(new Set(['apply', 'config']));
+      for (const pod of all)
+        expect([pod.metadata?.name, pod.spec?.terminationGracePeriodSeconds]).toEqual([pod.metadata?.name, 46]);
+    } finally {
+      await pods.stop();
+    }
+  }, 150_000);
 });

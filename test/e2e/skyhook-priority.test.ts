@@ -92,6 +92,25 @@ function metricEventually(
 
 const jobsOf = (filter: (job: StageJob) => boolean): StageJob[] => [...jobs.jobs.values()].filter(filter);
 
+/**
+ * The SCRs in the order the node's Events say they completed there: the `State` Event a node's last
+ * stage of an SCR records ("Package [p:v] state complete on [skyhook:<scr>] stage [config]"), in
+ * etcd's order (resourceVersion).
+ */
+async function completionOrderFromEvents(node: string): Promise<string[]> {
+  const { items } = await h.core.listEventForAllNamespaces({
+    fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node},reason=State`,
+  });
+  return items
+    .map((event) => ({
+      rv: Number(event.metadata?.resourceVersion),
+      match: /state complete on \[skyhook:([^\]]+)\]/.exec(event.message ?? ''),
+    }))
+    .filter((e) => e.match !== null)
+    .sort((a, b) => a.rv - b.rv)
+    .map((e) => e.match![1]!);
+}
+
 describe('priority, pause and disable across SCRs (upstream strict-order)', () => {
   it('orders SCRs per node by priority then name, lets a pause hold later SCRs and a disable hold none', async () => {
     // Whole seconds, as the gauge has them: the wait it reports began after this.
@@ -222,5 +241,8 @@ describe('priority, pause and disable across SCRs (upstream strict-order)', () =
         ['zzz', 'a', 'b', 'c', 'e'].flatMap((scr) => [`${scr}/apply`, `${scr}/config`]),
       );
     }
+    // The node's own Events say the same: each SCR completed there in priority order (etcd's order).
+    for (const node of ['demo-0', 'demo-1'])
+      expect(await completionOrderFromEvents(node)).toEqual(['zzz', 'a', 'b', 'c', 'e']);
   }, 180_000);
 });

@@ -6,11 +6,24 @@
  * check and its reservation cannot interleave with another controller's.
  *
  * A node that is already disrupted (`isDisrupted` in jobs/cordon/claims.ts) is always granted: joining
- * a disruption uses no new slot.
+ * a disruption uses no new slot. Outside a covering budget's maintenance windows a node not yet
+ * disrupted is refused (`OutsideMaintenanceWindow`, with the next opening), whoever asks.
  */
 
 /** Why a node may not be disrupted now, naming the budget that refused it. */
-export type DisruptionDecision = { granted: true } | { granted: false; budget: string; reason: string };
+export type DisruptionDecision =
+  | { granted: true }
+  | {
+      granted: false;
+      budget: string;
+      reason: string;
+      /** `OutsideMaintenanceWindow`: the budget's windows are closed (then `nextOpen`, ms); absent: it is full. */
+      code?: typeof OUTSIDE_WINDOW;
+      nextOpen?: number;
+    };
+
+/** The refusal code (and the word every actor's status shows) when a budget's maintenance windows are closed. */
+export const OUTSIDE_WINDOW = 'OutsideMaintenanceWindow';
 
 export interface DisruptionArbiter {
   /**

@@ -10,7 +10,9 @@ import type { DisruptionBudget, MaxDisrupted } from '../../api/disruption-budget
 import { selectorMatches } from '../../api/label-selector.js';
 import { nameOf } from '../../api/object-meta.js';
 import { isDisrupted, type NodeCordonView } from '../../jobs/cordon/claims.js';
-import type { DisruptionDecision } from './arbiter.js';
+import { type DisruptionDecision, OUTSIDE_WINDOW } from './arbiter.js';
+import { describeWindow, nextWindowOpen, windowsOpen } from '../../util/time-window.js';
+import type { MaintenanceWindow } from '../../api/maintenance-window.js';
 
 /** What the rules read of a node (the planner's NodeView has this shape). */
 export interface BudgetNode extends NodeCordonView {
@@ -30,6 +32,28 @@ export interface BudgetUsage {
   limit: number;
   matched: ReadonlySet<string>;
   disrupted: Set<string>;
+  /** The budget's maintenance windows (empty: always open). */
+  windows: readonly MaintenanceWindow[];
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/**
+ * The refusal of a budget whose windows are closed at `now`, or undefined when they are open (or it
+ * has none): no covered node is newly disrupted outside them, by any actor.
+ */
+export function windowRefusal(usage: BudgetUsage, now: number): DisruptionDecision | undefined {
+  if (usage.windows.length === 0 || windowsOpen(usage.windows, new Date(now))) return undefined;
+  const next = nextWindowOpen(usage.windows, new Date(now))?.getTime();
+  const when = next === undefined ? 'no window opens in the next two weeks' : `next opens ${iso(next)}`;
+  const reason = `${OUTSIDE_WINDOW}: DisruptionBudget ${usage.name} allows new disruptions only in its maintenance windows (${usage.windows.map(describeWindow).join(', ')}); ${when}`;
+  return {
+    granted: false,
+    budget: usage.name,
+    reason,
+    code: OUTSIDE_WINDOW,
+    ...(next !== undefined ? { nextOpen: next } : {}),
+  };
 }
 
 const MAX_NAMED = 3;
@@ -46,8 +70,21 @@ export class DisruptionLedger {
   /** Nodes disrupted in the snapshot or granted since: joining them needs no slot. */
   private readonly disrupted = new Set<string>();
 
-  /** `granted`: nodes granted earlier that the snapshot does not show disrupted yet (reservations). */
-  constructor(budgets: readonly DisruptionBudget[], nodes: readonly BudgetNode[], granted: Iterable<string> = []) {
+  /** With a time, a covered node is refused outside its budgets' maintenance windows (the arbiter's check). */
+  private readonly now: number | undefined;
+
+  /**
+   * `granted`: nodes granted earlier that the snapshot does not show disrupted yet (reservations).
+   * `now`: check the budgets' maintenance windows at this time too (the planner holds nodes outside
+   * windows itself, with its own hold, and leaves it out).
+   */
+  constructor(
+    budgets: readonly DisruptionBudget[],
+    nodes: readonly BudgetNode[],
+    granted: Iterable<string> = [],
+    now?: number,
+  ) {
+    this.now = now;
     const names = new Set(nodes.map((node) => node.name));
     for (const node of nodes) if (isDisrupted(node)) this.disrupted.add(node.name);
     for (const name of granted) if (names.has(name)) this.disrupted.add(name);
@@ -60,6 +97,7 @@ export class DisruptionLedger {
         limit: budgetLimit(budget.spec.maxDisrupted, matched.size),
         matched,
         disrupted: new Set([...matched].filter((name) => this.disrupted.has(name))),
+        windows: budget.spec.maintenanceWindows ?? [],
       };
     });
   }
@@ -73,9 +111,18 @@ export class DisruptionLedger {
     return this.disrupted.has(node);
   }
 
-  /** May `node` be newly disrupted now? Every budget covering it must have room; a disrupted node always may. */
+  /**
+   * May `node` be newly disrupted now? Every budget covering it must have room (and, with a time, an
+   * open window); a disrupted node always may: it finishes.
+   */
   decide(node: string): DisruptionDecision {
     if (this.disrupted.has(node)) return { granted: true };
+    const now = this.now;
+    if (now !== undefined)
+      for (const usage of this.usages) {
+        const closed = usage.matched.has(node) ? windowRefusal(usage, now) : undefined;
+        if (closed) return closed;
+      }
     const full = this.usages.find((usage) => usage.matched.has(node) && usage.disrupted.size >= usage.limit);
     return full ? { granted: false, budget: full.name, reason: refusalReason(full) } : { granted: true };
   }

@@ -120,7 +120,7 @@ export class ClusterDisruptionArbiter implements DisruptionArbiter {
         this.onExpired?.(node, holder, now - sinceMs);
       }
     }
-    return new DisruptionLedger(this.sources.budgets(), nodes, this.reservations.keys());
+    return new DisruptionLedger(this.sources.budgets(), nodes, this.reservations.keys(), now);
   }
 
   /** Refusals repeated recently whose node is still not disrupted, oldest first. */

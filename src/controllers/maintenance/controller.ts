@@ -69,7 +69,8 @@ export async function startMaintenanceController(
   });
   const syncTimeoutMs = options.syncTimeoutMs ?? 120_000;
   await Promise.all([policies, nodes, leases].map((i) => i.waitForSync(syncTimeoutMs)));
-  const arbiter = options.arbiter ?? (await sharedDisruption(runtime, syncTimeoutMs)).arbiter;
+  const disruption = options.arbiter ? undefined : await sharedDisruption(runtime, syncTimeoutMs);
+  const arbiter = options.arbiter ?? disruption!.arbiter;
 
   const clock = options.clock ?? systemClock;
   const drains = new DrainTasks();
@@ -114,6 +115,8 @@ export async function startMaintenanceController(
     },
     delete: enqueueAll,
   });
+  // A budget's change (its count, its windows) may free a request that waits for it.
+  disruption?.budgets?.on({ add: enqueueAll, update: enqueueAll, delete: enqueueAll });
   leases.on({
     add: enqueueAll,
     update: (lease, old) => {

@@ -17,6 +17,8 @@ export interface GrantOutcome {
   waiting: QueuedRequest[];
   /** A blocker was asked and held a request: look again after the recheck interval. */
   recheckBlockers: boolean;
+  /** The earliest next opening of a closed budget window a request waits for (ms since the epoch). */
+  nextWindowOpen?: number;
 }
 
 const queued = (entry: QueueEntry, reason: string, message: string): QueuedRequest => ({
@@ -32,7 +34,7 @@ async function holdOf(
   ctx: MaintenanceContext,
   policy: MaintenancePolicy,
   entry: QueueEntry,
-): Promise<{ reason: string; message: string; blocker?: true } | undefined> {
+): Promise<{ reason: string; message: string; blocker?: true; nextOpen?: number } | undefined> {
   const name = policy.metadata.name ?? '';
   if (entry.protocol === 'reboot') {
     const blockers = await ctx.rebootBlockers(
@@ -43,7 +45,15 @@ async function holdOf(
     if (blockers.blocked) return { reason: blockers.reason, message: blockers.message, blocker: true };
   }
   const decision = ctx.arbiter.tryAcquire(entry.node, holderName(name));
-  if (!decision.granted) return { reason: 'ClusterBudget', message: `${decision.budget}: ${decision.reason}` };
+  if (!decision.granted)
+    // Outside a budget's maintenance windows the request waits with that reason and the next opening.
+    return decision.code
+      ? {
+          reason: decision.code,
+          message: decision.reason,
+          ...(decision.nextOpen ? { nextOpen: decision.nextOpen } : {}),
+        }
+      : { reason: 'ClusterBudget', message: `${decision.budget}: ${decision.reason}` };
   return undefined;
 }
 
@@ -76,6 +86,8 @@ export async function grantSlots(
     const hold = await holdOf(ctx, policy, entry);
     if (hold) {
       if (hold.blocker) outcome.recheckBlockers = true;
+      if (hold.nextOpen !== undefined)
+        outcome.nextWindowOpen = Math.min(outcome.nextWindowOpen ?? Number.POSITIVE_INFINITY, hold.nextOpen);
       outcome.waiting.push(queued(entry, hold.reason, hold.message));
       continue;
     }

@@ -50,7 +50,10 @@ async function cordonHolder(
   if (!acquired) {
     const decision = ctx.arbiter.tryAcquire(node, holderName(name));
     if (!decision.granted)
-      return { phase: 'Cordoning', message: `ClusterBudget: ${decision.budget}: ${decision.reason}` };
+      return {
+        phase: 'Cordoning',
+        message: decision.code ? decision.reason : `ClusterBudget: ${decision.budget}: ${decision.reason}`,
+      };
   }
   const { outcome } = await claimCordon(ctx.clients.core, node, sharedClaim(claim));
   if (outcome === 'cordoned' || outcome === 'joined')

@@ -199,6 +199,7 @@ export class MaintenanceReconciler {
       decision.write ? Number.POSITIVE_INFINITY : decision.retryInMs,
       plan.nextChangeMs === undefined ? Number.POSITIVE_INFINITY : Math.max(0, plan.nextChangeMs - now) + 10,
       grants.recheckBlockers ? ctx.settings.blockerRecheckMs : Number.POSITIVE_INFINITY,
+      grants.nextWindowOpen === undefined ? Number.POSITIVE_INFINITY : Math.max(0, grants.nextWindowOpen - now) + 10,
     ];
     return { requeueAfterMs: Math.min(...times) };
   }

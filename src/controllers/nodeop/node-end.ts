@@ -4,7 +4,8 @@
  * steps of node-steps.ts and the drain of drain-step.ts.
  */
 import type { V1Job } from '@kubernetes/client-node';
-import { NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
+import { NODEOP_NAMES, NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
+import { unmarkRebooting } from '../../jobs/cordon/reboot-mark.js';
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { cordonedBy, nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
@@ -79,6 +80,9 @@ export async function finish(
   if (spec.cordon && release && nodeObject && cordonedBy(nodeObject) === op.owner) {
     if (await uncordonOurs(ctx, op, node)) notify(ctx, op, node, 'Normal', REASONS.uncordoned, 'uncordoned');
   }
+  // A reboot's mark goes once the node is done with, failed or not: the node is back in service or ours no more.
+  if (nodeObject?.metadata?.annotations?.[NODEOP_NAMES.rebootingBy] === op.owner)
+    await unmarkRebooting(ctx.clients.core, node, op.owner);
   if (status.phase === 'Failed') await cancelInterrupt(ctx, op, node, status);
 }
 

@@ -16,8 +16,6 @@
 import type { V1Job } from '@kubernetes/client-node';
 import { NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
-import { nodeOpClaim } from '../../jobs/cordon/claims.js';
-import { claimCordon } from '../../jobs/cordon/write.js';
 import { isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
 import { MERGE_PATCH } from '../../kube/client.js';
 import { isRunByNodeOpController } from '../../jobs/job-runner/run-plan.js';
@@ -31,6 +29,7 @@ import {
   type NodeOpContext,
   type NodeOpView,
 } from './context.js';
+import { disruptsNode, takeDisruption } from './disruption-step.js';
 import { drainStep } from './drain-step.js';
 import { runJob } from './job-runner.js';
 import { failNode, finish, keepFailedJob, uncordonOurs } from './node-end.js';
@@ -39,11 +38,7 @@ import { earlierRecheck, type NodeStep, recheckOf, runningStatus, updated } from
 import { nameOf } from '../../api/object-meta.js';
 import { ignoreNotFound } from '../../kube/writes.js';
 
-/** How soon a node waiting for a cluster budget asks again (a node event may wake it sooner). */
-const BUDGET_RECHECK_MS = 5_000;
-
-/** The NodeOp as a holder of the cluster budgets: `nodeop/<namespace>/<name>`. */
-export const nodeOpHolder = (op: NodeOpView): string => `nodeop/${op.namespace}/${nameOf(op.nodeOp)}`;
+export { nodeOpHolder } from './disruption-step.js';
 
 export async function advanceNode(
   ctx: NodeOpContext,
@@ -99,22 +94,13 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
 
   // Created before the Job, so it is already there when the drain runs (drains skip it).
   await ensureRebootPod(ctx, op, node, jobName);
-  // A held op disrupts nothing: no cordon, no drain, until it is resumed (then it starts here).
-  if (op.suspended && spec.cordon)
-    return { status: updated(status, { message: 'suspended: not cordoning or draining until resumed' }, now) };
-  if (spec.cordon) {
-    // A node the cluster budgets have no room for waits here, Pending, and is looked at again.
-    const decision = ctx.arbiter.tryAcquire(node, nodeOpHolder(op));
-    if (!decision.granted) {
-      const message = `waiting for the cluster disruption budget: ${decision.reason}`;
-      return {
-        status: updated(status, { message }, now),
-        recheckAt: now + BUDGET_RECHECK_MS,
-        recheckReason: 'waiting for the cluster disruption budget',
-      };
-    }
-    const { outcome } = await claimCordon(ctx.clients.core, node, nodeOpClaim(op.owner));
-    if (outcome === 'cordoned') notify(ctx, op, node, 'Normal', REASONS.cordoned, 'cordoned');
+  // A held op disrupts nothing: no cordon, no drain, no reboot, until it is resumed (then it starts here).
+  if (op.suspended && disruptsNode(op))
+    return { status: updated(status, { message: 'suspended: not disrupting the node until resumed' }, now) };
+  if (disruptsNode(op)) {
+    // A node the cluster budgets (count or windows) refuse waits here, Pending, and is looked at again.
+    const waiting = await takeDisruption(ctx, op, node, status, now);
+    if (waiting) return waiting;
   }
   if (spec.cordon && spec.drainOptions?.enabled) {
     const waiting = await drainStep(ctx, op, node, status, spec.drainOptions, now);

@@ -10,6 +10,8 @@ import { API_GROUP, API_VERSION, KINDS, NODEOP_NAMES } from '../../api/names.js'
 import type { NodeOp, NodeOpNodeStatus } from '../../api/nodeop.js';
 import { nodeOpClaim } from '../../jobs/cordon/claims.js';
 import { releaseCordon } from '../../jobs/cordon/write.js';
+import { unmarkRebooting } from '../../jobs/cordon/reboot-mark.js';
+import { disruptsNode } from './disruption-step.js';
 import { isJobFinished } from '../../jobs/job-progress.js';
 import { mergePatchCustomObject, mergePatchCustomObjectStatus, type CustomObjectRef } from '../../kube/client.js';
 import { parseKey } from '../../kube/controller.js';
@@ -70,8 +72,8 @@ export class NodeOpReconciler {
       await markIgnored(this.ctx, op, this.ref(key));
       return;
     }
-    if (nodeOp.spec.cordon && !nodeOp.metadata.finalizers?.includes(NODEOP_NAMES.finalizer)) {
-      // Added before the first cordon, so a deleted NodeOp always gets the chance to uncordon.
+    if (disruptsNode(op) && !nodeOp.metadata.finalizers?.includes(NODEOP_NAMES.finalizer)) {
+      // Added before the first cordon (or reboot mark), so a deleted NodeOp always gets the chance to lift it.
       await this.setFinalizers(op, [...(nodeOp.metadata.finalizers ?? []), NODEOP_NAMES.finalizer]);
     }
 
@@ -211,6 +213,10 @@ export class NodeOpReconciler {
       return { requeueAfterMs: STOP_RECHECK_MS, reason: 'waiting for the pods of a deleted NodeOp to end' };
     const ours = this.ctx.caches.nodes.byIndex(NODES_BY_CORDON_OWNER, op.owner);
     for (const node of ours) await releaseCordon(this.ctx.clients.core, nameOf(node), nodeOpClaim(op.owner));
+    // Rare (a deleted NodeOp that reboots uncordoned nodes): a scan, not an index.
+    for (const node of this.ctx.caches.nodes.list())
+      if (node.metadata?.annotations?.[NODEOP_NAMES.rebootingBy] === op.owner)
+        await unmarkRebooting(this.ctx.clients.core, nameOf(node), op.owner);
     const finalizers = op.nodeOp.metadata.finalizers ?? [];
     if (finalizers.includes(NODEOP_NAMES.finalizer))
       await this.setFinalizers(

@@ -120,6 +120,8 @@ export class SkyhookReconciler {
         ...(finalized ? {} : { finalizers: [...(skyhook.metadata.finalizers ?? []), SKYHOOK_FINALIZER] }),
         ...(stamped ? {} : { annotations: { [SKYHOOK_ANNOTATIONS.version]: io.settings.operatorVersion } }),
       });
+      // Its series exist from the first reconcile, 0 where nothing is counted yet.
+      this.metrics.report(skyhook, skyhook.status ?? {});
       return;
     }
 

@@ -8,6 +8,7 @@
  */
 import { Gauge, type Registry } from 'prom-client';
 import { SKYHOOK_STATUSES, type Skyhook, type SkyhookStatus } from '../../api/skyhook.js';
+import { PACKAGE_STAGES, PACKAGE_STATES } from '../../api/skyhook-status.js';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { DEFAULT_COMPARTMENT } from '../../api/names.js';
 import { strategyParams } from './plan/compartments.js';
@@ -146,12 +147,15 @@ export class SkyhookMetrics {
     const nodeStatus = status.nodeStatus ?? {};
     const nodes = Object.keys(nodeStatus);
     set(this.nodeTargetCount, { skyhook_name: name }, nodes.length);
-    for (const [value, count] of tally(Object.values(nodeStatus), (value) => value))
-      set(this.nodeStatusCount, { skyhook_name: name, status: value }, count);
-    for (const { name: pkgName, version, states, stages, restarts } of packageTotals(nodeState ?? {})) {
+    // Every status, state and stage has its series, 0 when no node is in it (upstream's): a query or
+    // alert on `{status="blocked"} == 0` finds 0, not nothing.
+    const statusCounts = tally(Object.values(nodeStatus), (value) => value);
+    for (const value of SKYHOOK_STATUSES)
+      set(this.nodeStatusCount, { skyhook_name: name, status: value }, statusCounts.get(value) ?? 0);
+    for (const { name: pkgName, version, states, stages, restarts } of packageTotals(nodeState ?? {}, skyhook)) {
       const pkg = { skyhook_name: name, package_name: pkgName, package_version: version };
-      for (const [state, count] of states) set(this.packageState, { ...pkg, state }, count);
-      for (const [stage, count] of stages) set(this.packageStage, { ...pkg, stage }, count);
+      for (const state of PACKAGE_STATES) set(this.packageState, { ...pkg, state }, states.get(state) ?? 0);
+      for (const stage of PACKAGE_STAGES) set(this.packageStage, { ...pkg, stage }, stages.get(stage) ?? 0);
       set(this.packageRestarts, pkg, restarts);
     }
     for (const [reason, { count, sinceMs }] of this.waitsByReason(name, waits, nowMs)) {
@@ -236,8 +240,17 @@ interface PackageTotals {
  * of incremented once per node (at 1000 nodes, 3000 increments and as many removals each
  * reconcile, 3 % of the operator's CPU in `rollout-1000`).
  */
-function packageTotals(nodeState: NonNullable<SkyhookStatus['nodeState']>): PackageTotals[] {
+function packageTotals(nodeState: NonNullable<SkyhookStatus['nodeState']>, skyhook: Skyhook): PackageTotals[] {
   const totals = new Map<string, PackageTotals>();
+  // The spec's packages count from zero before any node has state for them.
+  for (const [pkgName, { version }] of Object.entries(skyhook.spec.packages ?? {}))
+    totals.set(`${pkgName}\u0000${version}`, {
+      name: pkgName,
+      version,
+      states: new Map(),
+      stages: new Map(),
+      restarts: 0,
+    });
   for (const entries of Object.values(nodeState)) {
     for (const entry of Object.values(entries)) {
       const key = `${entry.name}\u0000${entry.version}`;

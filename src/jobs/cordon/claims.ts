@@ -78,11 +78,13 @@ export function cordonClaims(annotations: Record<string, string>): string[] {
 
 /**
  * A node one of our actors has taken out of service: cordoned, and the cordon is held by an SCR's
- * interrupt claim, a maintenance slot holder or a NodeOp. This is what every disruption budget
- * counts. A person's cordon and the runtime-required cordon of a new node (never in service) are not
- * disruptions we made, so they do not use up a budget.
+ * interrupt claim, a maintenance slot holder or a NodeOp; or rebooted by a NodeOp that does not
+ * cordon (`rebooting-by`, cordoned or not). This is what every disruption budget counts. A person's
+ * cordon and the runtime-required cordon of a new node (never in service) are not disruptions we
+ * made, so they do not use up a budget.
  */
 export function isDisrupted(node: NodeCordonView): boolean {
+  if (node.annotations[NODEOP_NAMES.rebootingBy] !== undefined) return true;
   if (node.unschedulable !== true) return false;
   if (node.annotations[NODEOP_NAMES.cordonedBy] !== undefined) return true;
   return Object.keys(node.annotations).some(

@@ -6,6 +6,7 @@ import {
   maxInProgress,
   maxStageJobsRunning,
   nextNodeGaps,
+  nextSkyhookGaps,
   nextStageGaps,
 } from '../../../bench/rollout-gaps.js';
 import { budgetCheck } from '../../../bench/rollout-report.js';
@@ -39,6 +40,12 @@ describe('rollout gaps', () => {
 
   it('groups by SCR and node', () => {
     expect([...grouped.keys()].sort()).toEqual(['a/n1', 'a/n2', 'a/n3', 'b/n1']);
+  });
+
+  it('measures the hand-over from one SCR to the next on each node (priority order), leaving out nodes without both', () => {
+    // n1: a's config done at 200, b's apply seen at 260; n2 and n3 have no b.
+    expect(nextSkyhookGaps(grouped, ['a', 'b'])).toEqual([60]);
+    expect(nextSkyhookGaps(grouped, ['b', 'a'])).toEqual([]);
   });
 
   it('measures the next stage of the same SCR on the same node', () => {

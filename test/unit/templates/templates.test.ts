@@ -414,3 +414,19 @@ describe('the reboot script, run in a shell', () => {
     expect(readFileSync(log, 'utf8')).toBe('echo it is done\n');
   }, 20_000);
 });
+
+describe('terminationGracePeriodSeconds', () => {
+  const plan = { commands: [['systemctl', 'reboot']], rebootsNode: true };
+  it("is the grace period of every pod of the node: the Job's and the reboot pod", () => {
+    const op = nodeOp({ rebootOnSuccess: true, terminationGracePeriodSeconds: 46 });
+    const job = buildNodeJob({ nodeOp: op, node: 'n1', jobName: 'j', settings, writesSentinel: true });
+    expect(job.spec?.template.spec?.terminationGracePeriodSeconds).toBe(46);
+    const pod = buildRebootPod({ nodeOp: op, node: 'n1', jobName: 'j', plan, settings });
+    expect(pod.spec?.terminationGracePeriodSeconds).toBe(46);
+  });
+
+  it("leaves Kubernetes' default to the Job pods when unset", () => {
+    const job = buildNodeJob({ nodeOp: nodeOp(), node: 'n1', jobName: 'j', settings, writesSentinel: false });
+    expect(job.spec?.template.spec?.terminationGracePeriodSeconds).toBeUndefined();
+  });
+});

@@ -27,6 +27,7 @@ import { stageChildLabels, stageConfigMapMounts, stageDrain } from '../../../tem
 import type { CreateStageOp } from '../plan/planner-types.js';
 import type { SkyhookSettings } from '../skyhook-settings.js';
 import { nameOf } from '../../../api/object-meta.js';
+import { parseDurationMs } from '../../../util/duration.js';
 
 /** Where the host's / appears in the stage containers (the agent's root_mount argument). */
 export const ROOT_MOUNT = '/root';
@@ -169,6 +170,12 @@ function stageInitSteps({ op, skyhook, settings }: StageOpInput, pkg: Package | 
   ];
 }
 
+/** `gracefulShutdown` as the pods' terminationGracePeriodSeconds, whole seconds rounded down (metav1.Duration's). */
+function gracePeriodOf(pkg: Package | undefined): { terminationGracePeriodSeconds?: number } {
+  if (!pkg?.gracefulShutdown) return {};
+  return { terminationGracePeriodSeconds: Math.floor(parseDurationMs(pkg.gracefulShutdown) / 1000) };
+}
+
 function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpSpec {
   const { op, skyhook, settings } = input;
   const scr = nameOf(skyhook);
@@ -182,6 +189,8 @@ function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpS
     ...(pkg?.resources ? { resources: pkg.resources } : {}),
     tolerations: [{ key, operator: 'Equal', value, effect }, ...(skyhook.spec.additionalTolerations ?? [])],
     backoffLimit: settings.jobBackoffLimit,
+    // Upstream's stage pods take the package's gracefulShutdown as their grace period (whole seconds).
+    ...gracePeriodOf(pkg),
     // Stages of an interrupting package run on a node the planner cordoned under its own claim; the
     // NodeOp then finds it cordoned by someone else and leaves the uncordon to the planner.
     ...(op.cordon ? { cordon: true } : {}),

@@ -35,7 +35,17 @@ export interface Admission {
  * an idle node's interrupt would newly disrupt it while a cluster budget has no room; the rollout
  * admits within its budget, nodes held by non-interruptible pods last (non-interrupt-wait.ts).
  */
-export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: Record<string, string[]>): Admission {
+/**
+ * `freshBatches`: a package version change was written in this pass and the batch state resets on
+ * it: the batches start over before this pass picks one (upstream resets before it batches), so the
+ * batch picked now is the first of the new version's and is recorded as such.
+ */
+export function admit(
+  pass: SkyhookPass,
+  decided: DecidedNodes,
+  configUpdates: Record<string, string[]>,
+  freshBatches = false,
+): Admission {
   const { nodeStatus } = decided;
   const priority = pass.scr.status?.nodePriority ?? {};
   const ready = (work: NodeWork, index: number): boolean =>
@@ -79,7 +89,7 @@ export function admit(pass: SkyhookPass, decided: DecidedNodes, configUpdates: R
     ...(pass.policy ? { policy: pass.policy.spec } : {}),
     targeted: pass.targeted,
     nodes,
-    previous: pass.scr.status?.compartmentStatuses,
+    previous: freshBatches ? undefined : pass.scr.status?.compartmentStatuses,
     complete: decided.works.every((work) => nodeStatus[work.node.name] === 'complete'),
   });
   return { rollout, nodes, podHolds };

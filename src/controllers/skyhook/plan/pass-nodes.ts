@@ -26,7 +26,7 @@ import { applyVersionChanges, startConfigCycle } from './state-transitions.js';
 export interface RefreshedNodes {
   works: NodeWork[];
   configUpdates: Record<string, string[]>;
-  /** A package version changed on some node (batch state may reset). */
+  /** A package version change was written into some node's state in this pass (batch state may reset). */
   versionChanged: boolean;
   events: PlannerEvent[];
 }
@@ -51,7 +51,8 @@ export function refreshNodes(pass: SkyhookPass): RefreshedNodes {
       : refreshNode(pass, node, ops);
     events.push(...refreshed.events);
     for (const pkg of refreshed.changedPackages) delete configUpdates[pkg];
-    versionChanged ||= refreshed.changedPackages.length > 0;
+    // Only when a change is written into the state, not on every pass until the upgrade is done there.
+    versionChanged ||= refreshed.versionChangeApplied === true;
     return refreshed.work;
   });
   return { works, configUpdates, versionChanged, events };
@@ -84,6 +85,7 @@ function refreshNode(pass: SkyhookPass, node: NodeView, nodeOps: readonly StageO
     work: { ...work, state: releaseOrphanedSkips(change.state, ops), recorded: outcomes.recorded },
     events,
     changedPackages: change.changedPackages,
+    versionChangeApplied: change.applied,
   };
 }
 

@@ -72,7 +72,8 @@ export function scrStatus(
     compartmentStatuses: compartmentStatuses(
       outcome.rollout,
       nodeStatus,
-      resetsBatchState(spec, policy?.spec) && (outcome.versionChanged || becameComplete),
+      // A version change's reset is done before admission (pass-advance.ts admit), so this pass's batch counts.
+      resetsBatchState(spec, policy?.spec) && becameComplete,
     ),
   });
   const action: SetSkyhookStatus | undefined = update.status

@@ -18,6 +18,8 @@ export interface RefreshedNode {
   work: NodeWork;
   events: PlannerEvent[];
   changedPackages: string[];
+  /** A version change was written into the state in this refresh (state-transitions.ts `applied`). */
+  versionChangeApplied?: boolean;
 }
 
 /** One node's stage plan and status before admission (pass-nodes.ts decideStatuses). */

@@ -14,6 +14,7 @@ import { scrStatus } from './pass-status.js';
 import { failureReports, keptPriority, releaseCordons, reportHolds, suspendOps, writeBack } from './pass-writeback.js';
 import type { PlannerAction } from './planner-types.js';
 import { skyhookPass, type SkyhookPlanInput } from './skyhook-pass.js';
+import { resetsBatchState } from './rollout-plan.js';
 
 export type { SkyhookPlanInput } from './skyhook-pass.js';
 
@@ -43,7 +44,12 @@ export function planSkyhook(input: SkyhookPlanInput): SkyhookPlan {
   const refreshed = refreshNodes(pass);
   const cycles = runConfigCycles(pass, refreshed);
   const decided = decideStatuses(pass, cycles);
-  const admission = admit(pass, decided, cycles.configUpdates);
+  const admission = admit(
+    pass,
+    decided,
+    cycles.configUpdates,
+    refreshed.versionChanged && resetsBatchState(pass.spec, pass.policy?.spec),
+  );
   const advanced = advanceAdmittedNodes(pass, decided, admission, cycles.configUpdates);
   const expired = expireFinishedOps(pass, advanced.works);
   const { works } = expired;

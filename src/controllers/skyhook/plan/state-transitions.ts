@@ -12,6 +12,11 @@ export interface VersionChangeResult {
   state: NodeState;
   /** Packages whose version changed on this node (their config cycle is over: upstream clears configUpdates). */
   changedPackages: string[];
+  /**
+   * The change was written into the state now (a new upgrade, uninstall or downgrade entry), not
+   * already there from an earlier pass: the moment upstream resets the batch state.
+   */
+  applied: boolean;
 }
 
 /**
@@ -25,25 +30,30 @@ export function applyVersionChanges(
 ): VersionChangeResult {
   const next: NodeState = { ...state };
   const changed = new Set<string>();
+  let applied = false;
+  const set = (key: string, entry: PackageStatus): void => {
+    next[key] = entry;
+    applied = true;
+  };
   for (const [key, entry] of Object.entries(state)) {
     const pkg = packages?.[entry.name];
     if (pkg === undefined) {
-      if (entry.stage !== 'uninstall' && entry.stage !== 'uninstall-interrupt') next[key] = open(entry, 'uninstall');
+      if (entry.stage !== 'uninstall' && entry.stage !== 'uninstall-interrupt') set(key, open(entry, 'uninstall'));
       continue;
     }
     if (entry.version === pkg.version) continue;
     const newKey = packageKey(entry.name, pkg.version);
     if (compareVersions(pkg.version, entry.version) >= 0) {
       if (next[newKey] === undefined)
-        next[newKey] = { ...entryIdentity(entry.name, pkg), stage: 'upgrade', state: 'in_progress' };
+        set(newKey, { ...entryIdentity(entry.name, pkg), stage: 'upgrade', state: 'in_progress' });
     } else if (entry.stage !== 'uninstall') {
-      next[key] = open(entry, 'uninstall');
+      set(key, open(entry, 'uninstall'));
       if (next[newKey] === undefined)
-        next[newKey] = { ...entryIdentity(entry.name, pkg), stage: 'uninstall', state: 'skipped' };
+        set(newKey, { ...entryIdentity(entry.name, pkg), stage: 'uninstall', state: 'skipped' });
     }
     changed.add(entry.name);
   }
-  return { state: next, changedPackages: [...changed].sort() };
+  return { state: next, changedPackages: [...changed].sort(), applied };
 }
 
 /**

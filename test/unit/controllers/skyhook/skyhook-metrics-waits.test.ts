@@ -84,7 +84,7 @@ describe('SkyhookMetrics package states', () => {
     });
     const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'skyhook_package_state_count');
     const byState = Object.fromEntries((metric?.values ?? []).map((v) => [String(v.labels['state']), v.value]));
-    expect(byState).toEqual({ complete: 2, in_progress: 1 });
+    expect(byState).toEqual({ complete: 2, in_progress: 1, erroring: 0, skipped: 0, unknown: 0 });
   });
 
   it('sums the node, state, stage and restart series per package, and a new report replaces the last one', async () => {
@@ -93,10 +93,17 @@ describe('SkyhookMetrics package states', () => {
     const entry = (name: string, stage: 'apply' | 'config', state: 'complete' | 'in_progress', restarts = 0) => ({
       [`${name}|1.0.0`]: { name, version: '1.0.0', image: `example/${name}`, stage, state, restarts },
     });
+    // The non-zero series (every status, state and stage has one, 0 when no node is in it).
+    const all = async (metricName: string) =>
+      (await registry.getMetricsAsJSON()).find((m) => m.name === metricName)?.values ?? [];
     const series = async (metricName: string): Promise<string[]> =>
-      ((await registry.getMetricsAsJSON()).find((m) => m.name === metricName)?.values ?? [])
+      (await all(metricName))
+        .filter((v) => metricName === 'skyhook_package_restarts_count' || v.value !== 0)
         .map((v) => `${Object.values(v.labels).slice(1).join(' ')}=${v.value}`)
         .sort();
+    const packages = async (): Promise<string[]> => [
+      ...new Set((await all('skyhook_package_state_count')).map((v) => String(v.labels['package_name']))),
+    ];
     metrics.report(scr, {
       nodeStatus: { a: 'complete', b: 'in_progress', c: 'in_progress' },
       nodeState: {
@@ -119,7 +126,8 @@ describe('SkyhookMetrics package states', () => {
       'y 1.0.0 config=1',
     ]);
     expect(await series('skyhook_package_restarts_count')).toEqual(['x 1.0.0=3', 'y 1.0.0=0']);
-    // The next report: every node complete; the series of states and stages no node has any more are gone.
+    // The next report: every node complete; states and stages no node has any more are 0, and the
+    // package no node has state of any more (and the spec does not name) is gone.
     metrics.report(scr, {
       nodeStatus: { a: 'complete', b: 'complete', c: 'complete' },
       nodeState: {
@@ -132,5 +140,6 @@ describe('SkyhookMetrics package states', () => {
     expect(await series('skyhook_package_state_count')).toEqual(['x 1.0.0 complete=3']);
     expect(await series('skyhook_package_stage_count')).toEqual(['x 1.0.0 config=3']);
     expect(await series('skyhook_package_restarts_count')).toEqual(['x 1.0.0=0']);
+    expect(await packages()).toEqual(['x']);
   });
 });

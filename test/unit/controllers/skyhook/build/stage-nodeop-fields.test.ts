@@ -74,4 +74,35 @@ describe('the stage NodeOp', () => {
       exemptCordonTolerating: true,
     });
   });
+
+  it("gives the stage's pods the package's gracefulShutdown as their grace period, in whole seconds", () => {
+    const graceful: Skyhook = {
+      ...skyhook,
+      spec: { packages: { tuning: { version: '1.0.0', image: 'ghcr.io/x/tuning', gracefulShutdown: '46.9s' } } },
+    };
+    expect(buildStageNodeOp({ op: op(), skyhook: graceful, settings }).spec.terminationGracePeriodSeconds).toBe(46);
+    const interrupt = op({ stage: 'interrupt', interrupt: { type: 'reboot' } });
+    expect(buildStageNodeOp({ op: interrupt, skyhook: graceful, settings }).spec.terminationGracePeriodSeconds).toBe(
+      46,
+    );
+    expect(buildStageNodeOp({ op: op(), skyhook, settings }).spec.terminationGracePeriodSeconds).toBeUndefined();
+  });
+
+  it("gives the agent steps the package's env, and every stage container its resources", () => {
+    const resources = { cpuRequest: '100m', cpuLimit: '1', memoryRequest: '64Mi', memoryLimit: '128Mi' };
+    const withEnv: Skyhook = {
+      ...skyhook,
+      spec: {
+        packages: {
+          tuning: { version: '1.0.0', image: 'ghcr.io/x/tuning', env: [{ name: 'MODE', value: 'fast' }], resources },
+        },
+      },
+    };
+    const spec = buildStageNodeOp({ op: op(), skyhook: withEnv, settings }).spec;
+    const [copy, apply, check] = spec.initSteps ?? [];
+    for (const step of [apply, check]) expect(step?.env?.[0]).toEqual({ name: 'MODE', value: 'fast' });
+    expect(copy?.env).not.toContainEqual({ name: 'MODE', value: 'fast' });
+    for (const step of [copy, apply, check]) expect(step?.resources).toEqual(resources);
+    expect(spec.resources).toEqual(resources);
+  });
 });
