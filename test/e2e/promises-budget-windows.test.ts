@@ -28,11 +28,12 @@ import {
   waitForPolicy,
   type MaintenanceHarness,
 } from './maintenance-harness.js';
-import { waitForSkyhook } from './skyhook-cluster.js';
+import { NAMESPACE, waitForSkyhook } from './skyhook-cluster.js';
 
 const NODES = ['win-0', 'win-1', 'win-2', 'win-3', 'win-4'];
 const LABELS = { 'promises-e2e': 'windows' };
-const NS = 'default';
+/** The operator's namespace: the only one whose NodeOps it runs by default. */
+const NS = NAMESPACE;
 const IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript';
 /** Open one minute a year: closed whenever this test runs (it refuses to run on 1 January). */
 const CLOSED = [{ schedule: '0 0 1 1 *', duration: '1m' }];
