@@ -321,6 +321,9 @@ describe('gracefulShutdown', () => {
       await createSkyhook(h, {
         metadata: { name: 'graceful' },
         spec: {
+          // Ahead of `failing` (priority 200, an earlier name), which stays erroring on demo-1 and
+          // would hold any Skyhook of its priority and a later name behind it there.
+          priority: 1,
           nodeSelectors: { matchLabels: { 'kubernetes.io/hostname': 'demo-1' } },
           packages: {
             tuned: { version: '1.0.0', image: IMAGE, gracefulShutdown: '46s' },
