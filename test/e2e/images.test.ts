@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/kube/logger.js';
 import { ensureImages, imageBuildah, type ImageSet } from '../../src/sandbox/images/ensure-images.js';
+import { findUpstreamPackages } from '../../src/sandbox/images/nvidia-packages.js';
 import { runCommand } from '../../src/sandbox/images/run-command.js';
+import { REPO_ROOT } from '../helm-binary.js';
 
 const canBuild = process.platform === 'linux' && process.getuid?.() === 0;
 if (!canBuild) console.warn('images.test.ts skipped: building images needs root on Linux (buildah, mmdebstrap)');
@@ -56,14 +58,28 @@ function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<str
     expect(set.sentinelImage).toBe(set.agentImage);
     expect(set.upstreamPackageImage).toBe('ghcr.io/nvidia/skyhook-packages/shellscript:1.1.0');
     expect(set.pauseImage).toBe('registry.k8s.io/pause:3.10');
-    expect(set.images.map((image) => image.ref).sort()).toEqual([
-      'docker.io/library/busybox:1.37',
-      'docker.io/library/busybox:latest',
-      'ghcr.io/nvidia/skyhook-packages/shellscript:1.1.0',
-      'ghcr.io/skyhook-ts/packages/shellscript:1.1.1',
-      'ghcr.io/skyhook-ts/skyhook:0.1.0',
-      'registry.k8s.io/pause:3.10',
-    ]);
+    // NVIDIA's five published packages when their directories are beside the checkout; otherwise
+    // only shellscript 1.1.1, as a stand-in under NVIDIA's name.
+    const nvidia = findUpstreamPackages(REPO_ROOT)
+      ? [
+          'ghcr.io/nvidia/skyhook-packages/kdump:1.1.0',
+          'ghcr.io/nvidia/skyhook-packages/nvidia-tuned:0.2.3',
+          'ghcr.io/nvidia/skyhook-packages/shellscript:1.1.1',
+          'ghcr.io/nvidia/skyhook-packages/tuned:1.2.0',
+          'ghcr.io/nvidia/skyhook-packages/tuning:1.1.4',
+        ]
+      : ['ghcr.io/nvidia/skyhook-packages/shellscript:1.1.1'];
+    expect(set.images.map((image) => image.ref).sort()).toEqual(
+      [
+        'docker.io/library/busybox:1.37',
+        'docker.io/library/busybox:latest',
+        'ghcr.io/nvidia/skyhook-packages/shellscript:1.1.0',
+        ...nvidia,
+        'ghcr.io/skyhook-ts/packages/shellscript:1.1.1',
+        'ghcr.io/skyhook-ts/skyhook:0.1.0',
+        'registry.k8s.io/pause:3.10',
+      ].sort(),
+    );
     expect(set.dir.startsWith(process.cwd())).toBe(false);
   });
 
