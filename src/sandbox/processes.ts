@@ -94,6 +94,11 @@ export async function stopComponent(component: Component, graceMs = 10_000): Pro
 }
 
 /** True while the process exists and is not a zombie waiting to be reaped. */
+/** Blocks this thread for `ms` (for exit hooks and sync teardown paths that cannot await). */
+export function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

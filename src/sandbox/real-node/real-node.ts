@@ -12,7 +12,7 @@ import { basename, join } from 'node:path';
 import type { Logger } from 'pino';
 import { SANDBOX_NAMES } from '../../api/names.js';
 import { runCommand } from '../images/run-command.js';
-import { isAlive, startComponent, stopComponent, type Component } from '../processes.js';
+import { isAlive, sleepSync, startComponent, stopComponent, type Component } from '../processes.js';
 import { startApiRelay, type ApiRelay } from './api-relay.js';
 import { aptProxyConfig, startAptProxy, type AptProxy } from './apt-proxy.js';
 import {
@@ -74,10 +74,6 @@ export interface RealNode {
    * have put it (the nodes have no registry): for images made after the node's root filesystem.
    */
   importImage(archive: string): Promise<void>;
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** What a node's handle and its boot loop share while it runs. */

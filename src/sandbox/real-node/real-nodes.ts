@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { findKubelet } from '../binaries.js';
-import { isAlive } from '../processes.js';
+import { isAlive, sleepSync } from '../processes.js';
 import { getJson } from '../../kube/wait.js';
 import { silentLogger } from '../../kube/logger.js';
 import { deleteNodeNetwork, networkForSlot, releaseSlot, removeCgroups } from './host-resources.js';
@@ -85,7 +85,8 @@ export function reapStaleFleets(baseDir = DEFAULT_FLEET_BASE): void {
       if (!existsSync(slotFile)) continue;
       const slot = Number(readFileSync(slotFile, 'utf8'));
       deleteNodeNetwork(networkForSlot(slot));
-      removeCgroups(`skyhook-node-${slot}`);
+      // The killed node's processes leave their cgroups a moment after the SIGKILL: retry for up to 10 s.
+      for (let i = 0; i < 200 && !removeCgroups(`skyhook-node-${slot}`); i++) sleepSync(50);
       releaseSlot(slot);
     }
     rmSync(dir, { recursive: true, force: true });
