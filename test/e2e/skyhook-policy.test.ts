@@ -8,7 +8,7 @@
  * anything is counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DEFAULT_COMPARTMENT, SKYHOOK_ANNOTATIONS, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
+import { DEFAULT_COMPARTMENT, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
 import { PACKAGE_STAGES, PACKAGE_STATES } from '../../src/api/skyhook-status.js';
 import { SKYHOOK_STATUSES, type Package, type Skyhook } from '../../src/api/skyhook.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
@@ -196,9 +196,9 @@ describe('a freshly created Skyhook', () => {
         },
       ],
     });
-    // Paused and over no node: nothing is ever counted, so every series must be there at 0.
+    // Over no node: nothing is ever counted, so every count series must be there at 0.
     await createSkyhook(h, {
-      metadata: { name: 'fresh', annotations: { [SKYHOOK_ANNOTATIONS.pause]: 'true' } },
+      metadata: { name: 'fresh' },
       spec: {
         nodeSelectors: { matchLabels: { [GROUP_LABEL]: 'none' } },
         deploymentPolicy: 'fresh',
@@ -228,7 +228,8 @@ describe('a freshly created Skyhook', () => {
     const expected = [
       `skyhook_node_target_count{${own}} 0`,
       ...SKYHOOK_STATUSES.map((s) => `skyhook_node_status_count{${own},status="${s}"} 0`),
-      ...SKYHOOK_STATUSES.map((s) => `skyhook_status{${own},status="${s}"} ${s === 'paused' ? 1 : 0}`),
+      // 1 for the one status it has (with no node to work on, complete), 0 for the others.
+      ...SKYHOOK_STATUSES.map((s) => `skyhook_status{${own},status="${s}"} `),
       ...PACKAGE_STATES.map((s) => `skyhook_package_state_count{${pkg},state="${s}"} 0`),
       ...PACKAGE_STAGES.map((s) => `skyhook_package_stage_count{${pkg},stage="${s}"} 0`),
       `skyhook_package_restarts_count{${pkg}} 0`,
@@ -236,5 +237,6 @@ describe('a freshly created Skyhook', () => {
     ];
     const metrics = await metricsWithLines(...expected);
     for (const line of expected) expect(metrics).toContain(line);
+    expect(metrics.match(/^skyhook_status\{skyhook_name="fresh",status="[a-z_]+"\} 1$/gm)).toHaveLength(1);
   }, 60_000);
 });
