@@ -145,14 +145,16 @@ export class SkyhookReconciler {
       statusAction && !statusWrite.write
         ? plan.steps.map((step) => step.filter((action) => action !== statusAction)).filter((step) => step.length > 0)
         : plan.steps;
-    io.logger.debug(
-      {
-        skyhook: key,
-        actions: steps.flat().map((a) => ('node' in a ? `${a.kind}:${a.node}` : a.kind)),
-        requeueAfterMs: plan.requeueAfterMs,
-      },
-      'planned',
-    );
+    // Built only when asked for: a 1000-node pass has thousands of actions.
+    if (io.logger.isLevelEnabled('debug'))
+      io.logger.debug(
+        {
+          skyhook: key,
+          actions: steps.flat().map((a) => ('node' in a ? `${a.kind}:${a.node}` : a.kind)),
+          requeueAfterMs: plan.requeueAfterMs,
+        },
+        'planned',
+      );
     await phases.time('apply', () => applyActions(io, skyhook, steps));
     if (statusWrite.write) this.statusPacing.written(key, now);
     await phases.time('cleanup', async () => {
