@@ -20,19 +20,25 @@ function mtime(url) {
 }
 
 const argv = process.argv.slice(2);
-// `skyhook operator` runs the one-file bundle (scripts/bundle-operator.ts: 25-30 MB less memory)
-// when it was built from the current dist/ (tsc rewrites every file of dist/, so a bundle older
-// than dist/cli/operator.js is stale); otherwise, and for every other command, dist/ as built by tsc.
-const bundle = new URL('../dist/bundle/operator.js', import.meta.url);
-const bundled = mtime(bundle);
-const compiled = mtime(new URL('../dist/cli/operator.js', import.meta.url));
-if (argv[0] === 'operator' && bundled !== undefined && compiled !== undefined && bundled >= compiled) {
-  const { runOperatorCli } = await import(bundle.href);
-  process.exitCode = await runOperatorCli(argv.slice(1));
+// `skyhook operator` and `skyhook agent` run their one-file bundles (scripts/bundle-operator.ts: the
+// operator holds 25-30 MB less memory, the agent in every stage container starts in half the time)
+// when they were built from the current dist/ (tsc rewrites every file of dist/, so a bundle older
+// than its dist/ entry is stale); otherwise, and for every other command, dist/ as built by tsc.
+const BUNDLED = {
+  operator: { bundle: 'operator.js', compiled: 'cli/operator.js', run: 'runOperatorCli' },
+  agent: { bundle: 'agent.js', compiled: 'agent/cli.js', run: 'runAgentCli' },
+};
+const target = Object.hasOwn(BUNDLED, argv[0] ?? '') ? BUNDLED[argv[0]] : undefined;
+const bundle = target && new URL(`../dist/bundle/${target.bundle}`, import.meta.url);
+const bundled = bundle && mtime(bundle);
+const compiled = target && mtime(new URL(`../dist/${target.compiled}`, import.meta.url));
+if (target && bundled !== undefined && compiled !== undefined && bundled >= compiled) {
+  const entry = await import(bundle.href);
+  process.exitCode = await entry[target.run](argv.slice(1));
 } else {
-  if (argv[0] === 'operator' && bundled !== undefined)
+  if (target && bundled !== undefined)
     console.error(
-      'skyhook: dist/bundle/operator.js is older than dist/; running from dist/ (`npm run build` refreshes it)',
+      `skyhook: dist/bundle/${target.bundle} is older than dist/; running from dist/ (\`npm run build\` refreshes it)`,
     );
   const { main } = await import('../dist/cli/main.js');
   process.exitCode = await main(argv);

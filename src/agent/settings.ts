@@ -47,7 +47,11 @@ export const AGENT_ENV_DOC: ReadonlyArray<readonly [name: string, defaultValue: 
   ['COPY_RESOLV', 'true', "copy this container's /etc/resolv.conf to the host root"],
   ['OVERLAY_ALWAYS_RUN_STEP', 'false', 'true: run steps even when their flag exists'],
   ['SKYHOOK_AGENT_CHROOT', 'chroot', 'chroot(8) command used to enter the root mount'],
-  ['SKYHOOK_AGENT_STEP_DELAY_MS', '1000', 'pause before each step (keeps per-second log names distinct)'],
+  [
+    'SKYHOOK_AGENT_STEP_DELAY_MS',
+    '0',
+    "extra pause before each step (log names stay distinct without it: a step waits for the next second when this second's name is taken)",
+  ],
   ['SKYHOOK_AGENT_REBOOT_COMMAND', 'reboot', 'node_restart command, run in the chroot'],
   [
     'SKYHOOK_AGENT_DAEMON_RELOAD_COMMAND',

@@ -1,5 +1,5 @@
 /** Runs one step of a package: arguments, environment, log files, exit code. */
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PackageConfig, StepConfig } from './config-schema.js';
@@ -32,17 +32,8 @@ export async function runStep(
   }
   const args = [...substituted.arguments, ...extras.arguments];
 
-  // Log names have one-second resolution; the pause keeps two runs of a step from sharing one.
   await sleep(ctx.settings.stepDelayMs);
-  const logPath = ctx.settings.writeLogs
-    ? logFilePath(
-        ctx.layout,
-        config.package_name,
-        config.package_version,
-        stepLogName(step.path),
-        logTimestamp(new Date()),
-      )
-    : undefined;
+  const logPath = ctx.settings.writeLogs ? await unusedLogPath(ctx, config, step.path) : undefined;
   if (logPath) mkdirSync(dirname(logPath), { recursive: true });
 
   const returnCode = await runOnHost(
@@ -66,6 +57,27 @@ export async function runStep(
   }
   ctx.print(`SUCEEDED: ${step.path} ${args.join(' ')}`);
   return true;
+}
+
+/**
+ * The step's log path for the current second. Log names have one-second resolution, so when this
+ * second's name is taken (the same step ran moments ago, in this process or an earlier stage's),
+ * it waits for the next second: two runs never share a log, and no run waits when none is needed
+ * (upstream pauses 1 s before every step instead, ~1 s of every stage container).
+ */
+async function unusedLogPath(ctx: RunContext, config: PackageConfig, stepPath: string): Promise<string> {
+  for (;;) {
+    const now = new Date();
+    const path = logFilePath(
+      ctx.layout,
+      config.package_name,
+      config.package_version,
+      stepLogName(stepPath),
+      logTimestamp(now),
+    );
+    if (!existsSync(path) && !existsSync(`${path}.err`)) return path;
+    await sleep(1000 - now.getUTCMilliseconds());
+  }
 }
 
 function reapOldLogs(logPath: string, stepPath: string): void {

@@ -45,7 +45,7 @@ describe('readSettings', () => {
       bufferLimit: 8192,
       copyResolv: true,
       alwaysRunStep: false,
-      stepDelayMs: 1000,
+      stepDelayMs: 0,
     });
     expect(s.interruptCommands).toEqual({
       reboot: ['reboot'],
