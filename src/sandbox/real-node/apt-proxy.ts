@@ -3,14 +3,12 @@
  * so the supervisor serves an HTTP proxy on the host end of the node's veth that forwards GET and
  * HEAD requests to the hosts this machine's own apt uses (its sources lists, plus
  * $SKYHOOK_DEBIAN_MIRROR) and refuses everything else: no CONNECT, no other host, no IP literal.
- * A package that installs software through the node's apt (tuned) then runs unchanged. Files that
- * never change under their name (pool .debs, by-hash indexes) are kept on this machine (deb-cache.ts).
+ * A package that installs software through the node's apt (tuned) then runs unchanged.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { cachedFilePath, defaultDebCacheDir, serveCached, storeAnswer } from './deb-cache.js';
 
 export const APT_PROXY_PORT = 3142;
 
@@ -61,21 +59,14 @@ export function refusal(
   return undefined;
 }
 
-function forward(req: IncomingMessage, res: ServerResponse, cacheDir: string): void {
+function forward(req: IncomingMessage, res: ServerResponse): void {
   const target = new URL(req.url ?? '');
-  const cached = cachedFilePath(cacheDir, target);
-  if (serveCached(cached, req, res)) return;
   const headers = { ...req.headers };
   delete headers['proxy-connection'];
   delete headers['proxy-authorization'];
   const upstream = request(target, { method: req.method, headers }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
-    storeAnswer(cached, req, answer);
     answer.pipe(res);
-    // A transfer the archive broke off is broken off for apt too, which then retries (not left waiting).
-    answer.on('close', () => {
-      if (!answer.complete) res.destroy();
-    });
   });
   upstream.on('error', (error) => {
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
@@ -88,25 +79,15 @@ export interface AptProxy {
   stop(): Promise<void>;
 }
 
-/** The proxy's server, not yet listening: forwards what `refusal` allows, through the cache in `cacheDir`. */
-export function aptProxyServer(allowed: readonly string[], cacheDir: string): Server {
+/** Serves the proxy on `hostIp:APT_PROXY_PORT` (the host end of one node's veth). */
+export async function startAptProxy(hostIp: string, allowed = machineAptHosts()): Promise<AptProxy> {
   const server: Server = createServer((req, res) => {
     const why = refusal(req.method, req.url, allowed);
-    if (!why) return forward(req, res, cacheDir);
+    if (!why) return forward(req, res);
     res.writeHead(403, { 'content-type': 'text/plain' });
     res.end(`sandbox apt proxy: ${why}\n`);
   });
   server.on('connect', (_req, socket) => socket.end('HTTP/1.1 403 Forbidden\r\n\r\nsandbox apt proxy: no CONNECT\r\n'));
-  return server;
-}
-
-/** Serves the proxy on `hostIp:APT_PROXY_PORT` (the host end of one node's veth). */
-export async function startAptProxy(
-  hostIp: string,
-  allowed = machineAptHosts(),
-  cacheDir = defaultDebCacheDir(),
-): Promise<AptProxy> {
-  const server = aptProxyServer(allowed, cacheDir);
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(APT_PROXY_PORT, hostIp, () => resolveListen());
