@@ -63,13 +63,20 @@ export function registryPath(ref: string): string {
 }
 
 /**
- * containerd's hosts.toml for one mirrored registry: every pull goes to the sandbox registry (the
- * `server`, so nothing is tried outside, as in an air-gapped cluster), trusting the sandbox's CA.
+ * containerd's hosts.toml for one mirrored registry: every pull goes to the sandbox registry, as the
+ * mirror (`host`, which containerd 1.6 requires) and as the `server` too, so that nothing is tried
+ * outside (as in an air-gapped cluster) and a missing tag reads "not found", not a DNS failure;
+ * both trust the sandbox's CA.
  */
 export function mirrorHostsToml(caPath: string): string {
+  const registry = `https://${NODE_REGISTRY_ADDRESS}`;
   return `# The sandbox's registry serves this registry's images: nothing is pulled from outside.
-server = "https://${NODE_REGISTRY_ADDRESS}"
+server = "${registry}"
 ca = "${caPath}"
 capabilities = ["pull", "resolve"]
+
+[host."${registry}"]
+  ca = "${caPath}"
+  capabilities = ["pull", "resolve"]
 `;
 }

@@ -22,6 +22,7 @@ export interface RegistryCredentials {
 export interface SandboxRegistry {
   /** `127.0.0.1:<port>`: the registry as the machine reaches it. */
   host: string;
+  port: number;
   /** The CA that signed its serving certificate (the sandbox's). */
   caCert: string;
   /** A directory holding only that CA as `ca.crt`, for tools that take a certificate directory (buildah). */
@@ -95,6 +96,7 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Sand
   await waitReady(component, host, ca, options.credentials, options.timeoutMs ?? 30_000);
   return {
     host,
+    port,
     caCert: options.pki.caCert,
     certDir,
     credentials: options.credentials,

@@ -48,5 +48,9 @@ describe('registry configuration', () => {
     expect(toml).toContain(`server = "https://${NODE_REGISTRY_ADDRESS}"`);
     expect(toml).toContain('ca = "/etc/kubernetes/pki/ca.crt"');
     expect(toml).toContain('capabilities = ["pull", "resolve"]');
+    // containerd 1.6 refuses a hosts.toml without a host tree ("invalid `host` tree").
+    expect(toml).toMatch(
+      new RegExp(`\\[host\\."https://${NODE_REGISTRY_ADDRESS}"\\]\\n\\s+ca = "/etc/kubernetes/pki/ca.crt"`),
+    );
   });
 });
