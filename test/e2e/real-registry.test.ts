@@ -5,7 +5,8 @@
  * stage Jobs' imagePullSecret (the operator's IMAGE_PULL_SECRET). The images pushed here are only
  * in the registry (never imported into the nodes), so a stage that runs proves a real pull; a
  * missing tag and wrong credentials each fail the stage with StageFailed naming the image and what
- * to fix, from the real kubelet's error.
+ * to fix, from the real kubelet's error; a package's own imagePullSecrets pull beside a wrong
+ * operator-wide secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
@@ -52,7 +53,7 @@ beforeAll(async () => {
     realNodeLabels: { [GROUP_LABEL]: GROUP },
     registry: {
       credentials,
-      push: ['1.1.1', '1.1.3'].map((tag) => ({ from: shellscript, as: `${REPO}:${tag}` })),
+      push: ['1.1.1', '1.1.2', '1.1.3'].map((tag) => ({ from: shellscript, as: `${REPO}:${tag}` })),
     },
     skyhook: { settings: { imagePullSecret: OPERATOR_SECRET } },
     nodeOpSettings: { stuckPodTimeoutMs: 20_000 },
@@ -135,5 +136,16 @@ describe('package images from the sandbox registry', () => {
     expect(event.message).toMatch(/401 Unauthorized|unauthorized|authorization failed/i);
     expect(event.message).toContain("check the pull secret's credentials");
     await deleteSkyhook('bad-creds');
+  }, 400_000);
+
+  it("pulls with the package's own pull secret beside a wrong operator-wide one", async () => {
+    // The previous test left IMAGE_PULL_SECRET's credentials wrong: only the package's secret can pull.
+    await applyPullSecret('team-pull', credentials.password);
+    const pkg = { version: '1.1.2', image: REPO, imagePullSecrets: [{ name: 'team-pull' }] };
+    await createGroupSkyhook(h, 'own-secret', GROUP, { packages: { pkg } });
+    const done = await waitForSkyhook(h, 'own-secret', (s) => s.status?.status === 'complete', 300_000);
+    expect(done.status?.nodeStatus?.[NODE]).toBe('complete');
+    expect(await h.node(NODE).exec(['ctr', '-n', 'k8s.io', 'images', 'ls', '-q'])).toContain(`${REPO}:1.1.2`);
+    await deleteSkyhook('own-secret');
   }, 400_000);
 });
