@@ -348,7 +348,7 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
   [
     'a package pull secret named twice',
     withPackage({ imagePullSecrets: [{ name: 'team-a' }, { name: 'team-a' }] }),
-    ['spec.packages.tuning.imagePullSecrets[1]', 'Duplicate value'],
+    ['imagePullSecrets[1]', 'Duplicate value'],
   ],
   [
     'a configInterrupts key that is not a configMap key',
