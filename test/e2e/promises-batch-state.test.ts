@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CompartmentStatus, Package, Skyhook } from '../../src/api/skyhook.js';
 import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
 import type { DeploymentPolicySpec } from '../../src/api/deployment-policy.js';
+import { OVERLAPPING_COMPARTMENTS } from '../fixtures/overlapping-compartments.js';
 import { Informer } from '../../src/kube/informer.js';
 import { customResourcePath } from '../../src/kube/list-watch.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
@@ -135,30 +136,7 @@ describe('batchState batch by batch', () => {
   }, 240_000);
 
   it('overlapping compartments: each compartment advances to its second batch', async () => {
-    const exponential = { exponential: { initialBatch: 1, growthFactor: 2 } };
-    const steps = await rollOut('overlap', 'overlap', {
-      default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1 } } },
-      compartments: [
-        {
-          name: 'us-west',
-          selector: { matchLabels: { region: 'us-west' } },
-          budget: { count: 2 },
-          strategy: exponential,
-        },
-        {
-          name: 'production',
-          selector: { matchLabels: { env: 'production' } },
-          budget: { count: 2 },
-          strategy: exponential,
-        },
-        {
-          name: 'prod-us-west',
-          selector: { matchLabels: { region: 'us-west', env: 'production' } },
-          budget: { count: 1 },
-          strategy: { fixed: { initialBatch: 1 } },
-        },
-      ],
-    });
+    const steps = await rollOut('overlap', 'overlap', OVERLAPPING_COMPARTMENTS);
     // A compartment done before the whole Skyhook has its last batch judged too (upstream judges a
     // compartment with nothing in progress while the Skyhook is not complete); the last one to
     // finish completes the Skyhook, whose batches are not judged.

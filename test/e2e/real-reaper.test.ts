@@ -5,13 +5,13 @@
  * and removes all of it. The child starts a control plane and one real node as a test file does.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { newRunDir } from '../../scripts/test-jest.js';
 import { reapRun } from '../../scripts/test-reaper.js';
 import { realNodeLeftovers } from '../../src/sandbox/real-node/leftovers.js';
-import { acquireSerialLock, REPO_ROOT } from './real-harness.js';
+import { spawnDoomedChild } from './doomed-child.js';
+import { acquireSerialLock } from './real-harness.js';
 
 let release: () => void = () => undefined;
 let runDir = '';
@@ -38,24 +38,7 @@ describe('the run reaper and real nodes', () => {
       const cp = await startControlPlane({ nodes: [] });
       const fleet = await startRealNodes(cp, { count: 1, images, namePrefix: 'reap-' });
       console.log('ready ' + fleet.dir); setInterval(() => {}, 1000);`;
-    const child = spawn(
-      process.execPath,
-      ['--import', './scripts/register-src-hook.ts', '--input-type=module', '-e', script],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, SKYHOOK_TEST_RUN_DIR: runDir, SKYHOOK_SANDBOX_BASE: join(runDir, 'sandboxes') },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (/ready \S+/.test(out)) resolve();
-      });
-      void exited.then(() => reject(new Error(`the child exited before its real node was up: ${out}`)));
-    });
+    const { child, exited } = await spawnDoomedChild(runDir, script);
 
     child.kill('SIGKILL');
     await exited;

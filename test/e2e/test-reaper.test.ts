@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { newRunDir } from '../../scripts/test-jest.js';
 import { reapRun } from '../../scripts/test-reaper.js';
 import { isAlive, waitUntilGone } from '../../src/sandbox/processes.js';
-import { REPO_ROOT } from './skyhook-harness.js';
+import { spawnDoomedChild } from './doomed-child.js';
 
 let runDir = '';
 
@@ -40,25 +40,7 @@ describe('the run reaper', () => {
     const script = `const { startControlPlane } = await import('./src/sandbox/control-plane.ts');
       const cp = await startControlPlane({ nodes: [{ name: 'reap-0' }] });
       console.log('ready ' + cp.runDir); setInterval(() => {}, 1000);`;
-    const child = spawn(
-      process.execPath,
-      ['--import', './scripts/register-src-hook.ts', '--input-type=module', '-e', script],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, SKYHOOK_TEST_RUN_DIR: runDir, SKYHOOK_SANDBOX_BASE: join(runDir, 'sandboxes') },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    const ready = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /ready (\S+)/.exec(out);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then(() => reject(new Error(`the child exited before its control plane was up: ${out}`)));
-    });
+    const { child, ready, exited } = await spawnDoomedChild(runDir, script);
     // The control plane lives in the run directory, recorded by pid.
     expect(ready.startsWith(join(runDir, 'sandboxes'))).toBe(true);
     const pids = recordedPids(runDir);

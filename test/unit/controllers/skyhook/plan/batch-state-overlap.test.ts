@@ -4,6 +4,7 @@
  * as upstream's does, batch by batch.
  */
 import { describe, expect, it } from '@jest/globals';
+import { OVERLAPPING_COMPARTMENTS } from '../../../../fixtures/overlapping-compartments.js';
 import { node, pkg, policy, runToQuiet, scr, SELECTOR_LABEL, world } from './world.js';
 
 type Step = [currentBatch: number, lastBatchSize: number, completedNodes: number];
@@ -25,32 +26,7 @@ describe('batch state of overlapping compartments', () => {
       packages: { a: pkg('1.0.0') },
     });
     const w = world([skyhook], nodes);
-    const exponential = { exponential: { initialBatch: 1, growthFactor: 2 } };
-    w.policies = [
-      policy('p', {
-        default: { budget: { count: 1 }, strategy: { fixed: { initialBatch: 1 } } },
-        compartments: [
-          {
-            name: 'us-west',
-            selector: { matchLabels: { region: 'us-west' } },
-            budget: { count: 2 },
-            strategy: exponential,
-          },
-          {
-            name: 'production',
-            selector: { matchLabels: { env: 'production' } },
-            budget: { count: 2 },
-            strategy: exponential,
-          },
-          {
-            name: 'prod-us-west',
-            selector: { matchLabels: { region: 'us-west', env: 'production' } },
-            budget: { count: 1 },
-            strategy: { fixed: { initialBatch: 1 } },
-          },
-        ],
-      }),
-    ];
+    w.policies = [policy('p', OVERLAPPING_COMPARTMENTS)];
     const steps = new Map<string, Step[]>();
     runToQuiet(w, 80, () => {
       for (const [name, status] of Object.entries(skyhook.status?.compartmentStatuses ?? {})) {

@@ -10,23 +10,13 @@ import fc from 'fast-check';
 import type { DeploymentPolicySpec } from '../../../../../src/api/deployment-policy.js';
 import type { DisruptionBudgetSpec } from '../../../../../src/api/disruption-budget.js';
 import { NODEOP_NAMES, nodeAnnotations } from '../../../../../src/api/names.js';
-import type { Interrupt, Package } from '../../../../../src/api/skyhook.js';
 import { DisruptionLedger } from '../../../../../src/controllers/disruption/budget-rules.js';
 import { buildCompartments } from '../../../../../src/controllers/skyhook/plan/compartments.js';
 import { budget } from '../../disruption/budgets.js';
-import { applyActions, node, pkg, plan, policy, scr, SELECTOR_LABEL, world, type World } from './world.js';
+import { packagesArb, playRounds } from './property-kit.js';
+import { node, policy, scr, SELECTOR_LABEL, world, type World } from './world.js';
 
-const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(
-  fc.constant(undefined),
-  fc.constant<Interrupt>({ type: 'reboot' }),
-  fc.constant<Interrupt>({ type: 'service', services: ['containerd'] }),
-);
-const packagesArb = fc.array(interruptArb, { minLength: 1, maxLength: 3 }).map((interrupts) => {
-  const packages: Record<string, Package> = {};
-  for (const [i, interrupt] of interrupts.entries())
-    packages[['aa', 'bb', 'cc'][i]!] = pkg('1.0.0', interrupt ? { interrupt } : {});
-  return packages;
-});
+const packages = packagesArb(3);
 const countOrPercent = fc.oneof(
   fc.record({ count: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ percent: fc.integer({ min: 1, max: 100 }) }),
@@ -38,7 +28,7 @@ const policyArb: fc.Arbitrary<DeploymentPolicySpec | undefined> = fc.option(
   })),
   { nil: undefined },
 );
-const skyhookArb = fc.record({ packages: packagesArb, legacyBudget: countOrPercent, policy: policyArb });
+const skyhookArb = fc.record({ packages, legacyBudget: countOrPercent, policy: policyArb });
 const clusterBudgetArb: fc.Arbitrary<DisruptionBudgetSpec> = fc
   .record({ zoneOnly: fc.boolean(), max: countOrPercent })
   .map(({ zoneOnly, max }) => ({
@@ -81,33 +71,13 @@ function setUp(s: Scenario): World {
   return w;
 }
 
-function play(s: Scenario, w: World, afterRound: (w: World) => void): void {
-  for (const outcomes of s.rounds) {
-    applyActions(w, plan(w).actions);
-    afterRound(w);
-    let i = 0;
-    w.ops = w.ops.map((op) => {
-      if (op.phase !== 'Running') return op;
-      const outcome = outcomes[i++] ?? 1;
-      if (outcome === 0 || (outcome === 2 && !s.failures)) return op;
-      return {
-        ...op,
-        phase: outcome === 1 ? 'Completed' : 'Failed',
-        restarts: outcome === 2 ? 1 : 0,
-        finishedAt: w.now,
-      };
-    });
-    w.now += 60_000;
-  }
-}
-
 describe('cluster-wide disruption budget properties', () => {
   it('never has more nodes disrupted than the strictest of the SCR budget, the policy budget and the cluster budget', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const w = setUp(s);
         const initially = new DisruptionLedger(w.budgets!, w.nodes).usage().map((u) => u.disrupted.size);
-        play(s, w, () => {
+        playRounds(s, w, () => {
           // Every cluster budget: at most its limit (or what NodeOps alone held before any SCR ran).
           new DisruptionLedger(w.budgets!, w.nodes).usage().forEach((usage, i) => {
             expect(usage.disrupted.size).toBeLessThanOrEqual(Math.max(usage.limit, initially[i]!));
@@ -147,7 +117,7 @@ describe('cluster-wide disruption budget properties', () => {
           rounds: [...s.rounds, ...Array.from({ length: 80 }, () => [])],
         };
         const w = setUp(settled);
-        play(settled, w, () => undefined);
+        playRounds(settled, w, () => undefined);
         for (const [i, skyhook] of w.skyhooks.entries()) {
           const withInterrupt = Object.values(s.skyhooks[i]!.packages).some((p) => p.interrupt);
           for (const n of w.nodes) {

@@ -2,8 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { DeploymentPolicySpec, Strategy } from '../../../../../src/api/deployment-policy.js';
 import { nodeAnnotations } from '../../../../../src/api/names.js';
-import type { Interrupt, Package } from '../../../../../src/api/skyhook.js';
+import type { Interrupt } from '../../../../../src/api/skyhook.js';
 import { buildCompartments } from '../../../../../src/controllers/skyhook/plan/compartments.js';
+import { packagesArb, playRounds } from './property-kit.js';
 import { applyActions, node, pkg, plan, policy, scr, SELECTOR_LABEL, world, type World } from './world.js';
 
 const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(
@@ -14,12 +15,7 @@ const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(
   fc.subarray(['containerd', 'cron', 'kubelet']).map((services): Interrupt => ({ type: 'service', services })),
 );
 /** Up to four root packages, each with or without an interrupt. */
-const packagesArb = fc.array(interruptArb, { minLength: 1, maxLength: 4 }).map((interrupts) => {
-  const packages: Record<string, Package> = {};
-  for (const [i, interrupt] of interrupts.entries())
-    packages[['aa', 'bb', 'cc', 'dd'][i]!] = pkg('1.0.0', interrupt ? { interrupt } : {});
-  return packages;
-});
+const packages = packagesArb(4, interruptArb);
 const budgetArb = fc.oneof(
   fc.record({ count: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ percent: fc.integer({ min: 1, max: 100 }) }),
@@ -61,7 +57,7 @@ const policyArb: fc.Arbitrary<DeploymentPolicySpec | undefined> = fc.oneof(
 /** Per round, what each running op does: 0 keeps running, 1 completes, 2 fails. */
 const scenarioArb = fc.record({
   nodes: fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }),
-  packages: packagesArb,
+  packages,
   policy: policyArb,
   legacyBudget: budgetArb,
   rounds: fc.array(fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 10 }), { minLength: 5, maxLength: 40 }),
@@ -84,32 +80,12 @@ function setUp(s: Scenario): World {
   return w;
 }
 
-function play(s: Scenario, w: World, afterRound: (w: World) => void): void {
-  for (const outcomes of s.rounds) {
-    applyActions(w, plan(w).actions);
-    afterRound(w);
-    let i = 0;
-    w.ops = w.ops.map((op) => {
-      if (op.phase !== 'Running') return op;
-      const outcome = outcomes[i++] ?? 1;
-      if (outcome === 0 || (outcome === 2 && !s.failures)) return op;
-      return {
-        ...op,
-        phase: outcome === 1 ? 'Completed' : 'Failed',
-        restarts: outcome === 2 ? 1 : 0,
-        finishedAt: w.now,
-      };
-    });
-    w.now += 60_000;
-  }
-}
-
 describe('interrupt and rollout properties', () => {
   it('never has more nodes interrupted (cordoned by us) or in progress than each compartment allows', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const w = setUp(s);
-        play(s, w, () => {
+        playRounds(s, w, () => {
           const compartments = buildCompartments(w.skyhooks[0]!.spec, s.policy, w.nodes);
           for (const compartment of compartments) {
             const atWork = compartment.nodes.filter((name) => {
@@ -132,7 +108,7 @@ describe('interrupt and rollout properties', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const w = setUp({ ...s, failures: false });
-        play(
+        playRounds(
           { ...s, failures: false, rounds: [...s.rounds, ...Array.from({ length: 40 }, () => [])] },
           w,
           () => undefined,
@@ -164,7 +140,7 @@ describe('interrupt and rollout properties', () => {
             held.add(n.name);
             if (holders[i] === 'other-scr') n.annotations[nodeAnnotations.cordon('other')] = 'true';
           });
-          play(s, w, () => {
+          playRounds(s, w, () => {
             for (const n of w.nodes) if (held.has(n.name)) expect(n.unschedulable).toBe(true);
           });
           return true;

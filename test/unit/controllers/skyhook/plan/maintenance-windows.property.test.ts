@@ -2,33 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { MaintenanceWindow } from '../../../../../src/api/maintenance-window.js';
 import { nodeAnnotations } from '../../../../../src/api/names.js';
-import type { Interrupt, Package } from '../../../../../src/api/skyhook.js';
 import { windowsOpen } from '../../../../../src/util/time-window.js';
 import { budget } from '../../disruption/budgets.js';
-import {
-  applyActions,
-  node,
-  pkg,
-  plan,
-  policy,
-  SELECTOR_LABEL,
-  scr,
-  settleRunningOps,
-  world,
-  type World,
-} from './world.js';
+import { packagesArb } from './property-kit.js';
+import { applyActions, node, plan, policy, SELECTOR_LABEL, scr, settleRunningOps, world, type World } from './world.js';
 
-const interruptArb: fc.Arbitrary<Interrupt | undefined> = fc.oneof(
-  fc.constant(undefined),
-  fc.constant<Interrupt>({ type: 'reboot' }),
-  fc.constant<Interrupt>({ type: 'service', services: ['containerd'] }),
-);
-const packagesArb = fc.array(interruptArb, { minLength: 1, maxLength: 3 }).map((interrupts) => {
-  const packages: Record<string, Package> = {};
-  for (const [i, interrupt] of interrupts.entries())
-    packages[['aa', 'bb', 'cc'][i]!] = pkg('1.0.0', interrupt ? { interrupt } : {});
-  return packages;
-});
 const hhmm = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 const windowArb: fc.Arbitrary<MaintenanceWindow> = fc.oneof(
@@ -47,7 +25,7 @@ const windowArb: fc.Arbitrary<MaintenanceWindow> = fc.oneof(
 );
 const scenarioArb = fc.record({
   nodes: fc.array(fc.constantFrom('free', 'free', 'foreign', 'other-scr'), { minLength: 1, maxLength: 5 }),
-  packages: packagesArb,
+  packages: packagesArb(3),
   windows: fc.array(windowArb, { minLength: 1, maxLength: 2 }),
   /** A DisruptionBudget's windows over the nodes of pool gpu (every other node), or none. */
   budgetWindows: fc.option(fc.array(windowArb, { minLength: 1, maxLength: 2 }), { nil: undefined }),
