@@ -162,7 +162,8 @@ export async function startOperatorProcess(
       '--metrics-port',
       '127.0.0.1:0',
       '--log-level',
-      'info',
+      // BENCH_LOG_LEVEL=debug traces each reconcile's plan, wakes and requeues (timestamps to look into a gap).
+      process.env['BENCH_LOG_LEVEL'] ?? 'info',
     ],
     { ...inheritedEnv(), ...(options.runtimeEnv ?? operatorRuntime().env) },
   );

@@ -14,8 +14,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { laneTimeLines } from './lane-times.js';
 import { combine, judgeRun, render, type JestResult, type RunEvidence } from './test-results.js';
+
+const { REAL_NODE_FILE } = createRequire(import.meta.url)('./jest/real-node-files.cjs') as { REAL_NODE_FILE: RegExp };
 
 export const EVIDENCE_FILE = '.jest-evidence.json';
 const JEST_BIN = 'node_modules/jest/bin/jest.js';
@@ -95,6 +99,8 @@ export function runJest(spec: RunSpec): RunEvidence | undefined {
   } catch {
     result = undefined; // cut short while writing
   }
+  const lane = laneTimeLines(result?.testResults ?? [], (path) => REAL_NODE_FILE.test(path), '.');
+  if (lane.length > 0 && !spec.quiet) console.log(`\n[test:jest] ${spec.label}, ${lane.join('\n')}`);
   const attempts = existsSync(attemptsFile) ? readFileSync(attemptsFile, 'utf8').split('\n').filter(Boolean) : [];
   reap(spec.runDir);
   return {

@@ -22,6 +22,9 @@ export interface JestSuite {
   status: string;
   message?: string;
   assertionResults?: JestAssertion[];
+  /** When jest started and finished the file (ms since the epoch). */
+  startTime?: number;
+  endTime?: number;
 }
 export interface JestResult {
   numPassedTests?: number;

@@ -42,6 +42,13 @@ export function renderMetricsPage(): string {
       'process metrics (`process_*`, `nodejs_*`). How to scrape them, the dashboard and the alert rules: ' +
       '[observability](../operations/observability.md).',
     '',
+    "A Skyhook's labelled series exist from its first reconcile, 0 until something is counted: " +
+      '`skyhook_status` and `skyhook_node_status_count` for every status, `skyhook_package_state_count` and ' +
+      '`skyhook_package_stage_count` for every state and stage of each of its packages, and the ' +
+      '`skyhook_rollout_*` series for each compartment of its rollout (`__default__` with policy `legacy` ' +
+      'without a DeploymentPolicy), the current batch at 1. A query or alert on a value of 0 finds it rather ' +
+      'than nothing. A deleted Skyhook loses all of its series.',
+    '',
     '| metric | type | labels | meaning |',
     '| --- | --- | --- | --- |',
   ];

@@ -226,6 +226,23 @@ export async function startRealHarness(options: RealHarnessOptions): Promise<Rea
   }
 }
 
+/**
+ * Fails, naming each one, unless every package image in `names` (`tuning`, `kdump`, …) was built from
+ * NVIDIA's own files: a stand-in would run the project's steps under NVIDIA's name and prove nothing
+ * about NVIDIA's package. The fix is NVIDIA's package directories beside the checkout
+ * (../shared/upstream-packages), then `npm run images`.
+ */
+export function requireNvidiaImages(h: RealHarness, names: string[]): void {
+  const missing = names.filter((name) => {
+    const image = h.images.nvidiaPackages.find((i) => i.name === name);
+    return !image || image.standIn;
+  });
+  if (missing.length > 0)
+    throw new Error(
+      `NVIDIA's ${missing.join(', ')} image(s) were not built from NVIDIA's files: put NVIDIA's package directories in ../shared/upstream-packages and run \`npm run images\``,
+    );
+}
+
 /** The current bootID the node reports to the API server. */
 export async function reportedBootId(h: SkyhookHarness, node: string): Promise<string> {
   return (await h.core.readNode({ name: node })).status?.nodeInfo?.bootID ?? '';

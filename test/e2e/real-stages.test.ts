@@ -8,7 +8,13 @@
  *   - a failing package step: its log tail is in the Skyhook's Event, the node is erroring, and
  *     fixing the SCR recovers it;
  *   - a package image whose config.json is invalid: the Event names config.json, the problem and the
- *     fix, no state on the node is lost, and publishing the fixed image recovers it.
+ *     fix, no state on the node is lost, and publishing the fixed image recovers it;
+ *   - a package image that cannot be pulled (a tag the repository does not have, a registry that does
+ *     not exist): the stage fails once its pod is stuck pulling, and the Skyhook's StageFailed Event
+ *     carries the real kubelet's pull error naming the image, then the fix. The simulated kubelet
+ *     scripts this message (src/sandbox/kwok-stages.ts); here containerd writes it, so the operator's
+ *     reading of pod statuses meets the real thing.
+ * The cases share one node, control plane and operator; each has its own Skyhook.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
@@ -31,6 +37,7 @@ import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { getJson, waitForList } from '../../src/kube/wait.js';
 import { PACKAGE_FIX_HINT } from '../../src/agent/package-loader.js';
+import { STUCK_MARK } from '../../src/jobs/job-progress.js';
 import { recordNodeTimeline } from './node-timeline.js';
 import {
   createGroupSkyhook,
@@ -42,6 +49,7 @@ import {
   setSkyhookPackages,
   startRealHarness,
   waitForSkyhook,
+  waitForSkyhookGone,
   type RealHarness,
 } from './real-harness.js';
 
@@ -53,12 +61,17 @@ const WORKLOADS = 'default';
 let h: RealHarness;
 
 beforeAll(async () => {
-  // Two attempts per stage Job (the default four spend about a minute in the Job controller's
-  // backoff before the failing step's Job gives up; the stages that should pass never retry).
+  // One attempt per stage Job: the default four spend about a minute in the Job controller's backoff
+  // (10 s, 20 s, 40 s) before the failing step's Job gives up, and the stages that should pass must
+  // pass first time. A failed stage is still retried by the operator (a new Job), as the recoveries
+  // below need.
   h = await startRealHarness({
     realNodes: 1,
     realNodeLabels: { [GROUP_LABEL]: GROUP },
-    skyhook: { settings: { jobBackoffLimit: 1 } },
+    skyhook: { settings: { jobBackoffLimit: 0 } },
+    // A pod waiting on a pull this long fails its stage (the default is a minute). The wait is judged
+    // only once a container waits with a pull error, so the Event always carries the kubelet's words.
+    nodeOpSettings: { stuckPodTimeoutMs: 8_000 },
   });
 }, 300_000);
 
@@ -367,4 +380,57 @@ describe('a package image whose config.json is invalid, on a real node', () => {
       'broken|1.0.0': { state: 'complete' },
     });
   }, 240_000);
+});
+
+/** The StageFailed Event of `skyhook`, once there is one. */
+async function stageFailed(skyhook: string): Promise<CoreV1Event> {
+  const failed = (e: CoreV1Event): boolean => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === skyhook;
+  const events = await waitForList<CoreV1Event>(
+    h.cp.kubeConfig,
+    '/api/v1/events',
+    (all) => all.some(failed),
+    180_000,
+    `a StageFailed Event on ${skyhook}`,
+  );
+  return events.find(failed)!;
+}
+
+describe.each([
+  {
+    name: 'wrong-tag',
+    what: 'a tag its repository does not have',
+    image: 'ghcr.io/nvidia/skyhook-packages/shellscript',
+    version: '0.0.0-no-such-tag',
+  },
+  {
+    name: 'no-registry',
+    what: 'a registry that does not exist',
+    image: 'registry.invalid/skyhook/missing',
+    version: '1.0.0',
+  },
+])('a package image from $what, on a real node', ({ name, image, version }) => {
+  it("fails the stage with the real kubelet's pull error naming the image, and the fix", async () => {
+    await createGroupSkyhook(h, name, GROUP, { packages: { pkg: { version, image } } });
+    const event = await stageFailed(name);
+    const ref = `${image}:${version}`;
+    expect(event.involvedObject.kind).toBe('Skyhook');
+    expect(event.message).toContain(`Package [pkg:${version}] stage [apply] failed on node [${NODE}]`);
+    expect(event.message).toContain(STUCK_MARK);
+    expect(event.message).toMatch(/ErrImagePull|ImagePullBackOff/);
+    expect(event.message).toContain(ref);
+    // containerd's words, not the simulated kubelet's script.
+    expect(event.message).toMatch(/failed to (pull and unpack image|resolve reference|pull image)/i);
+    expect(event.message).not.toContain('simulated registry');
+    expect(event.message).toContain('check that the image exists');
+    const erroring = await waitForSkyhook(h, name, (s) => s.status?.nodeStatus?.[NODE] === 'erroring', 60_000);
+    expect(erroring.status?.status).toBe('erroring');
+    // Gone before the next case, so an erroring Skyhook holds no later one back on the node.
+    await h.custom.deleteClusterCustomObject({
+      group: 'skyhook.nvidia.com',
+      version: 'v1alpha1',
+      plural: 'skyhooks',
+      name,
+    });
+    await waitForSkyhookGone(h, name, 120_000);
+  }, 300_000);
 });

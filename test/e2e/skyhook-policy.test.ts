@@ -4,17 +4,21 @@
  * starts only once the previous one is done), compartments by selector with their
  * compartmentStatuses and rollout metrics, batch state kept or reset on completion, a failing batch
  * stopping the rollout at failureThreshold, and an SCR naming a missing policy blocked until the
- * policy appears.
+ * policy appears; and a freshly created Skyhook's every labelled series at /metrics, 0 before
+ * anything is counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEFAULT_COMPARTMENT, SKYHOOK_CONDITIONS } from '../../src/api/names.js';
-import type { Package, Skyhook } from '../../src/api/skyhook.js';
+import { PACKAGE_STAGES, PACKAGE_STATES } from '../../src/api/skyhook-status.js';
+import { SKYHOOK_STATUSES, type Package, type Skyhook } from '../../src/api/skyhook.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
 import {
   batches,
   batchSizes,
   createDeploymentPolicy,
   createGroupSkyhook,
+  createSkyhook,
+  GROUP_LABEL,
   groupNodes,
   recordStageJobs,
   startSkyhookHarness,
@@ -177,4 +181,62 @@ describe('a missing DeploymentPolicy', () => {
       done.status?.conditions?.find((c) => c.type === SKYHOOK_CONDITIONS.deploymentPolicyNotFound)?.status ?? 'False',
     ).toBe('False');
   }, 150_000);
+});
+
+describe('a freshly created Skyhook', () => {
+  it('exposes every labelled series at /metrics from its first reconcile, 0 where nothing is counted', async () => {
+    await createDeploymentPolicy(h, 'fresh', {
+      default: { budget: { count: 1 }, strategy: { fixed: {} } },
+      compartments: [
+        {
+          name: 'canary',
+          selector: { matchLabels: { [TIER]: 'canary' } },
+          budget: { count: 1 },
+          strategy: { linear: { initialBatch: 1, delta: 1 } },
+        },
+      ],
+    });
+    // Over no node: nothing is ever counted, so every count series must be there at 0.
+    await createSkyhook(h, {
+      metadata: { name: 'fresh' },
+      spec: {
+        nodeSelectors: { matchLabels: { [GROUP_LABEL]: 'none' } },
+        deploymentPolicy: 'fresh',
+        packages: { pkg: PACKAGE },
+      },
+    });
+    const own = 'skyhook_name="fresh"';
+    const pkg = `${own},package_name="pkg",package_version="1.0.0"`;
+    const compartments = [
+      { name: DEFAULT_COMPARTMENT, strategy: 'fixed' },
+      { name: 'canary', strategy: 'linear' },
+    ];
+    const rollout = compartments.flatMap(({ name, strategy }) => {
+      const labels = `${own},policy_name="fresh",compartment_name="${name}",strategy="${strategy}"`;
+      return [
+        `skyhook_rollout_matched_nodes{${labels}} 0`,
+        `skyhook_rollout_in_progress{${labels}} 0`,
+        `skyhook_rollout_completed{${labels}} 0`,
+        `skyhook_rollout_current_batch{${labels}} 1`,
+        `skyhook_rollout_consecutive_failures{${labels}} 0`,
+        `skyhook_rollout_should_stop{${labels}} 0`,
+        // Their values follow from the budget and an empty compartment; the series is what counts here.
+        `skyhook_rollout_ceiling{${labels}} `,
+        `skyhook_rollout_progress_percent{${labels}} `,
+      ];
+    });
+    const expected = [
+      `skyhook_node_target_count{${own}} 0`,
+      ...SKYHOOK_STATUSES.map((s) => `skyhook_node_status_count{${own},status="${s}"} 0`),
+      // 1 for the one status it has (with no node to work on, complete), 0 for the others.
+      ...SKYHOOK_STATUSES.map((s) => `skyhook_status{${own},status="${s}"} `),
+      ...PACKAGE_STATES.map((s) => `skyhook_package_state_count{${pkg},state="${s}"} 0`),
+      ...PACKAGE_STAGES.map((s) => `skyhook_package_stage_count{${pkg},stage="${s}"} 0`),
+      `skyhook_package_restarts_count{${pkg}} 0`,
+      ...rollout,
+    ];
+    const metrics = await metricsWithLines(...expected);
+    for (const line of expected) expect(metrics).toContain(line);
+    expect(metrics.match(/^skyhook_status\{skyhook_name="fresh",status="[a-z_]+"\} 1$/gm)).toHaveLength(1);
+  }, 60_000);
 });

@@ -86,6 +86,13 @@ export class SkyhookReconciler {
 
   /** SCRs waiting for the caches to show their own writes (skyhook-controller.ts wakes them on node events). */
   waitingForCaches = (): ReadonlySet<string> => this.behind;
+  /**
+   * A wake the SCR would only wait through (its caches are behind): it is offered again with every
+   * node event until the caches have caught up (skyhook-controller.ts), as if its reconcile had run and waited.
+   */
+  deferWake = (key: string): void => {
+    this.behind.add(key);
+  };
   /** Whether the caches still miss some of the SCR's own writes (its reconcile would only wait). */
   cachesBehind = (key: string): boolean => this.io.expectations.scoped(key).behind(...expectationCaches(this.io));
 
@@ -138,6 +145,16 @@ export class SkyhookReconciler {
       statusAction && !statusWrite.write
         ? plan.steps.map((step) => step.filter((action) => action !== statusAction)).filter((step) => step.length > 0)
         : plan.steps;
+    // Built only when asked for: a 1000-node pass has thousands of actions.
+    if (io.logger.isLevelEnabled('debug'))
+      io.logger.debug(
+        {
+          skyhook: key,
+          actions: steps.flat().map((a) => ('node' in a ? `${a.kind}:${a.node}` : a.kind)),
+          requeueAfterMs: plan.requeueAfterMs,
+        },
+        'planned',
+      );
     await phases.time('apply', () => applyActions(io, skyhook, steps));
     if (statusWrite.write) this.statusPacing.written(key, now);
     await phases.time('cleanup', async () => {

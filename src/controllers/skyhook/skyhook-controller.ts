@@ -10,6 +10,7 @@
  * podNonInterruptLabels barrier it can move.
  */
 import type { V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import type { DisruptionBudget } from '../../api/disruption-budget.js';
 import { API_GROUP, API_VERSION, CHILD_ANNOTATIONS, CHILD_LABELS, KINDS } from '../../api/names.js';
@@ -107,8 +108,10 @@ function watchSkyhookEvents(
   caches: SkyhookCaches,
   expectations: WriteExpectations,
   namespace: string,
-  caught: { waitingForCaches(): ReadonlySet<string>; cachesBehind(scr: string): boolean },
+  caught: { waitingForCaches(): ReadonlySet<string>; cachesBehind(scr: string): boolean; deferWake(scr: string): void },
+  log: Logger,
 ): void {
+  const trace = (fields: object, msg: string): void => log.debug(fields, msg);
   const everySkyhook = (): string[] => caches.skyhooks.list().map((scr) => nameOf(scr));
   controller.watch(caches.skyhooks, {
     add: everySkyhook,
@@ -171,10 +174,18 @@ function watchSkyhookEvents(
     if ((caches.disruptionBudgets?.list().length ?? 0) > 0) return everySkyhook();
     const wakes = nodeUpdateWakes(node, old, caches.skyhooks.list());
     if (wakes === EVERY_SKYHOOK) return everySkyhook();
-    // An SCR the caches still miss some of its own writes for would only wait again: the event
-    // that brings the last of them wakes it (200 nodes x 5 SCRs: 2799 such reconciles of 6329).
+    // An SCR the caches still miss some of its own writes for would only wait again (200 nodes x
+    // 5 SCRs: 2799 such reconciles of 6329). Its wake is deferred, not dropped: it joins the SCRs
+    // waiting for their caches, which every node event offers again until it has caught up, so a
+    // later-priority SCR told that an earlier one completed on a node cannot miss that news.
     const candidates = new Set([...wakes, ...caught.waitingForCaches()]);
-    return [...candidates].filter((scr) => !caught.cachesBehind(scr));
+    const woken: string[] = [];
+    for (const scr of candidates) {
+      if (!caught.cachesBehind(scr)) woken.push(scr);
+      else caught.deferWake(scr);
+    }
+    if (woken.length < candidates.size) trace({ node: nameOf(node), wakes, woken }, 'node update: wakes deferred');
+    return woken;
   };
   controller.watch(caches.nodes, { add: everySkyhook, update: nodeUpdate, delete: everySkyhook });
 }
@@ -224,7 +235,7 @@ export async function startSkyhookController(
     logger,
     metrics: runtime.metrics,
   });
-  watchSkyhookEvents(controller, caches, expectations, settings.namespace, reconciler);
+  watchSkyhookEvents(controller, caches, expectations, settings.namespace, reconciler, log);
   controller.start();
   return controller;
 }

@@ -8,13 +8,14 @@
  */
 import { Gauge, type Registry } from 'prom-client';
 import { SKYHOOK_STATUSES, type Skyhook, type SkyhookStatus } from '../../api/skyhook.js';
-import { PACKAGE_STAGES, PACKAGE_STATES } from '../../api/skyhook-status.js';
+import { type CompartmentStatus, PACKAGE_STAGES, PACKAGE_STATES } from '../../api/skyhook-status.js';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import { DEFAULT_COMPARTMENT } from '../../api/names.js';
 import { strategyParams } from './plan/compartments.js';
 import { nameOf } from '../../api/object-meta.js';
 import { NonInterruptWaitMetrics } from './non-interrupt-wait-metrics.js';
 import { RequeueMetrics } from './requeue-reasons.js';
+import { packageTotals, tally } from './package-metric-totals.js';
 import { ReconcilePhaseMetrics } from './reconcile-phases.js';
 
 /** Upstream's policy_name label of an SCR rolled out by its interruptionBudget. */
@@ -162,8 +163,22 @@ export class SkyhookMetrics {
       set(this.waiting, { skyhook_name: name, reason }, count);
       set(this.waitingSince, { skyhook_name: name, reason }, sinceMs / 1000);
     }
-    // One series set per compartment, from the status the planner wrote (legacy: `__default__`, policy "legacy", fixed).
-    for (const [compartment, counts] of Object.entries(status.compartmentStatuses ?? {})) {
+    this.reportRollout(skyhook, status, policy, set);
+  }
+
+  /**
+   * One series set per compartment, from the status the planner wrote (legacy: `__default__`, policy
+   * "legacy", fixed). Before the planner has written any, every compartment the SCR will have reports
+   * 0 (batch 1), so a freshly created Skyhook has its rollout series from its first reconcile.
+   */
+  private reportRollout(
+    skyhook: Skyhook,
+    status: SkyhookStatus,
+    policy: DeploymentPolicy | undefined,
+    set: (gauge: Gauge<RolloutLabel>, labels: Record<RolloutLabel, string>, value: number) => void,
+  ): void {
+    const name = nameOf(skyhook);
+    for (const [compartment, counts] of Object.entries(rolloutCompartments(skyhook, status, policy))) {
       const labels = {
         skyhook_name: name,
         policy_name: policy?.metadata.name ?? LEGACY_POLICY,
@@ -216,54 +231,19 @@ export class SkyhookMetrics {
   }
 }
 
-/** How many of `items` share each key, in the order the keys first come. */
-function tally<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const item of items) {
-    const key = keyOf(item);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
-}
-
-interface PackageTotals {
-  name: string;
-  version: string;
-  /** Nodes per state and per stage; restarts summed over the nodes. */
-  states: Map<string, number>;
-  stages: Map<string, number>;
-  restarts: number;
-}
+const NOTHING_YET: CompartmentStatus = { matched: 0, ceiling: 0, inProgress: 0, completed: 0, progressPercent: 0 };
 
 /**
- * The package series' values summed over every node first: a series set once per reconcile instead
- * of incremented once per node (at 1000 nodes, 3000 increments and as many removals each
- * reconcile, 3 % of the operator's CPU in `rollout-1000`).
+ * The compartments to report: the status's, and each one the SCR's rollout has that the status does
+ * not list yet at 0 (the policy's compartments and its default; `__default__` alone without a policy).
+ * An SCR naming a policy that does not exist (yet) has no compartments to report until it does.
  */
-function packageTotals(nodeState: NonNullable<SkyhookStatus['nodeState']>, skyhook: Skyhook): PackageTotals[] {
-  const totals = new Map<string, PackageTotals>();
-  // The spec's packages count from zero before any node has state for them.
-  for (const [pkgName, { version }] of Object.entries(skyhook.spec.packages ?? {}))
-    totals.set(`${pkgName}\u0000${version}`, {
-      name: pkgName,
-      version,
-      states: new Map(),
-      stages: new Map(),
-      restarts: 0,
-    });
-  for (const entries of Object.values(nodeState)) {
-    for (const entry of Object.values(entries)) {
-      const key = `${entry.name}\u0000${entry.version}`;
-      let total = totals.get(key);
-      if (total === undefined) {
-        total = { name: entry.name, version: entry.version, states: new Map(), stages: new Map(), restarts: 0 };
-        totals.set(key, total);
-      }
-      const state = entry.state ?? 'unknown';
-      total.states.set(state, (total.states.get(state) ?? 0) + 1);
-      total.stages.set(entry.stage, (total.stages.get(entry.stage) ?? 0) + 1);
-      total.restarts += entry.restarts ?? 0;
-    }
-  }
-  return [...totals.values()];
+export function rolloutCompartments(
+  skyhook: Skyhook,
+  status: SkyhookStatus,
+  policy: DeploymentPolicy | undefined,
+): Record<string, CompartmentStatus> {
+  const missingPolicy = skyhook.spec.deploymentPolicy !== undefined && policy === undefined;
+  const expected = missingPolicy ? [] : [...(policy?.spec.compartments ?? []).map((c) => c.name), DEFAULT_COMPARTMENT];
+  return { ...Object.fromEntries(expected.map((c) => [c, NOTHING_YET])), ...status.compartmentStatuses };
 }
