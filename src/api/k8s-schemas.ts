@@ -1,6 +1,6 @@
 /**
  * Schemas of the core Kubernetes types the Skyhook API embeds (LabelSelector, Toleration, EnvVar,
- * LocalObjectReference, metav1.Condition), written out because a CRD cannot `$ref` them.
+ * metav1.Condition), written out because a CRD cannot `$ref` them.
  * Size bounds are generous; they exist so the API server's CEL cost estimator has limits to work with.
  */
 import { Type, type Static } from 'typebox';
@@ -111,12 +111,6 @@ export type EnvVar = Static<typeof EnvVar>;
 /** Atomic like upstream's `[]corev1.EnvVar` (duplicate names are the container runtime's business). */
 export const EnvList = Type.Array(EnvVar, { maxItems: 256 });
 
-export const LocalObjectReference = Type.Object(
-  { name: Type.String({ default: '', description: 'Name of the Secret in the same namespace.' }) },
-  { 'x-kubernetes-map-type': 'atomic' },
-);
-export type LocalObjectReference = Static<typeof LocalObjectReference>;
-
 /** metav1.Condition with the bounds and patterns Kubernetes gives it. */
 export const Condition = Type.Object({
   type: Type.String({
@@ -148,3 +142,28 @@ export const ConditionList = Type.Array(Condition, {
 
 /** A DNS-1123 subdomain, the form of node and most object names. */
 export const OBJECT_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+/**
+ * A pull secret by name (a kubernetes.io/dockerconfigjson Secret in the Jobs' namespace). Unlike
+ * corev1's LocalObjectReference the name is required and must be a DNS-1123 subdomain, so the API
+ * server refuses a name that could never name a Secret instead of the kubelet ignoring it later.
+ */
+export const PullSecretReference = Type.Object({
+  name: Type.String({
+    minLength: 1,
+    maxLength: 253,
+    pattern: OBJECT_NAME_PATTERN,
+    description: 'Name of the Secret (a DNS-1123 subdomain: lowercase letters, digits, `-` and `.`).',
+  }),
+});
+export type PullSecretReference = Static<typeof PullSecretReference>;
+
+/** Pull secrets, each named once. */
+export function PullSecretList(description: string) {
+  return Type.Array(PullSecretReference, {
+    maxItems: 16,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['name'],
+    description,
+  });
+}

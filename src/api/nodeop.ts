@@ -9,7 +9,7 @@
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
-import { EnvList, LabelSelector, LocalObjectReference, OBJECT_NAME_PATTERN, Toleration } from './k8s-schemas.js';
+import { EnvList, LabelSelector, OBJECT_NAME_PATTERN, PullSecretList, Toleration } from './k8s-schemas.js';
 import { type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { NodeOpStatus } from './nodeop-status.js';
@@ -189,7 +189,7 @@ export const NodeOpSpec = Type.Object(
       Type.String({ default: '/host', maxLength: 256, pattern: '^/', description: "Where the host's / is mounted." }),
     ),
     imagePullSecrets: Type.Optional(
-      Type.Array(LocalObjectReference, { maxItems: 16, ...d('Pull secrets of the Job.') }),
+      PullSecretList("Pull secrets of the Job's pods: Secrets in the NodeOp's namespace, each named once."),
     ),
     tolerations: Type.Optional(Type.Array(Toleration, { maxItems: 64, ...d('Tolerations of the Job pods.') })),
     cordon: Type.Optional(

@@ -4,7 +4,7 @@
  * spec (skyhook.ts) and status (skyhook-status.ts) each fit in one sitting.
  */
 import { Type, type Static } from 'typebox';
-import { EnvList } from './k8s-schemas.js';
+import { EnvList, PullSecretList } from './k8s-schemas.js';
 import { PACKAGE_VERSION_MAX_LENGTH, PACKAGE_VERSION_PATTERN } from './package-version.js';
 import { type CelRule, celRules, Duration, PositiveQuantity, StringEnum, StringMap } from './schema-helpers.js';
 
@@ -123,6 +123,11 @@ export const Package = Type.Object(
     ),
     env: Type.Optional({ ...EnvList, description: 'Environment variables of the stage containers.' }),
     resources: Type.Optional(PackageResources),
+    imagePullSecrets: Type.Optional(
+      PullSecretList(
+        "Pull secrets of this package's stage Jobs, besides the operator's IMAGE_PULL_SECRET: Secrets in the operator's namespace.",
+      ),
+    ),
     gracefulShutdown: Type.Optional(Duration({ description: "The package pods' termination grace period." })),
     stageTimeout: Type.Optional(
       Duration({ description: 'Deadline of one attempt of a stage (of the whole stage for interrupts); 0 = none.' }),

@@ -30,6 +30,22 @@ export const STUCK_WAITING_REASONS: ReadonlySet<string> = new Set([
 
 const IMAGE_HINT =
   "check that the image exists at that tag or digest (the package's image and version or containerSHA, or agentImageOverride) and that imagePullSecrets grant access";
+const MISSING_IMAGE_HINT =
+  "the registry has no such tag or digest: check that the image exists at that tag or digest (the package's image and version or containerSHA, or agentImageOverride)";
+const CREDENTIALS_HINT =
+  "the registry refused the pull's credentials: check the pull secret's credentials for that registry (the package's imagePullSecrets, or the operator's IMAGE_PULL_SECRET)";
+
+/** What to do about an image that cannot be pulled, from the runtime's words (containerd, CRI-O). */
+export function imagePullHint(message: string | undefined): string {
+  if (
+    /\b(401|403)\b|unauthorized|authentication required|authorization failed|access denied|forbidden/i.test(
+      message ?? '',
+    )
+  )
+    return CREDENTIALS_HINT;
+  if (/: not found\b|manifest unknown|\bnotfound\b/i.test(message ?? '')) return MISSING_IMAGE_HINT;
+  return IMAGE_HINT;
+}
 
 /** What to do about each stuck reason, said after the kubelet's own words. */
 export const STUCK_HINTS: Readonly<Record<string, string>> = {
@@ -89,7 +105,8 @@ function stuckContainer(pod: V1Pod): { detail: string; sinceMs: number } | undef
     time(pod.metadata?.creationTimestamp),
     ...(pod.status?.conditions ?? []).map((c) => time(c.lastTransitionTime)),
   );
-  const hint = STUCK_HINTS[reason];
+  const hint =
+    reason === 'ErrImagePull' || reason === 'ImagePullBackOff' ? imagePullHint(message) : STUCK_HINTS[reason];
   return {
     detail: `pod ${nameOf(pod)} container ${waiting.name}: ${reason}${message ? `: ${message}` : ''}${hint ? `; ${hint}` : ''}`,
     sinceMs: since,

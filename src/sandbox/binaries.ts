@@ -39,19 +39,24 @@ export function k8sRelease(env: NodeJS.ProcessEnv = process.env): K8sRelease {
   throw new Error(`SKYHOOK_K8S=${value}: expected newest (the default) or oldest`);
 }
 
-/**
- * Reads tools/versions.env, the single place the versions are written down: K8S_VERSION and
- * ETCD_VERSION for the newest release, OLDEST_K8S_VERSION and OLDEST_ETCD_VERSION for the oldest.
- */
-export function readVersions(
-  release: K8sRelease = k8sRelease(),
-  file = join(repoRoot, 'tools/versions.env'),
-): ControlPlaneVersions {
+const VERSIONS_FILE = join(repoRoot, 'tools/versions.env');
+
+/** tools/versions.env as KEY -> value. */
+function versionVars(file: string): Map<string, string> {
   const vars = new Map<string, string>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const match = /^([A-Z0-9_]+)=(\S+)$/.exec(line.trim());
     if (match) vars.set(match[1]!, match[2]!);
   }
+  return vars;
+}
+
+/**
+ * Reads tools/versions.env, the single place the versions are written down: K8S_VERSION and
+ * ETCD_VERSION for the newest release, OLDEST_K8S_VERSION and OLDEST_ETCD_VERSION for the oldest.
+ */
+export function readVersions(release: K8sRelease = k8sRelease(), file = VERSIONS_FILE): ControlPlaneVersions {
+  const vars = versionVars(file);
   const get = (key: string): string => {
     const value = vars.get(key);
     if (!value) throw new Error(`${file} does not define ${key}`);
@@ -117,5 +122,22 @@ export function findBinaries(env: NodeJS.ProcessEnv = process.env): Binaries {
     `control-plane binaries not found (${BINARY_NAMES.join(', ')}). ` +
       `Run \`${buildCommand(release)}\` to build them into ${dir}, ` +
       `or set KUBEBUILDER_ASSETS to a directory that holds all of them.`,
+  );
+}
+
+/**
+ * The sandbox's OCI registry (CNCF Distribution): SKYHOOK_REGISTRY_BIN when set, otherwise the
+ * binary `tools/build-registry.sh` builds into the cache under its own version key.
+ */
+export function findRegistryBinary(env: NodeJS.ProcessEnv = process.env, file = VERSIONS_FILE): string {
+  const fromEnv = env.SKYHOOK_REGISTRY_BIN;
+  if (fromEnv && isExecutable(fromEnv)) return fromEnv;
+  const version = versionVars(file).get('REGISTRY_VERSION');
+  if (!version) throw new Error(`${file} does not define REGISTRY_VERSION`);
+  const path = join(cacheRoot(env), 'bin', `registry-${version}`, 'registry');
+  if (isExecutable(path)) return path;
+  throw new Error(
+    `the sandbox registry (${path}) is not built. Run \`bash tools/build-registry.sh\` (npm run cluster:build does it) ` +
+      'or set SKYHOOK_REGISTRY_BIN to a CNCF Distribution `registry` binary.',
   );
 }

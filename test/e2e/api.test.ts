@@ -172,7 +172,7 @@ describe('valid documents', () => {
       'limits above requests across units (1Gi > 1G, 1.5 > 1200m)',
       { resources: { cpuRequest: '1200m', cpuLimit: '1.5', memoryRequest: '1G', memoryLimit: '1Gi' } },
     ],
-
+    ['its own pull secrets', { imagePullSecrets: [{ name: 'team-a' }, { name: 'registry.team-b' }] }],
     [
       'a glob configInterrupt',
       { configMap: { 'a.conf': 'x' }, configInterrupts: { '*.conf': { type: 'service', services: ['containerd'] } } },
@@ -339,6 +339,16 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
       resources: { cpuRequest: '1', cpuLimit: `1${'0'.repeat(64)}`, memoryRequest: '1Mi', memoryLimit: '1Mi' },
     }),
     ['spec.packages.tuning.resources.cpuLimit', 'may not be more than 64'],
+  ],
+  [
+    'a package pull secret name that is not a DNS-1123 name',
+    withPackage({ imagePullSecrets: [{ name: 'Team_A' }] }),
+    ['spec.packages.tuning.imagePullSecrets[0].name', 'should match'],
+  ],
+  [
+    'a package pull secret named twice',
+    withPackage({ imagePullSecrets: [{ name: 'team-a' }, { name: 'team-a' }] }),
+    ['imagePullSecrets[1]', 'Duplicate value'],
   ],
   [
     'a configInterrupts key that is not a configMap key',
@@ -538,6 +548,16 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
     'a NodeOp memoryLimit below its memoryRequest',
     nodeOp({ resources: { cpuRequest: '1', cpuLimit: '1', memoryRequest: '2Gi', memoryLimit: '1Gi' } }),
     ['spec.resources.memoryLimit', 'memoryLimit is below memoryRequest'],
+  ],
+  [
+    'a NodeOp pull secret with an empty name',
+    nodeOp({ imagePullSecrets: [{ name: '' }] }),
+    ['spec.imagePullSecrets[0].name', 'should be at least 1 chars long'],
+  ],
+  [
+    'a NodeOp pull secret name that is not a DNS-1123 name',
+    nodeOp({ imagePullSecrets: [{ name: 'regcred/../x' }] }),
+    ['spec.imagePullSecrets[0].name', 'should match'],
   ],
   [
     'duplicate init step names',

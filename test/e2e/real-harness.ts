@@ -24,6 +24,8 @@ import { isAlive } from '../../src/sandbox/processes.js';
 import { startControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
 import { ensureImages, imageBuildah, type ImageSet } from '../../src/sandbox/images/ensure-images.js';
 import { startRealNodes, type RealNodeFleet } from '../../src/sandbox/real-node/real-nodes.js';
+import { pushArchive } from '../../src/sandbox/registry/push-images.js';
+import { startRegistry, type RegistryCredentials, type SandboxRegistry } from '../../src/sandbox/registry/registry.js';
 import type { RealNode } from '../../src/sandbox/real-node/real-node.js';
 import {
   kubectlOk,
@@ -38,6 +40,8 @@ export * from './skyhook-harness.js';
 export interface RealHarness extends SkyhookHarness {
   fleet: RealNodeFleet;
   images: ImageSet;
+  /** The sandbox registry the nodes pull through, when the options asked for one. */
+  registry: SandboxRegistry | undefined;
   /** The real nodes by name. */
   node(name: string): RealNode;
 }
@@ -145,6 +149,27 @@ export interface RealHarnessOptions extends HarnessOptions {
   /** Labels of every real node (e.g. the demo's test-node label). */
   realNodeLabels?: Record<string, string>;
   simulatedNodes?: SimulatedNode[];
+  /**
+   * Start the sandbox registry (TLS from the sandbox CA, basic auth with these credentials) and make
+   * the nodes pull ghcr.io, docker.io and registry.k8s.io images through it; `push` puts image-set
+   * archives there under other names (`from`: a ref in the image set, `as`: the name to push).
+   */
+  registry?: { credentials: RegistryCredentials; push: Array<{ from: string; as: string }> };
+}
+
+async function startHarnessRegistry(
+  cp: { runDir: string },
+  images: ImageSet,
+  options: NonNullable<RealHarnessOptions['registry']>,
+): Promise<SandboxRegistry> {
+  const pki = { caCert: join(cp.runDir, 'ca.crt'), caKey: join(cp.runDir, 'ca.key') };
+  const registry = await startRegistry({ runDir: cp.runDir, pki, credentials: options.credentials });
+  for (const { from, as } of options.push) {
+    const image = images.images.find((candidate) => candidate.ref === from);
+    if (!image) throw new Error(`${from} is not in the image set`);
+    await pushArchive(imageBuildah(), registry, join(images.dir, image.archive), as);
+  }
+  return registry;
 }
 
 export async function startRealHarness(options: RealHarnessOptions): Promise<RealHarness> {
@@ -166,8 +191,11 @@ export async function startRealHarness(options: RealHarnessOptions): Promise<Rea
       `images ready in ${(imagesMs / 1000).toFixed(1)} s`,
       `control plane ready in ${(cp.startupMs / 1000).toFixed(1)} s`,
     ];
+    const registry = options.registry ? await startHarnessRegistry(cp, images, options.registry) : undefined;
+    if (registry) cleanups.push(() => registry.stop());
     const fleet = await startRealNodes(cp, {
       count: options.realNodes,
+      ...(registry ? { registryPort: registry.port } : {}),
       images,
       onProgress: (m) => progress.push(m),
       ...(options.realNodeLabels ? { labels: options.realNodeLabels } : {}),
@@ -184,6 +212,7 @@ export async function startRealHarness(options: RealHarnessOptions): Promise<Rea
       ...h,
       fleet,
       images,
+      registry,
       node: (name) => {
         const found = fleet.nodes.find((n) => n.name === name);
         if (!found) throw new Error(`no real node ${name}; have ${fleet.nodes.map((n) => n.name).join(', ')}`);

@@ -118,9 +118,22 @@ export class Buildah {
     await this.run(['push', '--quiet', imageId, `docker-archive:${archive}:${ref}`]);
   }
 
-  /** Loads a docker-archive tarball (written by exportArchive) back into the storage. */
-  async importArchive(archive: string): Promise<void> {
-    await this.run(['pull', '--quiet', `docker-archive:${archive}`]);
+  /**
+   * Pushes image `source` (an ID or a name in the storage) to `destination` (`host/path:tag`) over
+   * TLS, trusting the CA files in `certDir`, with basic-auth `creds` (`user:password`).
+   */
+  async pushToRegistry(source: string, destination: string, creds: string, certDir: string): Promise<void> {
+    await this.run(['push', '--quiet', '--creds', creds, '--cert-dir', certDir, source, `docker://${destination}`]);
+  }
+
+  /** Pulls `source` (`host/path:tag`) from a registry as pushToRegistry reaches it; returns the image ID. */
+  async pullFromRegistry(source: string, creds: string, certDir: string): Promise<string> {
+    return (await this.run(['pull', '--quiet', '--creds', creds, '--cert-dir', certDir, `docker://${source}`])).trim();
+  }
+
+  /** Loads a docker-archive tarball (written by exportArchive) back into the storage; returns the image ID. */
+  async importArchive(archive: string): Promise<string> {
+    return (await this.run(['pull', '--quiet', `docker-archive:${archive}`])).trim();
   }
 
   /** Runs a command in a new container of `image` with no network, and removes the container. */

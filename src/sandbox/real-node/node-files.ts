@@ -21,7 +21,18 @@ export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 /** Inside the node, the kubelet reaches the API server here (relayed to the real one). */
 export const NODE_API_SERVER = 'https://127.0.0.1:6443';
 
-export function containerdConfig(): string {
+export interface ContainerdOptions {
+  /** Where containerd's CRI reads registry hosts (hosts.toml per registry); unset: no mirrors. */
+  registryConfigPath?: string;
+}
+
+export function containerdConfig(options: ContainerdOptions = {}): string {
+  // The golden root filesystem's key includes this text: without options it must not change.
+  const registry = options.registryConfigPath
+    ? `    [plugins."io.containerd.grpc.v1.cri".registry]
+      config_path = "${options.registryConfigPath}"
+`
+    : '';
   return `version = 2
 root = "/var/lib/containerd"
 state = "/run/containerd"
@@ -44,7 +55,7 @@ state = "/run/containerd"
     [plugins."io.containerd.grpc.v1.cri".cni]
       bin_dir = "/usr/lib/cni"
       conf_dir = "/etc/cni/net.d"
-  [plugins."io.containerd.internal.v1.opt"]
+${registry}  [plugins."io.containerd.internal.v1.opt"]
     path = "/var/lib/containerd/opt"
 `;
 }

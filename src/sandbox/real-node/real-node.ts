@@ -29,6 +29,7 @@ import {
 } from './host-resources.js';
 import { makeKubeletClientCert, type CaFiles } from './kubelet-cert.js';
 import { kubeletConfig, kubeletDefaults, kubeletKubeconfig, NODE_PATHS } from './node-files.js';
+import { REGISTRY_SOCKET, writeNodeRegistryFiles } from './node-registry.js';
 import { execInNode, inNode, launchArgs, leaveNodeCgroups, unitFailed } from './node-launch.js';
 import { copyRootfs } from './rootfs.js';
 
@@ -40,6 +41,8 @@ export interface RealNodeSpec {
   kubelet: string;
   ca: CaFiles;
   apiPort: number;
+  /** The sandbox registry's port on the machine's loopback: the node pulls mirrored registries' images from it. */
+  registryPort?: number;
   labels?: Record<string, string>;
   logger: Logger;
 }
@@ -87,6 +90,7 @@ interface NodeRun {
   readonly boots: NodeBoot[];
   current: Component | undefined;
   relay: ApiRelay | undefined;
+  registryRelay: ApiRelay | undefined;
   aptProxy: AptProxy | undefined;
   stopping: boolean;
   crashed: string | undefined;
@@ -106,6 +110,7 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
     boots: [],
     current: undefined,
     relay: undefined,
+    registryRelay: undefined,
     aptProxy: undefined,
     stopping: false,
     crashed: undefined,
@@ -122,6 +127,10 @@ export async function startRealNode(spec: RealNodeSpec, onResources: (node: Real
   createNodeNetwork(net);
   createCgroups(run.cgroupName);
   run.relay = await startApiRelay(join(dir, 'host', 'api.sock'), spec.apiPort);
+  if (spec.registryPort !== undefined) {
+    writeNodeRegistryFiles(run.rootDir);
+    run.registryRelay = await startApiRelay(join(dir, 'host', REGISTRY_SOCKET), spec.registryPort);
+  }
   run.aptProxy = await startAptProxy(net.hostIp);
   if (run.stopping) return node;
   await bootLoop(spec, run)();
@@ -172,6 +181,7 @@ function realNodeHandle(run: NodeRun): RealNode {
       run.stopping = true;
       if (run.current) await stopComponent(run.current, 0); // SIGKILL: unshare ignores SIGTERM; the node's PID 1 takes everything with it
       await run.relay?.stop();
+      await run.registryRelay?.stop();
       await run.aptProxy?.stop();
       // Processes of a killed PID namespace leave their cgroups a moment later.
       for (let i = 0; i < 200 && !removeCgroups(cgroupName); i++) await new Promise((r) => setTimeout(r, 50));

@@ -35,6 +35,8 @@ export interface RealNodesOptions {
   /** Node names are `<prefix><i>`; default `real-`. */
   namePrefix?: string;
   labels?: Record<string, string>;
+  /** The sandbox registry's loopback port: nodes pull ghcr.io, docker.io and registry.k8s.io images through it. */
+  registryPort?: number;
   baseDir?: string;
   logger?: Logger;
   onProgress?: (message: string) => void;
@@ -200,6 +202,7 @@ export async function startRealNodes(cp: ControlPlaneForNodes, options: RealNode
             apiPort,
             logger,
             ...(options.labels ? { labels: options.labels } : {}),
+            ...(options.registryPort !== undefined ? { registryPort: options.registryPort } : {}),
           },
           (node) => {
             nodes.push(node);

@@ -176,6 +176,15 @@ function gracePeriodOf(pkg: Package | undefined): { terminationGracePeriodSecond
   return { terminationGracePeriodSeconds: Math.floor(parseDurationMs(pkg.gracefulShutdown) / 1000) };
 }
 
+/** The operator-wide pull secret (IMAGE_PULL_SECRET) and the package's own, each once, the operator's first. */
+function pullSecretsOf(
+  operatorSecret: string,
+  pkg: Package | undefined,
+): { imagePullSecrets?: Array<{ name: string }> } {
+  const names = [...new Set([operatorSecret, ...(pkg?.imagePullSecrets ?? []).map((s) => s.name)].filter(Boolean))];
+  return names.length > 0 ? { imagePullSecrets: names.map((name) => ({ name })) } : {};
+}
+
 function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpSpec {
   const { op, skyhook, settings } = input;
   const scr = nameOf(skyhook);
@@ -196,7 +205,7 @@ function stageNodeOpSpec(input: StageOpInput, pkg: Package | undefined): NodeOpS
     ...(op.cordon ? { cordon: true } : {}),
     ...(op.drain ? { drainOptions: stageDrain(op.drain) } : {}),
     ...(op.stageTimeoutSeconds ? { stageTimeout: `${op.stageTimeoutSeconds}s` } : {}),
-    ...(settings.imagePullSecret ? { imagePullSecrets: [{ name: settings.imagePullSecret }] } : {}),
+    ...pullSecretsOf(settings.imagePullSecret, pkg),
     // The interrupt stages' reboot pod performs it.
     ...(op.interrupt ? { interrupt: op.interrupt } : {}),
     configMapMounts: stageConfigMapMounts(op.configMap, nodeMetadataConfigMapName(scr, op.node)),
