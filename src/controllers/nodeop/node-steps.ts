@@ -20,6 +20,7 @@ import { isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progre
 import { MERGE_PATCH } from '../../kube/client.js';
 import { isRunByNodeOpController } from '../../jobs/job-runner/run-plan.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
+import { rebootPodName } from '../../templates/object-names.js';
 import {
   createIfAbsent,
   ensureRebootPod,
@@ -34,6 +35,7 @@ import { drainStep } from './drain-step.js';
 import { runJob } from './job-runner.js';
 import { failNode, finish, keepFailedJob, uncordonOurs } from './node-end.js';
 import { followInterrupt } from './interrupt-step.js';
+import { judgeFailedJob, type FailedJobInput } from './lost-in-reboot.js';
 import { earlierRecheck, type NodeStep, recheckOf, runningStatus, updated } from './node-status.js';
 import { nameOf } from '../../api/object-meta.js';
 import { ignoreNotFound } from '../../kube/writes.js';
@@ -177,39 +179,8 @@ async function followJob(
         : {};
       return { status: runningStatus(status, progress.message, progress.restarts, now), ...earlierRecheck(stuck, run) };
     }
-    case 'succeeded': {
-      if (op.plan) {
-        notify(
-          ctx,
-          op,
-          node,
-          'Normal',
-          REASONS.rebootRequested,
-          `Job ${jobName} succeeded; the reboot pod now runs the interrupt`,
-        );
-        const waiting = op.plan.rebootsNode ? 'waiting for the node to reboot' : 'waiting for the interrupt';
-        return {
-          status: updated(
-            status,
-            {
-              phase: 'Completed',
-              rebootStatus: 'pending',
-              restarts: progress.restarts,
-              message: `${progress.message}; ${waiting}`,
-            },
-            now,
-          ),
-        };
-      }
-      notify(ctx, op, node, 'Normal', REASONS.nodeCompleted, progress.message, true);
-      const done = updated(
-        status,
-        { phase: 'Completed', rebootStatus: 'not-requested', restarts: progress.restarts, message: progress.message },
-        now,
-      );
-      await finish(ctx, op, node, done);
-      return { status: done };
-    }
+    case 'succeeded':
+      return jobSucceeded(ctx, op, node, status, progress);
     case 'stuck':
       // Ends the Job (its pods go, the Job turns Failed and is kept for the failure TTL) instead of leaving it pending forever.
       if (runsPods) {
@@ -219,10 +190,86 @@ async function followJob(
         await keepFailedJob(ctx, op, job, { activeDeadlineSeconds: 1 });
       }
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
-    case 'failed':
+    case 'failed': {
+      const verdict = op.plan ? judgeFailedJob(failedJobInput(ctx, op, node, status, now)) : 'failed';
+      if (verdict === 'succeeded')
+        return jobSucceeded(ctx, op, node, status, {
+          ...progress,
+          message: `Job ${jobName}'s pod was cut off by the node's reboot after its last step succeeded (the reboot pod saw its sentinel)`,
+        });
+      if (verdict === 'wait') {
+        const message = `Job ${jobName}'s pod was lost in the node's reboot; waiting for the reboot pod to say whether the Job had succeeded`;
+        return {
+          status: runningStatus(status, message, progress.restarts, now),
+          recheckAt: now + 2000,
+          recheckReason: "the reboot pod's verdict on a Job lost in the reboot",
+        };
+      }
       await keepFailedJob(ctx, op, job);
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
+    }
   }
+}
+
+function failedJobInput(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  status: NodeOpNodeStatus,
+  now: number,
+): FailedJobInput {
+  const waitingSince = status.lastUpdated ? Date.parse(status.lastUpdated) : now;
+  return {
+    rebootsNode: op.plan?.rebootsNode ?? false,
+    rebootPod: ctx.caches.pods.get(rebootPodName(status.jobName ?? ''), op.namespace),
+    bootAtStart: status.bootID,
+    node: ctx.caches.nodes.get(node),
+    now,
+    deadline: waitingSince + ctx.settings.rebootTimeoutMs,
+  };
+}
+
+/** The Job succeeded: the interrupt follows when the NodeOp has one, else the node is done. */
+async function jobSucceeded(
+  ctx: NodeOpContext,
+  op: NodeOpView,
+  node: string,
+  status: NodeOpNodeStatus,
+  progress: { message: string; restarts: number },
+): Promise<NodeStep> {
+  const now = ctx.clock.now();
+  const jobName = status.jobName ?? '';
+  if (op.plan) {
+    notify(
+      ctx,
+      op,
+      node,
+      'Normal',
+      REASONS.rebootRequested,
+      `Job ${jobName} succeeded; the reboot pod now runs the interrupt`,
+    );
+    const waiting = op.plan.rebootsNode ? 'waiting for the node to reboot' : 'waiting for the interrupt';
+    return {
+      status: updated(
+        status,
+        {
+          phase: 'Completed',
+          rebootStatus: 'pending',
+          restarts: progress.restarts,
+          message: `${progress.message}; ${waiting}`,
+        },
+        now,
+      ),
+    };
+  }
+  notify(ctx, op, node, 'Normal', REASONS.nodeCompleted, progress.message, true);
+  const done = updated(
+    status,
+    { phase: 'Completed', rebootStatus: 'not-requested', restarts: progress.restarts, message: progress.message },
+    now,
+  );
+  await finish(ctx, op, node, done);
+  return { status: done };
 }
 
 /**
