@@ -11,9 +11,7 @@ const nodeWithBoot = (bootID: string): V1Node => ({ status: { nodeInfo: { bootID
 
 function rebootPod(phase: string, container: { restartCount?: number; runningSinceMs?: number } = {}): V1Pod {
   const running =
-    container.runningSinceMs === undefined
-      ? undefined
-      : { startedAt: new Date(NOW - container.runningSinceMs) };
+    container.runningSinceMs === undefined ? undefined : { startedAt: new Date(NOW - container.runningSinceMs) };
   return {
     status: {
       phase,
