@@ -18,7 +18,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event, V1Node, V1Pod } from '@kubernetes/client-node';
+import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/write/failed-stage-report.js';
+import { waitForList } from '../../src/kube/wait.js';
 import { CHILD_LABELS } from '../../src/api/names.js';
 import { isAlive } from '../../src/sandbox/processes.js';
 import { startControlPlane, type SimulatedNode } from '../../src/sandbox/control-plane.js';
@@ -304,4 +306,17 @@ export async function publishPackageImage(
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The StageFailed Event of `skyhook`, once there is one. */
+export async function stageFailed(h: RealHarness, skyhook: string): Promise<CoreV1Event> {
+  const failed = (e: CoreV1Event): boolean => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === skyhook;
+  const events = await waitForList<CoreV1Event>(
+    h.cp.kubeConfig,
+    '/api/v1/events',
+    (all) => all.some(failed),
+    180_000,
+    `a StageFailed Event on ${skyhook}`,
+  );
+  return events.find(failed)!;
 }

@@ -11,9 +11,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CoreV1Event } from '@kubernetes/client-node';
-import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/write/failed-stage-report.js';
-import { waitForList } from '../../src/kube/wait.js';
 import {
   createGroupSkyhook,
   GROUP_LABEL,
@@ -22,6 +19,7 @@ import {
   startRealHarness,
   waitForSkyhook,
   type RealHarness,
+  stageFailed,
 } from './real-harness.js';
 
 const NODE = 'real-0';
@@ -65,18 +63,6 @@ afterAll(async () => {
   await h?.stop();
 }, 120_000);
 
-async function stageFailed(skyhook: string): Promise<CoreV1Event> {
-  const failed = (e: CoreV1Event): boolean => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === skyhook;
-  const events = await waitForList<CoreV1Event>(
-    h.cp.kubeConfig,
-    '/api/v1/events',
-    (all) => all.some(failed),
-    180_000,
-    `a StageFailed Event on ${skyhook}`,
-  );
-  return events.find(failed)!;
-}
-
 async function deleteSkyhook(name: string): Promise<void> {
   await h.custom.deleteClusterCustomObject({
     group: 'skyhook.nvidia.com',
@@ -116,7 +102,7 @@ describe('package images from the sandbox registry', () => {
 
   it('fails the stage on a missing tag, naming the image and saying to check the tag', async () => {
     await createGroupSkyhook(h, 'missing-tag', GROUP, { packages: { pkg: { version: '9.9.9', image: REPO } } });
-    const event = await stageFailed('missing-tag');
+    const event = await stageFailed(h, 'missing-tag');
     expect(event.message).toContain(`Package [pkg:9.9.9] stage [apply] failed on node [${NODE}]`);
     expect(event.message).toMatch(/ErrImagePull|ImagePullBackOff/);
     expect(event.message).toContain(`${REPO}:9.9.9`);
@@ -129,7 +115,7 @@ describe('package images from the sandbox registry', () => {
   it("fails the stage on wrong credentials, naming the image and saying to check the pull secret's credentials", async () => {
     await applyPullSecret(OPERATOR_SECRET, 'not-the-password');
     await createGroupSkyhook(h, 'bad-creds', GROUP, { packages: { pkg: { version: '1.1.3', image: REPO } } });
-    const event = await stageFailed('bad-creds');
+    const event = await stageFailed(h, 'bad-creds');
     expect(event.message).toContain(`Package [pkg:1.1.3] stage [apply] failed on node [${NODE}]`);
     expect(event.message).toMatch(/ErrImagePull|ImagePullBackOff/);
     expect(event.message).toContain(`${REPO}:1.1.3`);

@@ -51,6 +51,7 @@ import {
   waitForSkyhook,
   waitForSkyhookGone,
   type RealHarness,
+  stageFailed,
 } from './real-harness.js';
 
 const NODE = 'real-0';
@@ -382,19 +383,6 @@ describe('a package image whose config.json is invalid, on a real node', () => {
   }, 240_000);
 });
 
-/** The StageFailed Event of `skyhook`, once there is one. */
-async function stageFailed(skyhook: string): Promise<CoreV1Event> {
-  const failed = (e: CoreV1Event): boolean => e.reason === STAGE_FAILED_REASON && e.involvedObject.name === skyhook;
-  const events = await waitForList<CoreV1Event>(
-    h.cp.kubeConfig,
-    '/api/v1/events',
-    (all) => all.some(failed),
-    180_000,
-    `a StageFailed Event on ${skyhook}`,
-  );
-  return events.find(failed)!;
-}
-
 describe.each([
   {
     name: 'wrong-tag',
@@ -411,7 +399,7 @@ describe.each([
 ])('a package image from $what, on a real node', ({ name, image, version }) => {
   it("fails the stage with the real kubelet's pull error naming the image, and the fix", async () => {
     await createGroupSkyhook(h, name, GROUP, { packages: { pkg: { version, image } } });
-    const event = await stageFailed(name);
+    const event = await stageFailed(h, name);
     const ref = `${image}:${version}`;
     expect(event.involvedObject.kind).toBe('Skyhook');
     expect(event.message).toContain(`Package [pkg:${version}] stage [apply] failed on node [${NODE}]`);
