@@ -20,7 +20,8 @@ const MAX_KEYS = 16;
 const MAX_IMAGES = 64;
 const KEY_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 /** What `cosign generate-key-pair` writes to cosign.pub: one PEM block of an SPKI public key. */
-export const PUBLIC_KEY_PATTERN = '^\\s*-----BEGIN PUBLIC KEY-----\\r?\\n[A-Za-z0-9+/=\\r\\n]+-----END PUBLIC KEY-----\\s*$';
+export const PUBLIC_KEY_PATTERN =
+  '^\\s*-----BEGIN PUBLIC KEY-----\\r?\\n[A-Za-z0-9+/=\\r\\n]+-----END PUBLIC KEY-----\\s*$';
 
 const KeyName = (description: string) =>
   Type.String({ minLength: 1, maxLength: 63, pattern: KEY_NAME_PATTERN, description });

@@ -39,6 +39,10 @@ import { readSkyhookSettings, type SkyhookSettings } from './skyhook-settings.js
 import { writeLimit } from './write/bounded-writes.js';
 import { WriteExpectations } from './write/write-expectations.js';
 import { writeThrough } from './write/expectation-caches.js';
+import type { PackageTrustPolicy } from '../../api/package-trust-policy.js';
+import type { VerifyImageSignature } from '../../signing/verdict.js';
+import { defaultVerifier } from '../trust/default-verifier.js';
+import { trustChecker, trustPolicyInformer } from '../trust/trust-wiring.js';
 
 export interface SkyhookControllerOptions {
   /** Overrides of the settings read from the environment. */
@@ -47,6 +51,8 @@ export interface SkyhookControllerOptions {
   syncTimeoutMs?: number;
   /** The cluster-wide budgets' arbiter; default: the process's shared one (shared-arbiter.ts). */
   arbiter?: DisruptionArbiter;
+  /** The image-signature verifier the PackageTrustPolicies use; default: src/signing's. */
+  verify?: VerifyImageSignature;
 }
 
 /**
@@ -76,6 +82,7 @@ function skyhookCaches(
   informers: InformerFactory,
   namespace: string,
   disruptionBudgets: Informer<DisruptionBudget> | undefined,
+  trustPolicies: Informer<PackageTrustPolicy> | undefined,
 ): SkyhookCaches {
   return {
     skyhooks: informers.informer<Skyhook>(customResourcePath(API_GROUP, API_VERSION, KINDS.skyhook.plural)),
@@ -99,6 +106,7 @@ function skyhookCaches(
       customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural),
     ),
     ...(disruptionBudgets ? { disruptionBudgets } : {}),
+    ...(trustPolicies ? { trustPolicies } : {}),
   };
 }
 
@@ -159,6 +167,13 @@ function watchSkyhookEvents(
       update: (budget, old) => (budget.metadata.generation !== old.metadata.generation ? everySkyhook() : []),
       delete: everySkyhook,
     });
+  // A trust policy's change can block, unblock or re-pin any SCR's packages.
+  if (caches.trustPolicies)
+    controller.watch(caches.trustPolicies, {
+      add: everySkyhook,
+      update: (policy, old) => (policy.metadata.generation !== old.metadata.generation ? everySkyhook() : []),
+      delete: everySkyhook,
+    });
   const podWakes = (versions: V1Pod[]): string[] =>
     skyhooksHeldByPod(versions, caches.skyhooks.list(), (name) => caches.nodes.get(name));
   controller.watch(caches.pods, {
@@ -198,7 +213,8 @@ export async function startSkyhookController(
   const settings: SkyhookSettings = { ...readSkyhookSettings(process.env, runtime.namespace), ...options.settings };
   const syncTimeoutMs = options.syncTimeoutMs ?? 120_000;
   const disruption = await sharedDisruption(runtime, syncTimeoutMs);
-  const caches = skyhookCaches(informers, settings.namespace, disruption.budgets);
+  const trustPolicies = await trustPolicyInformer(runtime, syncTimeoutMs);
+  const caches = skyhookCaches(informers, settings.namespace, disruption.budgets, trustPolicies);
   addSkyhookIndexes(caches);
   await Promise.all(Object.values(caches).map((informer) => informer?.waitForSync(syncTimeoutMs)));
 
@@ -225,6 +241,15 @@ export async function startSkyhookController(
       logger: log,
       now: Date.now,
       writeLimit: writeLimit(settings.writeConcurrency),
+      ...(trustPolicies
+        ? {
+            trust: trustChecker(runtime, {
+              namespace: settings.namespace,
+              operatorPullSecret: settings.imagePullSecret,
+              verify: options.verify ?? defaultVerifier,
+            }),
+          }
+        : {}),
     },
     new SkyhookMetrics(runtime.metrics.registry),
   );

@@ -7,7 +7,12 @@
  * so with a Warning Event.
  */
 import { packageKey } from '../../../api/node-state.js';
-import type { CreateStageOp } from './planner-types.js';
+
+/** What pinning reads and writes of a createStageOp (planner-types.ts imports this module's types). */
+interface PinnableOp {
+  readonly package: { readonly name: string; readonly version: string; readonly containerSHA?: string };
+  readonly pinnedDigest?: string;
+}
 
 /** The hold reason of every node of an SCR an Enforce policy refused (and the condition type). */
 export const PACKAGE_TRUST_REFUSED = 'PackageTrustRefused';
@@ -43,7 +48,11 @@ export type PackageTrustDecision =
 export type PackageTrustResults = Readonly<Record<string, Readonly<Record<string, PackageTrustDecision>>>>;
 
 /** The text of the PackageTrustRefused condition and hold: package, image, reason and the fix. */
-export function refusalText(pkg: string, version: string, decision: PackageTrustDecision & { kind: 'refused' }): string {
+export function refusalText(
+  pkg: string,
+  version: string,
+  decision: PackageTrustDecision & { kind: 'refused' },
+): string {
   return `package ${pkg}:${version} (image ${decision.image}) refused by PackageTrustPolicy ${decision.policy}: ${decision.reason}: ${decision.message}`;
 }
 
@@ -78,7 +87,7 @@ export function firstRefusalReason(
  */
 export function pinnedDigest(
   decisions: Readonly<Record<string, PackageTrustDecision>> | undefined,
-  op: CreateStageOp,
+  op: PinnableOp,
 ): string | undefined {
   if (op.package.containerSHA) return undefined;
   return decisions?.[packageKey(op.package.name, op.package.version)]?.digest;
@@ -87,7 +96,7 @@ export function pinnedDigest(
 /** The op with its pinned digest, when a policy verified (or resolved) one. */
 export function withPinnedDigest(
   decisions: Readonly<Record<string, PackageTrustDecision>> | undefined,
-): (op: CreateStageOp) => CreateStageOp {
+): <T extends PinnableOp>(op: T) => T {
   return (op) => {
     const digest = pinnedDigest(decisions, op);
     return digest === undefined ? op : { ...op, pinnedDigest: digest };
