@@ -41,7 +41,7 @@ import { WriteExpectations } from './write/write-expectations.js';
 import { writeThrough } from './write/expectation-caches.js';
 import type { PackageTrustPolicy } from '../../api/package-trust-policy.js';
 import type { VerifyImageSignature } from '../../signing/verdict.js';
-import { defaultVerifier } from '../trust/default-verifier.js';
+import { verifyImageSignature } from '../../signing/verify.js';
 import { trustChecker, trustPolicyInformer } from '../trust/trust-wiring.js';
 
 export interface SkyhookControllerOptions {
@@ -51,7 +51,7 @@ export interface SkyhookControllerOptions {
   syncTimeoutMs?: number;
   /** The cluster-wide budgets' arbiter; default: the process's shared one (shared-arbiter.ts). */
   arbiter?: DisruptionArbiter;
-  /** The image-signature verifier the PackageTrustPolicies use; default: src/signing's. */
+  /** The image-signature verifier the PackageTrustPolicies use; default: src/signing/verify.ts's (cosign). */
   verify?: VerifyImageSignature;
 }
 
@@ -246,7 +246,7 @@ export async function startSkyhookController(
             trust: trustChecker(runtime, {
               namespace: settings.namespace,
               operatorPullSecret: settings.imagePullSecret,
-              verify: options.verify ?? defaultVerifier,
+              verify: options.verify ?? verifyImageSignature,
             }),
           }
         : {}),

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { isNotFound } from '../../kube/client.js';
+import { credentialsFromDockerConfig, credentialsLookup } from '../../signing/docker-config.js';
 import type { RegistryAccess, RegistryCredentials } from '../../signing/verdict.js';
 
 export interface RegistrySettings {
@@ -52,38 +53,6 @@ export function readRegistrySettings(env: Env, readFile: (path: string) => strin
 
 const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
 
-/** `host[:port]` of a dockerconfigjson `auths` key (which may carry a scheme and a path). */
-function registryHost(key: string): string {
-  const host = key
-    .trim()
-    .replace(/^[a-z]+:\/\//i, '')
-    .replace(/\/.*$/, '')
-    .toLowerCase();
-  return host === 'index.docker.io' || host === 'registry-1.docker.io' ? 'docker.io' : host;
-}
-
-/** The credentials a `.dockerconfigjson` holds, by registry host; entries without any are skipped. */
-export function dockerConfigCredentials(json: string): Map<string, RegistryCredentials> {
-  const parsed: unknown = JSON.parse(json);
-  const auths = (parsed as { auths?: unknown } | null)?.auths;
-  const result = new Map<string, RegistryCredentials>();
-  if (typeof auths !== 'object' || auths === null) return result;
-  for (const [key, value] of Object.entries(auths as Record<string, unknown>)) {
-    const entry = (value ?? {}) as { auth?: unknown; username?: unknown; password?: unknown };
-    if (typeof entry.auth === 'string' && entry.auth !== '') {
-      const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon > 0) {
-        result.set(registryHost(key), { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) });
-        continue;
-      }
-    }
-    if (typeof entry.username === 'string' && typeof entry.password === 'string')
-      result.set(registryHost(key), { username: entry.username, password: entry.password });
-  }
-  return result;
-}
-
 /**
  * The access for a package: its pull secrets read now (the operator's first; a host in both keeps
  * the first's credentials). A secret that does not exist adds nothing, as for the kubelet; one that is
@@ -109,11 +78,12 @@ export async function registryAccessFor(
       throw new Error(
         `pull secret ${namespace}/${name} has no .dockerconfigjson: create it with kubectl create secret docker-registry`,
       );
-    for (const [host, credentials] of dockerConfigCredentials(Buffer.from(encoded, 'base64').toString('utf8')))
+    const json = Buffer.from(encoded, 'base64').toString('utf8');
+    for (const [host, credentials] of credentialsFromDockerConfig(json, `pull secret ${namespace}/${name}`))
       if (!byHost.has(host)) byHost.set(host, credentials);
   }
   return {
-    credentialsFor: (host) => byHost.get(registryHost(host)),
+    credentialsFor: credentialsLookup(byHost),
     mirrors: settings.mirrors,
     ...(settings.caPem ? { caPem: settings.caPem } : {}),
   };

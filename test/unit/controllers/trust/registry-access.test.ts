@@ -2,7 +2,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import {
-  dockerConfigCredentials,
   parseRegistryMirrors,
   readRegistrySettings,
   registryAccessFor,
@@ -39,24 +38,12 @@ describe('REGISTRY_MIRRORS and REGISTRY_CA_FILE', () => {
 });
 
 describe('pull secret credentials', () => {
-  it('reads auth (base64 user:password) and username/password entries, by normalized host', () => {
-    const json = JSON.stringify({
-      auths: {
-        'https://ghcr.io/v2/': { auth: Buffer.from('bot:s3cr:et').toString('base64') },
-        'index.docker.io': { username: 'u', password: 'p' },
-      },
-    });
-    const creds = dockerConfigCredentials(json);
-    expect(creds.get('ghcr.io')).toEqual({ username: 'bot', password: 's3cr:et' });
-    expect(creds.get('docker.io')).toEqual({ username: 'u', password: 'p' });
-  });
-
   it("uses the operator's secret first, then the package's, skips a missing one and passes mirrors and CA on", async () => {
     const secrets: Record<string, Record<string, string>> = {
       operator: { '.dockerconfigjson': dockerConfig({ 'ghcr.io': { username: 'op', password: '1' } }) },
       own: {
         '.dockerconfigjson': dockerConfig({
-          'ghcr.io': { username: 'pkg', password: '2' },
+          'https://ghcr.io/v2/': { auth: Buffer.from('pkg:2').toString('base64') },
           'mirror:5000': { username: 'm', password: '3' },
         }),
       },
