@@ -43,6 +43,7 @@ import type { PackageTrustPolicy } from '../../api/package-trust-policy.js';
 import type { VerifyImageSignature } from '../../signing/verdict.js';
 import { verifyImageSignature } from '../../signing/verify.js';
 import { trustChecker, trustPolicyInformer } from '../trust/trust-wiring.js';
+import type { RegistrySettings } from '../trust/registry-access.js';
 
 export interface SkyhookControllerOptions {
   /** Overrides of the settings read from the environment. */
@@ -53,6 +54,8 @@ export interface SkyhookControllerOptions {
   arbiter?: DisruptionArbiter;
   /** The image-signature verifier the PackageTrustPolicies use; default: src/signing/verify.ts's (cosign). */
   verify?: VerifyImageSignature;
+  /** How the verifier reaches registries; default: REGISTRY_MIRRORS and REGISTRY_CA_FILE. */
+  registry?: RegistrySettings;
 }
 
 /**
@@ -247,6 +250,7 @@ export async function startSkyhookController(
               namespace: settings.namespace,
               operatorPullSecret: settings.imagePullSecret,
               verify: options.verify ?? verifyImageSignature,
+              ...(options.registry ? { registry: options.registry } : {}),
             }),
           }
         : {}),

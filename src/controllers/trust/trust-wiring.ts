@@ -18,7 +18,7 @@ import type { VerifyImageSignature } from '../../signing/verdict.js';
 import { sameJson } from '../../util/json-equal.js';
 import { PackageTrustChecker } from './package-trust.js';
 import { trustPolicyStatus } from './policy-status.js';
-import { readRegistrySettings, registryAccessFor } from './registry-access.js';
+import { readRegistrySettings, type RegistrySettings, registryAccessFor } from './registry-access.js';
 
 const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: KINDS.packageTrustPolicy.plural };
 
@@ -55,11 +55,13 @@ export interface TrustCheckerOptions {
   operatorPullSecret: string;
   /** The image-signature verifier (src/signing/). */
   verify: VerifyImageSignature;
+  /** Mirrors and CA; default: REGISTRY_MIRRORS and REGISTRY_CA_FILE from the environment. */
+  registry?: RegistrySettings;
 }
 
 /** The checker, with registry access from REGISTRY_MIRRORS, REGISTRY_CA_FILE and the pull secrets. */
 export function trustChecker(runtime: OperatorRuntime, options: TrustCheckerOptions): PackageTrustChecker {
-  const registry = readRegistrySettings(process.env);
+  const registry = options.registry ?? readRegistrySettings(process.env);
   return new PackageTrustChecker({
     verify: options.verify,
     accessFor: (secrets) => registryAccessFor(runtime.clients.core, options.namespace, secrets, registry),
