@@ -64,12 +64,12 @@ export class RegistryClient {
   /** `method` of `/v2/<repository>/<path>`, authenticating once if the registry challenges. */
   async request(method: 'GET' | 'HEAD', path: string, accept?: string): Promise<Response> {
     const url = `${this.options.baseUrl}/v2/${this.options.repository}/${path}`;
-    const first = await this.send(method, url, accept);
+    const first = await this.send(method, url, accept, this.authorization);
     if (first.status !== 401 || !(await this.answerChallenge(first, url))) return first;
-    return this.send(method, url, accept);
+    return this.send(method, url, accept, this.authorization);
   }
 
-  private async send(method: string, url: string, accept?: string, authorization = this.authorization) {
+  private async send(method: string, url: string, accept: string | undefined, authorization: string | undefined) {
     const headers: Record<string, string> = {};
     if (accept) headers['accept'] = accept;
     if (authorization) headers['authorization'] = authorization;
