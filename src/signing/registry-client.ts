@@ -8,7 +8,7 @@
 import { getCACertificates } from 'node:tls';
 import { Agent, fetch, type Response } from 'undici';
 import type { RegistryCredentials } from './verdict.js';
-import { parseChallenge, tokenUrl } from './www-authenticate.js';
+import { parseChallenge, realmRefusal, tokenUrl } from './www-authenticate.js';
 
 /** One HTTP request the verifier made (redirects it followed count as one). */
 export interface RequestRecord {
@@ -98,6 +98,8 @@ export class RegistryClient {
       return true;
     }
     // A Bearer realm gives anonymous tokens for public repositories, and tokens for the credentials otherwise.
+    const refusal = realmRefusal(challenge.realm, this.options.baseUrl);
+    if (refusal) throw new RegistryError(`the registry's challenge for ${url} was not followed: ${refusal}`, url);
     const realm = tokenUrl(challenge, this.options.repository);
     const answer = await this.send('GET', realm, 'application/json', basic);
     if (!answer.ok) {

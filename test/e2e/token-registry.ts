@@ -3,7 +3,8 @@
  * 401 names a token service (`WWW-Authenticate: Bearer realm=…`), which hands out JWTs for a scope to
  * the right credentials. The token service here is a small HTTPS server of the test; the registry
  * checks its tokens for real (signature chained to the sandbox CA through `x5c`, issuer, audience,
- * expiry, the access granted).
+ * expiry, the access granted). The realm is named `localhost`: cosign (go-containerregistry), like the
+ * verifier, refuses a realm that is a loopback or private IP literal other than the registry's own host.
  */
 import { createServer, type Server } from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -98,7 +99,7 @@ http:
     key: ${JSON.stringify(serving.key)}
 auth:
   token:
-    realm: https://127.0.0.1:${tokenPort}/token
+    realm: https://localhost:${tokenPort}/token
     service: ${SERVICE}
     issuer: ${ISSUER}
     rootcertbundle: ${JSON.stringify(pki.caCert)}
