@@ -8,7 +8,7 @@
 import { getCACertificates } from 'node:tls';
 import { Agent, fetch, type Response } from 'undici';
 import type { RegistryCredentials } from './verdict.js';
-import { parseChallenge, tokenUrl } from './www-authenticate.js';
+import { parseChallenge, realmRefusal, tokenUrl } from './www-authenticate.js';
 
 /** One HTTP request the verifier made (redirects it followed count as one). */
 export interface RequestRecord {
@@ -64,12 +64,12 @@ export class RegistryClient {
   /** `method` of `/v2/<repository>/<path>`, authenticating once if the registry challenges. */
   async request(method: 'GET' | 'HEAD', path: string, accept?: string): Promise<Response> {
     const url = `${this.options.baseUrl}/v2/${this.options.repository}/${path}`;
-    const first = await this.send(method, url, accept);
+    const first = await this.send(method, url, accept, this.authorization);
     if (first.status !== 401 || !(await this.answerChallenge(first, url))) return first;
-    return this.send(method, url, accept);
+    return this.send(method, url, accept, this.authorization);
   }
 
-  private async send(method: string, url: string, accept?: string, authorization = this.authorization) {
+  private async send(method: string, url: string, accept: string | undefined, authorization: string | undefined) {
     const headers: Record<string, string> = {};
     if (accept) headers['accept'] = accept;
     if (authorization) headers['authorization'] = authorization;
@@ -98,6 +98,8 @@ export class RegistryClient {
       return true;
     }
     // A Bearer realm gives anonymous tokens for public repositories, and tokens for the credentials otherwise.
+    const refusal = realmRefusal(challenge.realm, this.options.baseUrl);
+    if (refusal) throw new RegistryError(`the registry's challenge for ${url} was not followed: ${refusal}`, url);
     const realm = tokenUrl(challenge, this.options.repository);
     const answer = await this.send('GET', realm, 'application/json', basic);
     if (!answer.ok) {

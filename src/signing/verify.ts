@@ -76,8 +76,9 @@ export async function verifyImage(
     for (const layer of layers) findings.push(await checkLayer(client, layer, loaded));
     return { verdict: verdictFor(image, digest, findings), requests };
   } catch (error) {
-    if (!(error instanceof RegistryError)) throw error;
-    return { verdict: unreachable(image, error.message, error.status, digest), requests };
+    // Anything else (a body cut off, a timeout) is the registry not answering usefully either.
+    const status = error instanceof RegistryError ? error.status : undefined;
+    return { verdict: unreachable(image, errorText(error), status, digest), requests };
   } finally {
     await agent.close();
   }
@@ -110,7 +111,17 @@ async function readSignatureLayers(client: RegistryClient, digest: string): Prom
     await discard(response);
     throw statusError(response.status, `signature manifest ${tag}`, response.url);
   }
-  const layers = signatureLayers(await response.json());
+  let manifest: unknown;
+  try {
+    manifest = await response.json();
+  } catch {
+    throw new RegistryError(
+      `the signature manifest ${tag} is not JSON (${response.url})`,
+      response.url,
+      response.status,
+    );
+  }
+  const layers = signatureLayers(manifest);
   return layers.length === 0 ? undefined : layers;
 }
 

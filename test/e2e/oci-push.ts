@@ -17,10 +17,12 @@ export class OciPusher {
   private readonly authorization: string;
   private readonly base: string;
 
-  constructor(host: string, credentials: { username: string; password: string }, caPem: string) {
+  /** `auth`: credentials sent as Basic, or a whole Authorization header value (a Bearer token). */
+  constructor(host: string, auth: { username: string; password: string } | string, caPem: string) {
     this.base = `https://${host}`;
     this.agent = new Agent({ connect: { ca: [...getCACertificates('default'), caPem] } });
-    this.authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    this.authorization =
+      typeof auth === 'string' ? auth : `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
   }
 
   close(): Promise<void> {

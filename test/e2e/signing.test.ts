@@ -3,7 +3,7 @@
  * sandbox CA, basic auth), with images signed by the real cosign CLI in its key-pair, `.sig`-tag
  * format: signed images verify to the digest cosign signed (an index's own digest for a tag on an
  * index), and unsigned, foreign-key, moved-tag, copied-signature and unreachable cases are refused
- * with their reason. Also `skyhook package verify`, the built CLI, with its exit codes. No control
+ * with their reason; a registry with token authentication (as ghcr.io) too. Also `skyhook package verify`, the built CLI, with its exit codes. No control
  * plane and no nodes: the verifier needs only the registry.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -11,13 +11,14 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPki } from '../../src/sandbox/pki.js';
+import { createPki, type Pki } from '../../src/sandbox/pki.js';
 import { startRegistry, type SandboxRegistry } from '../../src/sandbox/registry/registry.js';
 import type { RegistryAccess, TrustedKey } from '../../src/signing/verdict.js';
 import { verifyImage } from '../../src/signing/verify.js';
 import { cosignOk } from '../cosign-binary.js';
 import { REPO_ROOT } from '../helm-binary.js';
 import { OCI_MANIFEST, OciPusher } from './oci-push.js';
+import { startTokenRegistry, type TokenRegistry } from './token-registry.js';
 
 const canRun = process.platform === 'linux';
 const credentials = { username: 'signer', password: 'registry-secret' };
@@ -28,6 +29,7 @@ const CLASSIC_FORMAT = ['--new-bundle-format=false', '--use-signing-config=false
 let runDir: string;
 let work: string;
 let registry: SandboxRegistry;
+let pki: Pki;
 let pusher: OciPusher;
 let caPem: string;
 let release: TrustedKey;
@@ -64,7 +66,7 @@ const refused = (reason: string, digest?: string) => ({
     runDir = mkdtempSync(join(tmpdir(), 'skyhook-signing-'));
     work = join(runDir, 'work');
     mkdirSync(join(work, 'docker'), { recursive: true });
-    const pki = await createPki(runDir);
+    pki = await createPki(runDir);
     registry = await startRegistry({ runDir, pki, credentials });
     caPem = readFileSync(registry.caCert, 'utf8');
     pusher = new OciPusher(registry.host, credentials, caPem);
@@ -166,6 +168,50 @@ const refused = (reason: string, digest?: string) => ({
     expect(untrusted.verdict.reason).toBe('unreachable');
     expect(untrusted.verdict.message).toMatch(/no answer.*certificate is trusted/);
   }, 60_000);
+
+  describe('a registry with token authentication (as ghcr.io and Docker Hub)', () => {
+    let tokenRegistry: TokenRegistry;
+
+    beforeAll(async () => {
+      tokenRegistry = await startTokenRegistry(runDir, pki, credentials);
+    }, 60_000);
+
+    afterAll(async () => {
+      await tokenRegistry?.stop();
+    });
+
+    it('verifies through the Bearer token flow, and is unreachable when the token service refuses', async () => {
+      const host = tokenRegistry.host;
+      const tokenPusher = new OciPusher(host, `Bearer ${tokenRegistry.mint('signing/token', ['pull', 'push'])}`, caPem);
+      const digest = await tokenPusher.image('signing/token', '1.0', 'behind a token service');
+      await tokenPusher.close();
+      await cosignOk(['login', host, '-u', credentials.username, '-p', credentials.password], cosignEnv(), work);
+      await sign(`${host}/signing/token:1.0`, 'release');
+
+      const before = tokenRegistry.tokenRequests.length;
+      const tokenAccess = access({ credentialsFor: (h) => (h === host ? credentials : undefined) });
+      const result = await verifyImage(`${host}/signing/token:1.0`, [release], tokenAccess);
+      expect(result.verdict).toEqual({ kind: 'verified', digest, keyName: 'release' });
+      // One challenge, one token for the repository's pull scope, then everything with that token.
+      expect(result.requests.map((r) => `${r.method} ${r.status} ${new URL(r.url).pathname}`)).toEqual([
+        'HEAD 401 /v2/signing/token/manifests/1.0',
+        'GET 200 /token',
+        'HEAD 200 /v2/signing/token/manifests/1.0',
+        `GET 200 /v2/signing/token/manifests/${digest.replace(':', '-')}.sig`,
+        expect.stringMatching(/^GET 200 \/v2\/signing\/token\/blobs\/sha256:/),
+      ]);
+      expect(tokenRegistry.tokenRequests.slice(before)).toEqual(['200 repository:signing/token:pull']);
+
+      const anonymous = await verifyImage(
+        `${host}/signing/token:1.0`,
+        [release],
+        access({ credentialsFor: () => undefined }),
+      );
+      if (anonymous.verdict.kind !== 'refused') throw new Error('verified without credentials');
+      expect(anonymous.verdict.reason).toBe('unreachable');
+      expect(anonymous.verdict.message).toMatch(/token service .* answered 401.*pull secret/);
+    }, 120_000);
+  });
 
   describe('skyhook package verify (the built CLI)', () => {
     function cli(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -10,7 +10,7 @@ import {
   normalizeRegistryHost,
 } from '../../../src/signing/docker-config.js';
 import { parseImageReference, registryBaseUrl, signatureTag } from '../../../src/signing/reference.js';
-import { parseChallenge, tokenUrl } from '../../../src/signing/www-authenticate.js';
+import { parseChallenge, realmRefusal, tokenUrl } from '../../../src/signing/www-authenticate.js';
 
 const DIGEST = `sha256:${'f'.repeat(64)}`;
 
@@ -64,6 +64,19 @@ describe('WWW-Authenticate challenges', () => {
     expect(parseChallenge('Negotiate')).toBeUndefined();
     expect(parseChallenge('Bearer service="x"')).toBeUndefined();
     expect(parseChallenge(null)).toBeUndefined();
+  });
+
+  it('never sends credentials to a realm on plain HTTP or on an internal address other than the registry host', () => {
+    expect(realmRefusal('https://ghcr.io/token', 'https://ghcr.io')).toBeUndefined();
+    expect(realmRefusal('https://auth.docker.io/token', 'https://registry-1.docker.io')).toBeUndefined();
+    expect(realmRefusal('https://10.0.0.5:5001/token', 'https://10.0.0.5:5000')).toBeUndefined();
+    expect(realmRefusal('https://localhost:5001/token', 'https://127.0.0.1:5000')).toBeUndefined();
+    expect(realmRefusal('http://auth.example/token', 'https://reg.example')).toMatch(/not https/);
+    expect(realmRefusal('https://169.254.169.254/latest', 'https://reg.example')).toMatch(/link-local/);
+    expect(realmRefusal('https://127.0.0.1:9/token', 'https://reg.example')).toMatch(/loopback/);
+    expect(realmRefusal('https://[::1]:9/token', 'https://reg.example')).toMatch(/loopback/);
+    expect(realmRefusal('https://192.168.1.1/token', 'https://reg.example')).toMatch(/private/);
+    expect(realmRefusal('not a url', 'https://reg.example')).toMatch(/not a URL/);
   });
 
   it('asks the token service for pull access to the repository when the challenge names no scope', () => {
