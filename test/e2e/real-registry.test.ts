@@ -6,11 +6,18 @@
  * in the registry (never imported into the nodes), so a stage that runs proves a real pull; a
  * missing tag and wrong credentials each fail the stage with StageFailed naming the image and what
  * to fix, from the real kubelet's error; a package's own imagePullSecrets pull beside a wrong
- * operator-wide secret.
+ * operator-wide secret. Signed runs: with a PackageTrustPolicy (Enforce) and the operator given
+ * REGISTRY_MIRRORS and REGISTRY_CA_FILE, a package signed by the real cosign runs on the real node
+ * pinned to the signed digest (the kubelet reports that digest), and an unsigned one is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { BatchV1Api } from '@kubernetes/client-node';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
+import type { Skyhook } from '../../src/api/skyhook.js';
+import { cosignOk } from '../cosign-binary.js';
 import {
   createGroupSkyhook,
   GROUP_LABEL,
@@ -51,7 +58,11 @@ beforeAll(async () => {
     realNodeLabels: { [GROUP_LABEL]: GROUP },
     registry: {
       credentials,
-      push: ['1.1.1', '1.1.2', '1.1.3'].map((tag) => ({ from: shellscript, as: `${REPO}:${tag}` })),
+      push: [
+        ...['1.1.1', '1.1.2', '1.1.3', '1.2.0'].map((tag) => ({ from: shellscript, as: `${REPO}:${tag}` })),
+        // Another image (another digest): never signed, so the trust policy refuses it.
+        { from: 'docker.io/library/busybox:1.37', as: `${REPO}:1.2.1` },
+      ],
     },
     skyhook: { settings: { imagePullSecret: OPERATOR_SECRET } },
     nodeOpSettings: { stuckPodTimeoutMs: 20_000 },
@@ -134,4 +145,123 @@ describe('package images from the sandbox registry', () => {
     expect(await h.node(NODE).exec(['ctr', '-n', 'k8s.io', 'images', 'ls', '-q'])).toContain(`${REPO}:1.1.2`);
     await deleteSkyhook('own-secret');
   }, 400_000);
+
+  it('runs a package signed by the real cosign under an Enforce policy, pinned to the signed digest, and refuses an unsigned one', async () => {
+    const registry = h.registry!;
+    const work = mkdtempSync(join(tmpdir(), 'skyhook-real-trust-'));
+    mkdirSync(join(work, 'docker'));
+    const env = {
+      COSIGN_PASSWORD: 'key-password',
+      DOCKER_CONFIG: join(work, 'docker'),
+      HOME: work,
+      SSL_CERT_FILE: registry.caCert,
+    };
+    const saved = { mirrors: process.env['REGISTRY_MIRRORS'], ca: process.env['REGISTRY_CA_FILE'] };
+    try {
+      // The package author: a key pair, and the image signed in cosign's classic `.sig` format, offline.
+      await cosignOk(['login', registry.host, '-u', credentials.username, '-p', credentials.password], env, work);
+      await cosignOk(['generate-key-pair', '--output-key-prefix', 'release'], env, work);
+      const signedRef = `${registry.host}/skyhook-ts/private/shellscript:1.2.0`;
+      await cosignOk(
+        [
+          'sign',
+          '--key',
+          'release.key',
+          '--yes',
+          '--new-bundle-format=false',
+          '--use-signing-config=false',
+          '--tlog-upload=false',
+          signedRef,
+        ],
+        env,
+        work,
+      );
+      // The digest the signature covers, as the real cosign verifies it.
+      const payloads = JSON.parse(
+        await cosignOk(['verify', '--key', 'release.pub', '--insecure-ignore-tlog=true', signedRef], env, work),
+      ) as Array<{ critical: { image: { 'docker-manifest-digest': string } } }>;
+      const digest = payloads[0]!.critical.image['docker-manifest-digest'];
+      expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+      // The operator verifies as the node pulls: ghcr.io through the sandbox registry, trusting its CA.
+      await applyPullSecret(OPERATOR_SECRET, credentials.password);
+      process.env['REGISTRY_MIRRORS'] = `ghcr.io=https://${registry.host}`;
+      process.env['REGISTRY_CA_FILE'] = registry.caCert;
+      await h.stopOperator();
+      await h.startOperator();
+      await h.custom.createClusterCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: KINDS.packageTrustPolicy.plural,
+        body: {
+          apiVersion: `${API_GROUP}/${API_VERSION}`,
+          kind: KINDS.packageTrustPolicy.kind,
+          metadata: { name: 'real-trust' },
+          spec: {
+            mode: 'Enforce',
+            keys: [{ name: 'release', publicKey: readFileSync(join(work, 'release.pub'), 'utf8') }],
+            images: [{ prefix: 'ghcr.io/skyhook-ts/private/', keys: ['release'] }],
+          },
+        },
+      });
+
+      await createGroupSkyhook(h, 'signed', GROUP, { packages: { pkg: { version: '1.2.0', image: REPO } } });
+      const done = await waitForSkyhook(h, 'signed', (s) => s.status?.status === 'complete', 300_000);
+      expect(done.status?.nodeStatus?.[NODE]).toBe('complete');
+      const pinned = `${REPO}@${digest}`;
+      const jobs = await h.cp.kubeConfig
+        .makeApiClient(BatchV1Api)
+        .listNamespacedJob({ namespace: NAMESPACE, labelSelector: 'skyhook.nvidia.com/name=signed' });
+      // Every stage Job's package container names the digest, never the tag the Skyhook gave.
+      const packageImages = jobs.items.flatMap((job) =>
+        [...(job.spec?.template.spec?.initContainers ?? []), ...(job.spec?.template.spec?.containers ?? [])]
+          .map((c) => c.image ?? '')
+          .filter((image) => image.startsWith(REPO)),
+      );
+      expect(packageImages.length).toBeGreaterThan(0);
+      expect(new Set(packageImages)).toEqual(new Set([pinned]));
+      expect(jobs.items.every((job) => job.status?.succeeded === 1)).toBe(true);
+      // The real kubelet ran that digest: the package containers' statuses name it.
+      const pods = await h.core.listNamespacedPod({
+        namespace: NAMESPACE,
+        labelSelector: 'skyhook.nvidia.com/name=signed',
+      });
+      const ran = pods.items
+        .filter((pod) => pod.spec?.nodeName === NODE && pod.status?.phase === 'Succeeded')
+        .flatMap((pod) => pod.status?.initContainerStatuses ?? [])
+        .filter((status) => status.image.startsWith(REPO));
+      expect(ran.length).toBeGreaterThan(0);
+      for (const status of ran) {
+        expect(status.imageID).toBe(pinned);
+        expect(status.state?.terminated?.exitCode).toBe(0);
+      }
+      await deleteSkyhook('signed');
+
+      // The same policy refuses an image nobody signed: no stage Job.
+      await createGroupSkyhook(h, 'unsigned', GROUP, { packages: { pkg: { version: '1.2.1', image: REPO } } });
+      const refused = await waitForSkyhook(
+        h,
+        'unsigned',
+        (s: Skyhook) =>
+          s.status?.conditions?.some((c) => c.type === 'PackageTrustRefused' && c.reason === 'Unsigned') === true,
+      );
+      expect(refused.status?.conditions?.find((c) => c.type === 'PackageTrustRefused')?.message).toContain(
+        `package pkg:1.2.1 (image ${REPO}:1.2.1) refused by PackageTrustPolicy real-trust: Unsigned`,
+      );
+      const unsignedJobs = await h.cp.kubeConfig
+        .makeApiClient(BatchV1Api)
+        .listNamespacedJob({ namespace: NAMESPACE, labelSelector: 'skyhook.nvidia.com/name=unsigned' });
+      expect(unsignedJobs.items).toEqual([]);
+      await deleteSkyhook('unsigned');
+    } finally {
+      restoreEnv('REGISTRY_MIRRORS', saved.mirrors);
+      restoreEnv('REGISTRY_CA_FILE', saved.ca);
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 400_000);
 });
+
+function restoreEnv(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
