@@ -221,15 +221,20 @@ describe('package images from the sandbox registry', () => {
       expect(packageImages.length).toBeGreaterThan(0);
       expect(new Set(packageImages)).toEqual(new Set([pinned]));
       expect(jobs.items.every((job) => job.status?.succeeded === 1)).toBe(true);
-      // The real kubelet ran that digest: the package containers' statuses name it.
-      const pods = await h.core.listNamespacedPod({
-        namespace: NAMESPACE,
-        labelSelector: 'skyhook.nvidia.com/name=signed',
+      // The real kubelet ran that digest: the statuses of the Jobs' pods' package containers name it.
+      const jobNames = new Set(jobs.items.map((job) => job.metadata?.name));
+      const pods = (await h.core.listNamespacedPod({ namespace: NAMESPACE })).items.filter((pod) =>
+        pod.metadata?.ownerReferences?.some((o) => o.kind === 'Job' && jobNames.has(o.name)),
+      );
+      const ran = pods.flatMap((pod) => {
+        const packageContainers = new Set(
+          (pod.spec?.initContainers ?? []).filter((c) => c.image === pinned).map((c) => c.name),
+        );
+        return (pod.status?.initContainerStatuses ?? []).filter((status) => packageContainers.has(status.name));
       });
-      const ran = pods.items
-        .filter((pod) => pod.spec?.nodeName === NODE && pod.status?.phase === 'Succeeded')
-        .flatMap((pod) => pod.status?.initContainerStatuses ?? [])
-        .filter((status) => status.image.startsWith(REPO));
+      console.log(
+        `stage pods' package containers: ${JSON.stringify(ran.map(({ name, image, imageID }) => ({ name, image, imageID })))}`,
+      );
       expect(ran.length).toBeGreaterThan(0);
       for (const status of ran) {
         expect(status.imageID).toBe(pinned);
