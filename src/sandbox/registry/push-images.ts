@@ -20,7 +20,7 @@ export async function pushArchive(
 ): Promise<string> {
   const source = await buildah.importArchive(archive);
   const destination = `${registry.host}/${registryPath(ref)}`;
-  const { username, password } = registry.credentials;
-  await buildah.pushToRegistry(source, destination, `${username}:${password}`, registry.certDir);
+  const creds = registry.credentials && `${registry.credentials.username}:${registry.credentials.password}`;
+  await buildah.pushToRegistry(source, destination, creds, registry.certDir);
   return destination;
 }
