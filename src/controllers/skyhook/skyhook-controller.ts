@@ -9,6 +9,7 @@
  * DeploymentPolicy change the SCRs naming it, and a pod change only the SCRs whose
  * podNonInterruptLabels barrier it can move.
  */
+import { type CacheCatchUp, wakeCaughtUp } from './wake-caught-up.js';
 import type { V1ConfigMap, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { DeploymentPolicy } from '../../api/deployment-policy.js';
@@ -108,7 +109,7 @@ function watchSkyhookEvents(
   caches: SkyhookCaches,
   expectations: WriteExpectations,
   namespace: string,
-  caught: { waitingForCaches(): ReadonlySet<string>; cachesBehind(scr: string): boolean; deferWake(scr: string): void },
+  caught: CacheCatchUp,
   log: Logger,
 ): void {
   const trace = (fields: object, msg: string): void => log.debug(fields, msg);
@@ -174,17 +175,10 @@ function watchSkyhookEvents(
     if ((caches.disruptionBudgets?.list().length ?? 0) > 0) return everySkyhook();
     const wakes = nodeUpdateWakes(node, old, caches.skyhooks.list());
     if (wakes === EVERY_SKYHOOK) return everySkyhook();
-    // An SCR the caches still miss some of its own writes for would only wait again (200 nodes x
-    // 5 SCRs: 2799 such reconciles of 6329). Its wake is deferred, not dropped: it joins the SCRs
-    // waiting for their caches, which every node event offers again until it has caught up, so a
-    // later-priority SCR told that an earlier one completed on a node cannot miss that news.
-    const candidates = new Set([...wakes, ...caught.waitingForCaches()]);
-    const woken: string[] = [];
-    for (const scr of candidates) {
-      if (!caught.cachesBehind(scr)) woken.push(scr);
-      else caught.deferWake(scr);
-    }
-    if (woken.length < candidates.size) trace({ node: nameOf(node), wakes, woken }, 'node update: wakes deferred');
+    // Caches still behind an SCR's own writes: its wake waits for them, deferred, never dropped.
+    const woken = wakeCaughtUp(wakes, caught);
+    const deferred = wakes.filter((scr) => !woken.includes(scr));
+    if (deferred.length > 0) trace({ node: nameOf(node), deferred, woken }, 'node update: wakes deferred');
     return woken;
   };
   controller.watch(caches.nodes, { add: everySkyhook, update: nodeUpdate, delete: everySkyhook });
