@@ -2,7 +2,9 @@
  * The architecture as rules `npm run lint` (part of `npm test`) enforces on src/: no import cycle, no
  * import from a higher layer, and a Skyhook planner (controllers/skyhook/plan/) that imports nothing
  * doing I/O. Layers, lowest first (docs/design/architecture.md draws them):
- *   util/ → api/, agent/ → kube/ → jobs/, templates/, maintenance-daemon/ → controllers/ → sandbox/ → cli/
+ *   util/ → api/, agent/ → signing/, kube/ → jobs/, templates/, maintenance-daemon/ → controllers/ → sandbox/ → cli/
+ * signing/ (image-signature verification: registry reads and node:crypto, no cluster) sits beside kube/:
+ * the controllers and the CLI use it, and it uses only api/ and util/.
  */
 const layer = (name, from, mayImport) => ({
   name,
@@ -25,6 +27,7 @@ module.exports = {
     layer('layer-api', 'api', ['api', 'util']),
     layer('layer-agent', 'agent', ['agent', 'api', 'util']),
     layer('layer-kube', 'kube', ['kube', 'api', 'util']),
+    layer('layer-signing', 'signing', ['signing', 'api', 'util']),
     layer('layer-jobs', 'jobs', ['jobs', 'kube', 'api', 'util']),
     // The node daemon of `skyhook maintenance`: the cluster client and the API, never the operator's controllers.
     // templates/ and agent/ for the reboot: the same host command and nsenter as a Skyhook reboot interrupt.
@@ -37,8 +40,27 @@ module.exports = {
       'util',
     ]),
     layer('layer-templates', 'templates', ['templates', 'agent', 'api', 'util']),
-    layer('layer-controllers', 'controllers', ['controllers', 'jobs', 'templates', 'kube', 'agent', 'api', 'util']),
-    layer('layer-sandbox', 'sandbox', ['sandbox', 'controllers', 'jobs', 'templates', 'kube', 'agent', 'api', 'util']),
+    layer('layer-controllers', 'controllers', [
+      'controllers',
+      'jobs',
+      'templates',
+      'kube',
+      'signing',
+      'agent',
+      'api',
+      'util',
+    ]),
+    layer('layer-sandbox', 'sandbox', [
+      'sandbox',
+      'controllers',
+      'jobs',
+      'templates',
+      'kube',
+      'signing',
+      'agent',
+      'api',
+      'util',
+    ]),
     {
       name: 'nodeop-is-generic',
       comment: 'The NodeOp controller serves any caller: Skyhook-specific behaviour belongs in NodeOp fields',

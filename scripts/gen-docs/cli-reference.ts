@@ -17,6 +17,9 @@ export function helpOf(repoRoot: string, args: readonly string[]): string {
   return text;
 }
 
+/** Subcommands whose flags are their own (not the command's common ones): each gets a section of its own help. */
+const SUBCOMMANDS_WITH_OWN_HELP: Readonly<Record<string, readonly string[]>> = { package: ['verify'] };
+
 /** The commands `skyhook --help` lists, in its order. */
 export function commandNames(repoRoot: string): string[] {
   const usage = helpOf(repoRoot, ['--help']);
@@ -42,6 +45,9 @@ export function renderCliPage(repoRoot: string): string {
   for (const name of commandNames(repoRoot)) {
     if (name === 'dp') continue; // an alias of deployment-policy
     lines.push(`## skyhook ${name}`, '', '```text', helpOf(repoRoot, [name, '--help']), '```', '');
+    for (const sub of SUBCOMMANDS_WITH_OWN_HELP[name] ?? []) {
+      lines.push(`### skyhook ${name} ${sub}`, '', '```text', helpOf(repoRoot, [name, sub, '--help']), '```', '');
+    }
   }
   return `${lines.join('\n').trimEnd()}\n`;
 }

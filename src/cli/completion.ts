@@ -15,7 +15,7 @@ const NO_FILE_COMPLETION = 4;
 
 const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
   node: ['list', 'status', 'ignore', 'unignore', 'reset'],
-  package: ['status', 'rerun', 'logs'],
+  package: ['status', 'rerun', 'logs', 'verify'],
   maintenance: ['status', 'release'],
   'deployment-policy': ['reset'],
   dp: ['reset'],

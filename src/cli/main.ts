@@ -44,7 +44,10 @@ const commands: Record<string, Command> = {
   // The kubectl plugin's commands (also `kubectl skyhook <command>`).
   ...pluginCommand('status', 'the Skyhooks and their rollout status'),
   ...pluginCommand('node', 'nodes as Skyhooks see them: list, status, ignore, unignore, reset'),
-  ...pluginCommand('package', 'one package across nodes: status, rerun, logs of its stage Jobs'),
+  ...pluginCommand(
+    'package',
+    "one package across nodes: status, rerun, logs of its stage Jobs; verify an image's signature",
+  ),
   ...pluginCommand('pause', 'pause a Skyhook'),
   ...pluginCommand('resume', 'resume a paused Skyhook'),
   ...pluginCommand('disable', 'disable a Skyhook'),

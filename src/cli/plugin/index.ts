@@ -10,6 +10,7 @@ import { MAINTENANCE_HELP, runMaintenance } from './maintenance.js';
 import { NODE_HELP, runNode } from './node.js';
 import { COMMON_FLAGS_HELP, CommandError, parsePluginArgs, requirePositionals, UsageError } from './options.js';
 import { PACKAGE_HELP, runPackage } from './package.js';
+import { PACKAGE_VERIFY_HELP, runPackageVerify } from './package-verify.js';
 import { DEPLOYMENT_POLICY_HELP, runDeploymentPolicy, runReset } from './reset.js';
 import { runStatus } from './status.js';
 import { runVersion } from './version.js';
@@ -62,6 +63,8 @@ async function dispatch(ctx: PluginContext, command: string, positionals: string
 
 export async function runPluginCommand(command: string, argv: string[]): Promise<number> {
   try {
+    // `package verify` asks a registry, not the cluster: its flags are its own.
+    if (command === 'package' && argv[0] === 'verify') return await runPackageVerify(argv.slice(1));
     const { options, positionals } = parsePluginArgs(argv);
     if (options.help) {
       console.log(helpFor(command));
@@ -70,7 +73,8 @@ export async function runPluginCommand(command: string, argv: string[]): Promise
     return await dispatch(new PluginContext(options), command, positionals);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`skyhook ${command}: ${error.message}\n\n${helpFor(command)}`);
+      const help = command === 'package' && argv[0] === 'verify' ? PACKAGE_VERIFY_HELP : helpFor(command);
+      console.error(`skyhook ${command}: ${error.message}\n\n${help}`);
       return 2;
     }
     console.error(`skyhook ${command}: ${error instanceof CommandError ? error.message : errorMessage(error)}`);

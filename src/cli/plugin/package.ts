@@ -37,7 +37,9 @@ export const PACKAGE_HELP = `Usage: skyhook package <subcommand> PACKAGE --skyho
   rerun PACKAGE --skyhook NAME --node NODE|REGEX [--stage ${RERUN_STAGES.join('|')}]
                                                       run the package again on the nodes (asks first)
   logs PACKAGE --skyhook NAME [--node NODE|REGEX] [--stage STAGE] [--tail N] [-f]
-                                                      the logs of the package's stage Jobs (-f: follow them as they run)`;
+                                                      the logs of the package's stage Jobs (-f: follow them as they run)
+  verify IMAGE --key FILE.pub [--key ...]             check the image's cosign signature against the keys (no cluster;
+                                                      \`skyhook package verify --help\` lists its options)`;
 
 export interface PackageNodeRow {
   node: string;

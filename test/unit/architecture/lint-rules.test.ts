@@ -124,6 +124,15 @@ describe('the architecture rules (dependency-cruiser, .dependency-cruiser.cjs)',
       ['layer-kube'],
     ],
     [
+      'signing/ importing the cluster client (kube/)',
+      {
+        'src/kube/client.ts': 'export const readNode = (name: string): string => name;\n',
+        'src/signing/verify.ts':
+          "import { readNode } from '../kube/client.js';\n\nexport const verify = (): string => readNode('n');\n",
+      },
+      ['layer-signing'],
+    ],
+    [
       'an I/O import from the planner (node:fs and kube/client)',
       {
         'src/kube/client.ts': 'export const readNode = (name: string): string => name;\n',
