@@ -12,6 +12,7 @@ import { BLOCKER_REASONS } from '../../src/controllers/maintenance/blockers.js';
 import { OUTSIDE_WINDOW_REASON } from '../../src/controllers/skyhook/plan/maintenance-windows.js';
 import { POD_WAIT, POD_WAIT_LONG, PRIORITY_WAIT } from '../../src/controllers/skyhook/plan/node-holds.js';
 import { STAGE_FAILED_REASON } from '../../src/controllers/skyhook/write/failed-stage-report.js';
+import { PACKAGE_TRUST_REFUSED } from '../../src/controllers/skyhook/plan/package-trust.js';
 import { STUCK_WAITING_REASONS } from '../../src/jobs/job-progress.js';
 
 /** Reasons the controllers name in one constant each: value → where a user meets it. */
@@ -23,6 +24,12 @@ function controllerReasons(): ReadonlyArray<readonly [string, string]> {
     [POD_WAIT, '`waiting_<skyhook>`, condition `Blocked`, Event: non-interruptible pods hold the interrupt'],
     [POD_WAIT_LONG, 'condition `Blocked`, Warning Event: that wait passed `podNonInterruptWarnAfter`'],
     [STAGE_FAILED_REASON, "Warning Event on the node: a stage failed; the message has the step's output"],
+    [
+      PACKAGE_TRUST_REFUSED,
+      '`waiting_<skyhook>`, condition, Warning Event: a package image failed its PackageTrustPolicy (Enforce); reasons Unsigned, UnknownKey, DigestMismatch, Unreachable',
+    ],
+    ['PackageTrustWarning', 'Warning Event: a package image failed a PackageTrustPolicy in Warn mode and runs anyway'],
+    ['PackageTrustVerified', 'Event: a package image is signed by a trusted key; its stages run pinned to the digest'],
     ...Object.values(BLOCKER_REASONS).map(
       (reason) => [reason, 'MaintenancePolicy queue: a reboot blocker holds the node'] as const,
     ),

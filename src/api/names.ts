@@ -33,6 +33,13 @@ export const KINDS = {
     plural: 'maintenancepolicies',
     singular: 'maintenancepolicy',
   },
+  packageTrustPolicy: {
+    kind: 'PackageTrustPolicy',
+    listKind: 'PackageTrustPolicyList',
+    plural: 'packagetrustpolicies',
+    singular: 'packagetrustpolicy',
+    shortNames: ['ptp'],
+  },
 } as const;
 
 /** Annotations a user (or the kubectl plugin) puts on a Skyhook. Only the exact value `"true"` counts. */
@@ -155,6 +162,8 @@ export const SKYHOOK_CONDITIONS = {
   maintenanceWindow: 'MaintenanceWindow',
   /** Ours: the status lists fewer nodes than it covers, to stay under etcd's size limit (reason ObjectSizeLimit). */
   statusTrimmed: 'StatusTrimmed',
+  /** Ours: a package's image is not signed by a key its PackageTrustPolicy trusts (Enforce): nothing of the SCR starts. */
+  packageTrustRefused: 'PackageTrustRefused',
 } as const;
 
 export const legacyConditionType = (type: string): string => `${PREFIX}/${type}`;

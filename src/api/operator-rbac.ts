@@ -51,6 +51,9 @@ export const OPERATOR_CLUSTER_PERMISSIONS: readonly Permission[] = [
   // MaintenancePolicies: read; status written by the maintenance controller.
   { apiGroup: 'skyhook.nvidia.com', resource: 'maintenancepolicies', verbs: READ },
   { apiGroup: 'skyhook.nvidia.com', resource: 'maintenancepolicies/status', verbs: ['get', 'patch', 'update'] },
+  // PackageTrustPolicies: read before a package's stages run; status (Ready) written by the operator.
+  { apiGroup: 'skyhook.nvidia.com', resource: 'packagetrustpolicies', verbs: READ },
+  { apiGroup: 'skyhook.nvidia.com', resource: 'packagetrustpolicies/status', verbs: ['get', 'patch', 'update'] },
   // Drain reports which PodDisruptionBudget blocks an eviction.
   { apiGroup: 'policy', resource: 'poddisruptionbudgets', verbs: READ },
 ];
@@ -61,4 +64,6 @@ export const OPERATOR_CLUSTER_PERMISSIONS: readonly Permission[] = [
  */
 export const OPERATOR_NAMESPACE_PERMISSIONS: readonly Permission[] = [
   { apiGroup: 'coordination.k8s.io', resource: 'leases', verbs: [...READ, 'create', 'update', 'patch', 'delete'] },
+  // The pull secrets (IMAGE_PULL_SECRET, packages' imagePullSecrets) the signature verifier logs in with.
+  { apiGroup: '', resource: 'secrets', verbs: ['get'] },
 ];

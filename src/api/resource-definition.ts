@@ -20,6 +20,7 @@ export interface ResourceDefinition {
     readonly listKind: string;
     readonly plural: string;
     readonly singular: string;
+    readonly shortNames?: readonly string[];
   };
   readonly scope: 'Cluster' | 'Namespaced';
   readonly description: string;
@@ -59,7 +60,7 @@ export function customResourceDefinition(def: ResourceDefinition): Record<string
     metadata: { name: `${def.names.plural}.${API_GROUP}` },
     spec: {
       group: API_GROUP,
-      names: { ...def.names },
+      names: { ...def.names, ...(def.names.shortNames ? { shortNames: [...def.names.shortNames] } : {}) },
       scope: def.scope,
       versions: [
         {

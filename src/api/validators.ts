@@ -6,6 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { DEPLOYMENT_POLICY_DEFINITION, type DeploymentPolicy } from './deployment-policy.js';
+import { PACKAGE_TRUST_POLICY_DEFINITION, type PackageTrustPolicy } from './package-trust-policy.js';
 import { DISRUPTION_BUDGET_DEFINITION, type DisruptionBudget } from './disruption-budget.js';
 import { MAINTENANCE_POLICY_DEFINITION, type MaintenancePolicy } from './maintenance-policy.js';
 import { NODEOP_DEFINITION, type NodeOp } from './nodeop.js';
@@ -62,4 +63,5 @@ export const validateSkyhook = validatorFor<Skyhook>(SKYHOOK_DEFINITION);
 export const validateDeploymentPolicy = validatorFor<DeploymentPolicy>(DEPLOYMENT_POLICY_DEFINITION);
 export const validateNodeOp = validatorFor<NodeOp>(NODEOP_DEFINITION);
 export const validateDisruptionBudget = validatorFor<DisruptionBudget>(DISRUPTION_BUDGET_DEFINITION);
+export const validatePackageTrustPolicy = validatorFor<PackageTrustPolicy>(PACKAGE_TRUST_POLICY_DEFINITION);
 export const validateMaintenancePolicy = validatorFor<MaintenancePolicy>(MAINTENANCE_POLICY_DEFINITION);

@@ -14,6 +14,7 @@ import { API_GROUP, API_VERSION, KINDS } from '../api/names.js';
 import type { DeploymentPolicy } from '../api/deployment-policy.js';
 import type { DisruptionBudget } from '../api/disruption-budget.js';
 import type { NodeOp } from '../api/nodeop.js';
+import type { PackageTrustPolicy } from '../api/package-trust-policy.js';
 import { OPERATOR_NAMESPACE } from '../api/operator-rbac.js';
 import type { Skyhook } from '../api/skyhook.js';
 import { validateSkyhook } from '../api/validators.js';
@@ -33,6 +34,7 @@ import { readMaintenance } from './plugin/maintenance-read.js';
 import type { MaintenanceRow } from './plugin/maintenance-view.js';
 import { buildPlanReport, type PlanReport } from './plan/report.js';
 import { simulateRollout } from './plan/simulation.js';
+import { planPackageTrust } from './plan/trust.js';
 import {
   budgetWindowSources,
   nextWindowTimestamp,
@@ -48,7 +50,8 @@ const HELP = `Usage: skyhook plan -f SCR.yaml [options]
 
 Shows what applying the Skyhook would do on the current cluster, and changes nothing: the nodes it
 selects, the batch each starts in, the stages each runs, which are cordoned, drained and
-interrupted, what blocks which node (ignore label, taints, an earlier Skyhook, protected pods), and
+interrupted, what blocks which node (ignore label, taints, an earlier Skyhook, protected pods, a
+package image a PackageTrustPolicy refuses: verified now, as the operator would), and
 which of its nodes hold or wait for a node-initiated maintenance slot (MaintenancePolicy).
 
 Options:
@@ -104,10 +107,11 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
     const objects = new CustomObjects<T>(custom, { group: API_GROUP, version: API_VERSION, plural }, ns);
     return (await ignoreNotFound(retryWhileBusy(() => objects.list()))) ?? [];
   };
-  const [skyhookList, policies, budgets, nodeList, nodeOps, configMapList, podList] = await Promise.all([
+  const [skyhookList, policies, budgets, trustPolicies, nodeList, nodeOps, configMapList, podList] = await Promise.all([
     list<Skyhook>(KINDS.skyhook.plural),
     list<DeploymentPolicy>(KINDS.deploymentPolicy.plural),
     list<DisruptionBudget>(KINDS.disruptionBudget.plural),
+    list<PackageTrustPolicy>(KINDS.packageTrustPolicy.plural),
     retryWhileBusy(() => core.listNode()),
     list<NodeOp>(KINDS.nodeOp.plural, namespace),
     retryWhileBusy(() => core.listNamespacedConfigMap({ namespace })),
@@ -141,6 +145,7 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
     prometheus: new PrometheusGate(),
     scope: 'all',
   });
+  const packageTrust = await planPackageTrust(clients, namespace, skyhooks, trustPolicies);
   const podsByNode = new Map<string, PodView[]>([...podsOnNode].map(([node, pods]) => [node, pods.map(podView)]));
   // Maintenance is context, not the plan: a person who may not read the operator's Leases still gets the plan.
   const { rows: maintenance } = await readMaintenance(clients, namespace, nodeList.items).catch((e: unknown) => {
@@ -164,6 +169,7 @@ async function readCluster(clients: KubeClients, namespace: string, candidate: S
       deploymentPolicies: policies,
       ...(healthGates ? { healthGates } : {}),
       disruptionBudgets: budgets,
+      ...(packageTrust ? { packageTrust } : {}),
     },
   };
 }

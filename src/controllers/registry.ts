@@ -10,10 +10,12 @@ import { disruptionBudgetControllerFactory } from './disruption/budget-controlle
 import { maintenanceControllerFactory } from './maintenance/controller.js';
 import { nodeOpControllerFactory } from './nodeop/controller.js';
 import { skyhookControllerFactory } from './skyhook/skyhook-controller.js';
+import { trustPolicyControllerFactory } from './trust/trust-wiring.js';
 
 export const controllers: ControllerFactory[] = [
   nodeOpControllerFactory(),
   skyhookControllerFactory(),
   disruptionBudgetControllerFactory(),
   maintenanceControllerFactory(),
+  trustPolicyControllerFactory(),
 ];

@@ -4,6 +4,7 @@
  * message naming the field, printer columns, and the operator's exact permissions.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -222,6 +223,23 @@ function policy(spec: Record<string, unknown>): Record<string, unknown> {
 
 function disruptionBudget(spec: Record<string, unknown>): Record<string, unknown> {
   return { apiVersion: GROUP_VERSION, kind: 'DisruptionBudget', metadata: { name: 'invalid' }, spec };
+}
+
+const TRUSTED_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
+
+function trustPolicy(spec: Record<string, unknown>): Record<string, unknown> {
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: 'PackageTrustPolicy',
+    metadata: { name: 'invalid' },
+    spec: {
+      keys: [{ name: 'release', publicKey: TRUSTED_KEY }],
+      images: [{ prefix: 'ghcr.io/nvidia/', keys: ['release'] }],
+      ...spec,
+    },
+  };
 }
 
 function compartment(name: string, labels: Record<string, string> = { pool: name }): Record<string, unknown> {
@@ -513,6 +531,38 @@ const invalidDocuments: [string, Record<string, unknown>, string[]][] = [
     }),
     ['spec.maintenanceWindows[0]', 'exactly one form'],
   ],
+  // PackageTrustPolicy
+  [
+    'a PackageTrustPolicy with two keys of one name',
+    trustPolicy({
+      keys: [
+        { name: 'release', publicKey: TRUSTED_KEY },
+        { name: 'release', publicKey: TRUSTED_KEY },
+      ],
+    }),
+    ['spec.keys', 'key names must be unique'],
+  ],
+  [
+    'a PackageTrustPolicy image entry naming a key it does not have',
+    trustPolicy({ images: [{ prefix: 'ghcr.io/nvidia/', keys: ['release', 'nightly'] }] }),
+    ['spec.images', 'every images[].keys entry must name a key of spec.keys'],
+  ],
+  [
+    'a PackageTrustPolicy with one prefix twice',
+    trustPolicy({
+      images: [
+        { prefix: 'ghcr.io/nvidia/', keys: ['release'] },
+        { prefix: 'ghcr.io/nvidia/', keys: ['release'] },
+      ],
+    }),
+    ['spec.images', 'prefixes must be unique'],
+  ],
+  [
+    'a PackageTrustPolicy key that is not a PEM public key',
+    trustPolicy({ keys: [{ name: 'release', publicKey: 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE' }] }),
+    ['spec.keys[0].publicKey', 'should match'],
+  ],
+  ['a PackageTrustPolicy mode Audit', trustPolicy({ mode: 'Audit' }), ['spec.mode', 'Unsupported value']],
   // NodeOp
   ['a NodeOp without command', nodeOp({ command: undefined }), ['spec.command', 'Required value']],
   [
@@ -572,6 +622,7 @@ describe('invalid documents are refused by the API server with a message naming 
     ['a Skyhook', skyhook({})],
     ['a DeploymentPolicy', policy({})],
     ['a DisruptionBudget', disruptionBudget({ maxDisrupted: { count: 1 } })],
+    ['a PackageTrustPolicy', trustPolicy({})],
   ])('accepts the unchanged base of %s', async (_what, doc) => {
     const result = await cp.kubectl(['create', '--dry-run=server', '-f', '-'], { input: stringify(doc) });
     expect(result.stderr).toBe('');

@@ -8,6 +8,8 @@ import type { DeploymentPolicy } from '../../api/deployment-policy.js';
 import type { DisruptionBudget } from '../../api/disruption-budget.js';
 import { API_GROUP, API_VERSION, KINDS } from '../../api/names.js';
 import type { NodeOp } from '../../api/nodeop.js';
+import type { PackageTrustPolicy } from '../../api/package-trust-policy.js';
+import type { PackageTrustChecker } from '../trust/package-trust.js';
 import type { Skyhook } from '../../api/skyhook.js';
 import type { KubeClients } from '../../kube/client.js';
 import { CustomObjects, type CustomResource } from '../../kube/custom-objects.js';
@@ -30,6 +32,8 @@ export interface SkyhookCaches {
   deploymentPolicies: Informer<DeploymentPolicy>;
   /** Absent when the DisruptionBudget CRD is not installed (shared-arbiter.ts). */
   disruptionBudgets?: Informer<DisruptionBudget>;
+  /** Absent when the PackageTrustPolicy CRD is not installed: images run unverified, as before. */
+  trustPolicies?: Informer<PackageTrustPolicy>;
 }
 
 export interface SkyhookIo {
@@ -42,6 +46,8 @@ export interface SkyhookIo {
   arbiter: DisruptionArbiter;
   logger: Logger;
   now(): number;
+  /** Verifies package images against the PackageTrustPolicies (trust-input.ts); absent = none checked. */
+  trust?: PackageTrustChecker;
   /**
    * Bounds the writes in flight across the controller's workers (settings.writeConcurrency);
    * absent, each apply gets its own limiter of that size.

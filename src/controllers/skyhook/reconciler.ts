@@ -33,6 +33,7 @@ import { podWaitStarts, waitReasons } from './views/wait-marks.js';
 import { CONFIGMAPS_BY_SKYHOOK, NODES_BY_MARK, NODEOPS_BY_SKYHOOK, PODS_BY_NODE } from './views/cache-indexes.js';
 import type { SkyhookMetrics } from './skyhook-metrics.js';
 import { pacedStatusWrite, StatusWritePacing } from './status-write-pacing.js';
+import { packageTrustInput } from './trust-input.js';
 
 // A safety net only: the event bringing the caches up to date enqueues the SCR (node events wake those
 // `behind`) within milliseconds; the queue keeps this timer after it (at 2 s, one more reconcile each).
@@ -100,6 +101,7 @@ export class SkyhookReconciler {
     this.behind.delete(key);
     this.metrics.forget(key);
     this.statusPacing.forget(key);
+    this.io.trust?.forget(key);
   }
 
   private async reconcileOnce(key: string): Promise<ReconcileResult> {
@@ -133,12 +135,17 @@ export class SkyhookReconciler {
     }
 
     const { phases } = this.metrics;
-    const plan = await phases.time('plan', async () => planNextActions(await this.plannerInput(key)));
+    let trustRetryMs: number | undefined;
+    const plan = await phases.time('plan', async () => {
+      const { input, retryAfterMs } = await this.plannerInput(key);
+      trustRetryMs = retryAfterMs;
+      return planNextActions(input);
+    });
     if (plan.cache) this.planCache = plan.cache;
     const statusAction = plan.actions.find((action): action is SetSkyhookStatus => action.kind === 'setSkyhookStatus');
     const now = io.now();
     const gated = io.caches.nodes.byIndex(NODES_BY_MARK, nodeAnnotations.healthGate(key));
-    const planned = earliest(plan.requeueAfterMs, gateRecheckMs(gated, key));
+    const planned = earliest(earliest(plan.requeueAfterMs, gateRecheckMs(gated, key)), trustRetryMs);
     const statusWrite = pacedStatusWrite(this.statusPacing, key, skyhook.status, statusAction?.status, now, planned);
     // A paced status write waits: its step is left out (the next pass plans it again).
     const steps =
@@ -178,7 +185,7 @@ export class SkyhookReconciler {
     return this.metrics.requeues.requeue(again === planned ? 'planned' : 'status_pacing', again);
   }
 
-  private async plannerInput(only: string): Promise<PlanRunInput> {
+  private async plannerInput(only: string): Promise<{ input: PlanRunInput; retryAfterMs?: number }> {
     const { caches, settings } = this.io;
     const namespace = settings.namespace;
     const skyhooks = caches.skyhooks.list().filter((scr) => !scr.metadata.deletionTimestamp);
@@ -192,7 +199,8 @@ export class SkyhookReconciler {
       prometheus: this.prometheus,
       scope: 'active',
     });
-    return {
+    const trust = await packageTrustInput(this.io, skyhooks);
+    const input: PlanRunInput = {
       now: this.io.now(),
       skyhooks: skyhooks.map((scr) => ({
         skyhook: scr,
@@ -209,10 +217,12 @@ export class SkyhookReconciler {
       deploymentPolicies,
       ...(healthGates ? { healthGates } : {}),
       disruptionBudgets: caches.disruptionBudgets?.list() ?? [],
+      ...(trust.packageTrust ? { packageTrust: trust.packageTrust } : {}),
       only,
       // Incremental planning: a stale cache (another key's reconcile wrote one meanwhile) is only less useful.
       cache: this.planCache,
     };
+    return trust.retryAfterMs === undefined ? { input } : { input, retryAfterMs: trust.retryAfterMs };
   }
 
   /**

@@ -40,6 +40,11 @@ import { readSkyhookSettings, type SkyhookSettings } from './skyhook-settings.js
 import { writeLimit } from './write/bounded-writes.js';
 import { WriteExpectations } from './write/write-expectations.js';
 import { writeThrough } from './write/expectation-caches.js';
+import type { PackageTrustPolicy } from '../../api/package-trust-policy.js';
+import type { VerifyImageSignature } from '../../signing/verdict.js';
+import { verifyImageSignature } from '../../signing/verify.js';
+import { trustChecker, trustPolicyInformer } from '../trust/trust-wiring.js';
+import type { RegistrySettings } from '../trust/registry-access.js';
 
 export interface SkyhookControllerOptions {
   /** Overrides of the settings read from the environment. */
@@ -48,6 +53,10 @@ export interface SkyhookControllerOptions {
   syncTimeoutMs?: number;
   /** The cluster-wide budgets' arbiter; default: the process's shared one (shared-arbiter.ts). */
   arbiter?: DisruptionArbiter;
+  /** The image-signature verifier the PackageTrustPolicies use; default: src/signing/verify.ts's (cosign). */
+  verify?: VerifyImageSignature;
+  /** How the verifier reaches registries; default: REGISTRY_MIRRORS and REGISTRY_CA_FILE. */
+  registry?: RegistrySettings;
 }
 
 /**
@@ -77,6 +86,7 @@ function skyhookCaches(
   informers: InformerFactory,
   namespace: string,
   disruptionBudgets: Informer<DisruptionBudget> | undefined,
+  trustPolicies: Informer<PackageTrustPolicy> | undefined,
 ): SkyhookCaches {
   return {
     skyhooks: informers.informer<Skyhook>(customResourcePath(API_GROUP, API_VERSION, KINDS.skyhook.plural)),
@@ -100,6 +110,7 @@ function skyhookCaches(
       customResourcePath(API_GROUP, API_VERSION, KINDS.deploymentPolicy.plural),
     ),
     ...(disruptionBudgets ? { disruptionBudgets } : {}),
+    ...(trustPolicies ? { trustPolicies } : {}),
   };
 }
 
@@ -160,6 +171,13 @@ function watchSkyhookEvents(
       update: (budget, old) => (budget.metadata.generation !== old.metadata.generation ? everySkyhook() : []),
       delete: everySkyhook,
     });
+  // A trust policy's change can block, unblock or re-pin any SCR's packages.
+  if (caches.trustPolicies)
+    controller.watch(caches.trustPolicies, {
+      add: everySkyhook,
+      update: (policy, old) => (policy.metadata.generation !== old.metadata.generation ? everySkyhook() : []),
+      delete: everySkyhook,
+    });
   const podWakes = (versions: V1Pod[]): string[] =>
     skyhooksHeldByPod(versions, caches.skyhooks.list(), (name) => caches.nodes.get(name));
   controller.watch(caches.pods, {
@@ -192,7 +210,8 @@ export async function startSkyhookController(
   const settings: SkyhookSettings = { ...readSkyhookSettings(process.env, runtime.namespace), ...options.settings };
   const syncTimeoutMs = options.syncTimeoutMs ?? 120_000;
   const disruption = await sharedDisruption(runtime, syncTimeoutMs);
-  const caches = skyhookCaches(informers, settings.namespace, disruption.budgets);
+  const trustPolicies = await trustPolicyInformer(runtime, syncTimeoutMs);
+  const caches = skyhookCaches(informers, settings.namespace, disruption.budgets, trustPolicies);
   addSkyhookIndexes(caches);
   await Promise.all(Object.values(caches).map((informer) => informer?.waitForSync(syncTimeoutMs)));
 
@@ -219,6 +238,16 @@ export async function startSkyhookController(
       logger: log,
       now: Date.now,
       writeLimit: writeLimit(settings.writeConcurrency),
+      ...(trustPolicies
+        ? {
+            trust: trustChecker(runtime, {
+              namespace: settings.namespace,
+              operatorPullSecret: settings.imagePullSecret,
+              verify: options.verify ?? verifyImageSignature,
+              ...(options.registry ? { registry: options.registry } : {}),
+            }),
+          }
+        : {}),
     },
     new SkyhookMetrics(runtime.metrics.registry),
   );

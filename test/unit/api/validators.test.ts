@@ -7,6 +7,7 @@ import {
   validateDisruptionBudget,
   validateMaintenancePolicy,
   validateNodeOp,
+  validatePackageTrustPolicy,
   validateSkyhook,
   type ValidationResult,
 } from '../../../src/api/validators.js';
@@ -24,6 +25,7 @@ const validatorByKind: Record<string, (doc: unknown) => ValidationResult<unknown
   NodeOp: validateNodeOp,
   DisruptionBudget: validateDisruptionBudget,
   MaintenancePolicy: validateMaintenancePolicy,
+  PackageTrustPolicy: validatePackageTrustPolicy,
 };
 
 const sampleDir = join(CONFIG_DIR, 'samples');

@@ -128,6 +128,7 @@ describe('the Helm chart', () => {
     settings.push('--set-string', 'settings.AGENT_LOG_ROOT=/opt/log', '--set-string', 'settings.LEADER_ELECTION=false');
     settings.push('--set-string', 'settings.RUNTIME_REQUIRED_TAINT=a=b:NoSchedule');
     settings.push('--set-string', 'settings.NODEOP_JOB_RUNNER=kubernetes');
+    settings.push('--set-string', 'settings.REGISTRY_CA_FILE=/etc/registry/ca.pem');
     for (const n of ['JOB_BACKOFF_LIMIT', 'NODEOP_STUCK_POD_TIMEOUT_SECONDS', 'NODEOP_REBOOT_TIMEOUT_SECONDS'])
       settings.push('--set-string', `settings.${n}=7`);
     const objects = await template(

@@ -21,6 +21,7 @@ const SETTINGS_SOURCES = [
   'src/templates/nodeop-settings.ts',
   'src/api/operator-version.ts',
   'src/cli/operator.ts',
+  'src/controllers/trust/registry-access.ts',
 ];
 
 function operatorEnvNames(): string[] {

@@ -204,3 +204,46 @@ describe('plan and the cluster-wide DisruptionBudget', () => {
     expect(byNode['n3']!.statusAtEnd).toBe('complete');
   });
 });
+
+describe('plan and PackageTrustPolicies', () => {
+  const DIGEST = `sha256:${'cd'.repeat(32)}`;
+  const target = scr('t', { packages: { tuning: pkg('1.0.0', { image: 'ghcr.io/nvidia/tuning' }) } });
+  const input = (decision: 'refused' | 'verified') => ({
+    ...plannerInput(world([target], [node('n0', 1)])),
+    packageTrust: {
+      t: {
+        'tuning|1.0.0':
+          decision === 'refused'
+            ? {
+                kind: 'refused' as const,
+                image: 'ghcr.io/nvidia/tuning:1.0.0',
+                mode: 'Enforce' as const,
+                reason: 'UnknownKey' as const,
+                policy: 'signed',
+                message: 'signed by a key the policy does not list',
+              }
+            : {
+                kind: 'verified' as const,
+                image: 'ghcr.io/nvidia/tuning:1.0.0',
+                digest: DIGEST,
+                signedBy: ['signed/a'],
+              },
+      },
+    },
+  });
+
+  it('shows a package refused in Enforce mode as what holds every node, with package, image and reason', () => {
+    const report = planSkyhook({ skyhook: target, input: input('refused') });
+    const [only] = report.nodes;
+    expect(only?.statusAtEnd).toBe('blocked');
+    expect(only?.blockers).toEqual([
+      'PackageTrustRefused: package tuning:1.0.0 (image ghcr.io/nvidia/tuning:1.0.0) refused by PackageTrustPolicy signed: UnknownKey: signed by a key the policy does not list',
+    ]);
+    expect(renderPlan(report)).toContain('PackageTrustRefused: package tuning:1.0.0');
+  });
+
+  it('runs a verified package to completion', () => {
+    const report = planSkyhook({ skyhook: target, input: input('verified') });
+    expect(report.nodes[0]?.statusAtEnd).toBe('complete');
+  });
+});

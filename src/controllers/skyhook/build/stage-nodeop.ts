@@ -158,7 +158,8 @@ function stageInitSteps({ op, skyhook, settings }: StageOpInput, pkg: Package | 
   return [
     {
       name: `${prefix}-init`,
-      image: packageImageRef(op.package),
+      // A PackageTrustPolicy's verified digest, never the tag: a tag moved after verification cannot run.
+      image: op.pinnedDigest ? `${op.package.image}@${op.pinnedDigest}` : packageImageRef(op.package),
       command: ['/bin/sh', '-c', packageCopyScript()],
       env: [{ name: 'SKYHOOK_DIR', value: copyDir }],
       // Upstream gives every container of the stage pod the package's resources, the copy included.

@@ -11,6 +11,7 @@ import { OUTSIDE_WINDOW_REASON, windowRequeueMs } from './maintenance-windows.js
 import { isIgnored, untoleratedTaints } from './node-eligibility.js';
 import { malformedHold, POD_WAIT, PRIORITY_WAIT, type NodeHold } from './node-holds.js';
 import { podsHoldingInterrupt } from './non-interrupt-wait.js';
+import { PACKAGE_TRUST_REFUSED, withPinnedDigest } from './package-trust.js';
 import { advanceAdmittedNode, deleteOps, expiredOps, type NodeWork } from './node-work.js';
 import type { CordonNode, CreateStageOp, DeleteStageOp, DrainBlocker, NodeView } from './planner-types.js';
 import type { RolloutNode } from './rollout-admission.js';
@@ -179,7 +180,7 @@ export function advanceAdmittedNodes(
       now,
     );
     works[index] = { ...work, state: advanced.state, ops: advanced.ops };
-    out.creates.push(...advanced.creates.map(flow.decorate));
+    out.creates.push(...advanced.creates.map(flow.decorate).map(withPinnedDigest(pass.trust)));
     out.deletes.push(...advanced.deletes);
     out.requeueAfterMs = earliest(out.requeueAfterMs, advanced.requeueAfterMs);
     out.nodeStatus[node] = Object.values(advanced.state).some((entry) => entry.state === 'erroring')
@@ -253,6 +254,7 @@ function holdOutside(
   if (pass.missingPolicy !== undefined)
     return { reason: 'DeploymentPolicyNotFound', detail: missingPolicyMessage(pass.missingPolicy) };
   if (pass.problems.length > 0) return { reason: 'InvalidSpec', detail: pass.problems.join('; ') };
+  if (pass.trustRefusals.length > 0) return { reason: PACKAGE_TRUST_REFUSED, detail: pass.trustRefusals.join('; ') };
   const blockers = pass.gates.blockersOn(work.node.name);
   if (blockers.length > 0) return { reason: PRIORITY_WAIT, detail: [...new Set(blockers)].join(', ') };
   const windows = pass.windowsOf(work.node);

@@ -203,5 +203,6 @@ function statusBeforeAdmission(pass: SkyhookPass, work: NodeWork, plan: NodePack
   if (pass.disabled) return 'disabled';
   if (pass.paused) return 'paused';
   const blocked = blockedReason(pass, work) !== undefined;
-  return blocked || pass.problems.length > 0 || pass.missingPolicy !== undefined ? 'blocked' : 'waiting';
+  const refused = pass.trustRefusals.length > 0;
+  return blocked || pass.problems.length > 0 || pass.missingPolicy !== undefined || refused ? 'blocked' : 'waiting';
 }

@@ -5,6 +5,7 @@
 import type { NodeState, SkyhookStatusValue } from '../../../api/node-state.js';
 import { inputWarningCondition, inputWarnings } from './input-warnings.js';
 import { nextWindowTimestamp } from './maintenance-windows.js';
+import { firstRefusalReason } from './package-trust.js';
 import { holdConditions, type NodeHoldReport } from './node-holds.js';
 import type { NodeWork } from './node-work.js';
 import type { CreateStageOp, PlannerEvent, SetSkyhookStatus } from './planner-types.js';
@@ -55,6 +56,9 @@ export function scrStatus(
     untoleratedNodes: namesOf('taint'),
     lastCreated: outcome.creates.at(-1),
     ...(pass.missingPolicy !== undefined ? { missingPolicy: pass.missingPolicy } : {}),
+    ...(pass.trustRefusals.length > 0
+      ? { trustRefusal: { reason: firstRefusalReason(pass.trust) ?? 'Unsigned', refusals: pass.trustRefusals } }
+      : {}),
     holdConditions: holdConditions(outcome.holdReports, pass.targeted.length),
     ...(outcome.windowOpensAt !== undefined
       ? { nextMaintenanceWindow: nextWindowTimestamp(outcome.windowOpensAt) }

@@ -8,6 +8,7 @@ import type { HealthGateResults } from '../../../api/health-gates.js';
 import type { DisruptionBudget } from '../../../api/disruption-budget.js';
 import { DEFAULT_RUNTIME_REQUIRED_TAINT } from '../../../api/names.js';
 import type { DrainOptions, NodeOpPhase } from '../../../api/nodeop.js';
+import type { PackageTrustResults } from './package-trust.js';
 import type { Interrupt, Skyhook, SkyhookStatus } from '../../../api/skyhook.js';
 import type { NodeConditionValue, NodeState, PackageStage, SkyhookStatusValue } from '../../../api/node-state.js';
 
@@ -28,6 +29,8 @@ export interface PlannerInput {
   healthGates?: HealthGateResults;
   /** Every DisruptionBudget: a node an interrupt would newly disrupt waits while one covering it is full. */
   disruptionBudgets?: DisruptionBudget[];
+  /** The PackageTrustPolicies' decisions, by SCR and package version (controllers/trust/); absent = none cover. */
+  packageTrust?: PackageTrustResults;
 }
 
 export interface SkyhookInput {
@@ -280,6 +283,8 @@ export interface CreateStageOp {
   cordon?: boolean;
   /** Drain before the Job (drainConfig with newer upstream's defaults filled in); `enabled` is true. */
   drain?: DrainOptions;
+  /** `sha256:<hex>` a PackageTrustPolicy verified: the package container runs `image@<digest>`, never the tag. */
+  pinnedDigest?: string;
 }
 
 /** A Warning Event on the SCR with the failed op's container, exit and log tail (read from the cluster). */

@@ -68,6 +68,7 @@ export function planNextActions(input: PlanRunInput): PlanRunResult {
       ...(input.disruptionBudgets ? { budgets: input.disruptionBudgets } : {}),
       ...(input.deploymentPolicies ? { policies: input.deploymentPolicies } : {}),
       ...(input.healthGates ? { healthGates: input.healthGates } : {}),
+      ...(input.packageTrust?.[name] ? { trust: input.packageTrust[name] } : {}),
       opIndex,
       ...(caches ? { caches } : {}),
     };

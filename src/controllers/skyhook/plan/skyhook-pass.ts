@@ -23,6 +23,7 @@ import type { PriorityGates } from './priority-gates.js';
 import type { NodeView, PlannerSettings, SkyhookInput, StageOpSummary } from './planner-types.js';
 import { nameOf } from '../../../api/object-meta.js';
 import { OpIndex } from './op-index.js';
+import { enforcedRefusals, type PackageTrustDecision } from './package-trust.js';
 import type { PlanCacheRun, SkyhookCacheRun } from './plan-cache.js';
 
 export interface SkyhookPlanInput {
@@ -42,6 +43,8 @@ export interface SkyhookPlanInput {
   ledger?: DisruptionLedger;
   /** The cluster-wide DisruptionBudgets, for the maintenance windows of those covering a node. */
   budgets?: readonly DisruptionBudget[];
+  /** The PackageTrustPolicies' decisions on this SCR's package versions (package-trust.ts). */
+  trust?: Readonly<Record<string, PackageTrustDecision>>;
   /** `stageOps` indexed once for the run (built here when absent). */
   opIndex?: OpIndex;
   /** The run's per-node caches (plan-cache.ts); absent = everything computed afresh. */
@@ -56,7 +59,9 @@ export interface SkyhookPass extends SkyhookPlanInput {
   disabled: boolean;
   /** Spec problems CEL cannot catch: the SCR is blocked until they are fixed. */
   problems: string[];
-  /** Paused, disabled or invalid: nothing new starts and node state is not moved on. */
+  /** Packages whose image an Enforce PackageTrustPolicy refused: the SCR is blocked until fixed. */
+  trustRefusals: string[];
+  /** Paused, disabled, invalid or refused by a trust policy: nothing new starts and node state is not moved on. */
   frozen: boolean;
   /** This SCR's ops (on any node). */
   ops: StageOpSummary[];
@@ -92,6 +97,7 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
     ? input.policies?.find((candidate) => candidate.metadata.name === spec.deploymentPolicy)
     : undefined;
   const opIndex = input.opIndex ?? new OpIndex(input.stageOps);
+  const trustRefusals = enforcedRefusals(input.trust);
   const pass: SkyhookPass = {
     ...input,
     opIndex,
@@ -101,7 +107,8 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
     paused,
     disabled,
     problems,
-    frozen: paused || disabled || problems.length > 0,
+    trustRefusals,
+    frozen: paused || disabled || problems.length > 0 || trustRefusals.length > 0,
     ops: opIndex.ofSkyhook(name),
     targeted,
     targetedNames: new Set(targeted.map((node) => node.name)),
@@ -116,8 +123,8 @@ export function skyhookPass(input: SkyhookPlanInput): SkyhookPass {
 
 /** Everything of the pass that the cached per-node phases read besides the node and its ops. */
 function cacheKey(pass: SkyhookPass): string {
-  const { name, spec, paused, disabled, problems, missingPolicy, settings } = pass;
-  return JSON.stringify([name, spec, paused, disabled, problems, missingPolicy ?? null, settings]);
+  const { name, spec, paused, disabled, problems, missingPolicy, settings, trust } = pass;
+  return JSON.stringify([name, spec, paused, disabled, problems, missingPolicy ?? null, settings, trust ?? null]);
 }
 
 /** Why nothing may start on the node whatever the rollout says, if anything. */

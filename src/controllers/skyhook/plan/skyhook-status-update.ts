@@ -42,6 +42,8 @@ export interface StatusUpdateInput {
   lastCreated?: CreateStageOp;
   /** The DeploymentPolicy the SCR names but the cluster lacks: the SCR is blocked meanwhile. */
   missingPolicy?: string;
+  /** Package images an Enforce PackageTrustPolicy refused (package-trust.ts): the SCR is blocked meanwhile. */
+  trustRefusal?: { reason: string; refusals: string[] };
   /** Conditions about held nodes (Blocked, DrainBlocked), and the types to drop when nothing holds. */
   holdConditions?: { wanted: ConditionValue[]; remove: string[] };
   compartmentStatuses?: Record<string, CompartmentStatus>;
@@ -64,7 +66,7 @@ export function skyhookStatusUpdate(input: StatusUpdateInput): StatusUpdate {
     nodeStatus,
     paused: input.paused,
     disabled: input.disabled,
-    blocked: input.problems.length > 0 || input.missingPolicy !== undefined,
+    blocked: input.problems.length > 0 || input.missingPolicy !== undefined || input.trustRefusal !== undefined,
   });
   // Past a few thousand nodes the per-node maps are cut to keep the object under etcd's limit (status-size.ts).
   const fitted = fitNodeMaps(
@@ -167,6 +169,11 @@ function optionalConditions(
     'DeploymentPolicyNotFound',
     input.missingPolicy === undefined ? undefined : missingPolicyMessage(input.missingPolicy),
   );
+  optional(
+    SKYHOOK_CONDITIONS.packageTrustRefused,
+    input.trustRefusal?.reason ?? '',
+    input.trustRefusal === undefined ? undefined : trustRefusalMessage(input.trustRefusal.refusals),
+  );
   optional(SKYHOOK_CONDITIONS.statusTrimmed, 'ObjectSizeLimit', trim ? trimMessage(trim, name) : undefined);
   if (input.inputWarning) wanted.push(...withLegacyMirror(input.inputWarning));
   else remove.push(SKYHOOK_CONDITIONS.inputWarning, legacyConditionType(SKYHOOK_CONDITIONS.inputWarning));
@@ -185,6 +192,10 @@ function optionalConditions(
   }
   return { wanted, remove };
 }
+
+/** The refusals, and what holds meanwhile. */
+export const trustRefusalMessage = (refusals: string[]): string =>
+  `${refusals.join('; ')} (nothing new of this Skyhook starts until then; work in progress is kept)`;
 
 /** Names the fix too: nothing of the SCR runs until either is done. */
 export const missingPolicyMessage = (policy: string): string =>
