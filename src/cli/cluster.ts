@@ -13,7 +13,8 @@ Starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on
 simulated nodes (which also play the host side of reboots and service restarts), and optionally
 real nodes (kubelet + containerd + runc in their own namespaces and root filesystem; Linux, root),
 prints the KUBECONFIG to use, and runs until Ctrl-C. The binaries come from
-\`npm run cluster:build\` (or KUBEBUILDER_ASSETS), the real nodes' images from \`npm run images\`.
+\`npm run cluster:build\` (or KUBEBUILDER_ASSETS), the real nodes' images from \`npm run images\`; the
+real nodes pull the package images through the sandbox registry (started with them) as their mirror.
 
 Options:
   --nodes N            simulated nodes (default 3)
@@ -79,7 +80,7 @@ export async function runClusterCli(argv: string[]): Promise<number> {
       log('stopping');
       void host
         .stop()
-        .then(() => real?.fleet.stop({ keepDirs: values['keep-logs'] }))
+        .then(() => real?.stop({ keepDirs: values['keep-logs'] }))
         .then(() => cp.stop())
         .then(resolveStop);
     };

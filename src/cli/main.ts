@@ -19,7 +19,8 @@ const commands: Record<string, Command> = {
     run: async (argv) => (await import('./cluster.js')).runClusterCli(argv),
   },
   images: {
-    summary: 'build the images real sandbox nodes import (skyhook, shellscript, stand-ins) without a registry; cached',
+    summary:
+      'build the images of real sandbox nodes (skyhook, packages, stand-ins) and push the packages into the sandbox registry; cached',
     run: async (argv) => (await import('./images.js')).runImagesCli(argv),
   },
   operator: {

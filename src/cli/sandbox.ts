@@ -36,7 +36,8 @@ Options:
   --nodes N          simulated nodes (default 5)
   --demo-nodes N     how many of them carry ${TEST_NODE_LABEL}=demo (default 3)
   --real-nodes N     real nodes beside them (kubelet + containerd in namespaces, each with its own
-                     root filesystem; Linux, root), all labelled ${TEST_NODE_LABEL}=demo (default 0)
+                     root filesystem; Linux, root), all labelled ${TEST_NODE_LABEL}=demo (default 0);
+                     they pull the package images through the sandbox registry as their mirror
   --pod-duration D   how long each phase of a simulated stage pod takes (default 1s)
   -f, --file FILE    the Skyhook manifest to apply
   --keep-logs        keep the run directory (component and operator logs) after stopping
@@ -129,7 +130,7 @@ async function startOperatorAndApply(
       ? await startSandboxRealNodes(cp, args.realCount, { labels: { [TEST_NODE_LABEL]: 'demo' }, logger, say })
       : undefined;
   if (real) {
-    cleanups.push(() => real.fleet.stop({ keepDirs: args.keepLogs }));
+    cleanups.push(() => real.stop({ keepDirs: args.keepLogs }));
     // Stage Jobs on real nodes run the images the nodes hold (an explicit environment wins).
     process.env.AGENT_IMAGE ||= real.images.agentImage;
     process.env.SENTINEL_IMAGE ||= real.images.sentinelImage;

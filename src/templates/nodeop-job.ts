@@ -39,6 +39,23 @@ export interface NodeJobInput {
   writesSentinel: boolean;
   /** Create the Job suspended (its NodeOp is held); the controller lifts it later. */
   suspend?: boolean;
+  /** True when the interrupt that follows the Job reboots the node. */
+  rebootsNode?: boolean;
+}
+
+/**
+ * The Job's backoffLimit. A Job that Kubernetes' Job controller runs (NODEOP_JOB_RUNNER=kubernetes)
+ * and that ends in a reboot gets 0: the reboot can cut its pod off after the last step (the pod then
+ * reads as failed), and the Job controller would create the next attempt before anyone asked the
+ * reboot pod, running every step again and rebooting the node a second time. With 0 the Job fails
+ * instead, the NodeOp controller asks the reboot pod (controllers/nodeop/lost-in-reboot.ts), and a
+ * real failure is retried a level up (a Skyhook stage, with backoff) or stays failed (a NodeOp of
+ * one's own). The Jobs the NodeOp controller runs itself keep their backoffLimit: it asks the reboot
+ * pod before each retry.
+ */
+function backoffLimitOf(spec: NodeOpSpec, settings: NodeOpSettings, endsInReboot: boolean): number {
+  if (endsInReboot && settings.jobRunner === 'kubernetes') return 0;
+  return spec.backoffLimit ?? settings.defaultBackoffLimit;
 }
 
 function toResources(resources: InitStep['resources']): V1ResourceRequirements | undefined {
@@ -129,7 +146,8 @@ function sentinelContainer(spec: NodeOpSpec, jobName: string, settings: NodeOpSe
   };
 }
 
-export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, suspend }: NodeJobInput): V1Job {
+export function buildNodeJob(input: NodeJobInput): V1Job {
+  const { nodeOp, node, jobName, settings, writesSentinel, suspend } = input;
   const spec = nodeOp.spec;
   const labels = nodeOpChildLabels(nodeOp, node);
   const { steps, operation } = hostContainers(spec, spec.image ?? settings.defaultImage);
@@ -153,7 +171,7 @@ export function buildNodeJob({ nodeOp, node, jobName, settings, writesSentinel, 
     spec: {
       // Run by the NodeOp controller (jobs/job-runner/), not the Job controller: far fewer writes.
       ...(settings.jobRunner === 'operator' ? { managedBy: NODEOP_NAMES.jobManager } : {}),
-      backoffLimit: spec.backoffLimit ?? settings.defaultBackoffLimit,
+      backoffLimit: backoffLimitOf(spec, settings, writesSentinel && input.rebootsNode === true),
       ...(suspend ? { suspend: true } : {}),
       // The success TTL; the controller lengthens it to the failure TTL when it sees the Job fail
       // (one write on the rare path instead of one per successful stage). A Job that fails while

@@ -1,18 +1,22 @@
 /**
  * `npm run images` end to end: the archives real nodes import exist under the names pods ask for,
- * a second call builds nothing, and the built images work when run as containers (buildah run:
- * runc, no network): the agent's CLI and `skyhook agent validate` of the built package inside the
+ * a second call builds nothing, the package images are in the sandbox registry's storage (pushed
+ * once), and the built images work when run as containers (buildah run: runc, no network): the agent's CLI and `skyhook agent validate` of the built package inside the
  * skyhook image, the nsenter the reboot pod relies on, the busybox and pause stand-ins.
  * Needs root on Linux (buildah, mmdebstrap); a cold first run builds everything (minutes).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/kube/logger.js';
 import { ensureImages, imageBuildah, type ImageSet } from '../../src/sandbox/images/ensure-images.js';
 import { findUpstreamPackages } from '../../src/sandbox/images/nvidia-packages.js';
 import { runCommand } from '../../src/sandbox/images/run-command.js';
+import { createPki } from '../../src/sandbox/pki.js';
+import { ensureRegistryImages } from '../../src/sandbox/registry/registry-images.js';
+import { startRegistry } from '../../src/sandbox/registry/registry.js';
 import { REPO_ROOT } from '../helm-binary.js';
 
 const canBuild = process.platform === 'linux' && process.getuid?.() === 0;
@@ -32,6 +36,23 @@ async function readFromTar<T>(archive: string, member: string): Promise<T> {
 }
 
 const buildah = imageBuildah();
+
+/** GET over TLS trusting `ca` (the registry asks no credentials here), as JSON. */
+function getJson(host: string, path: string, ca: string): Promise<unknown> {
+  return new Promise((resolveBody, reject) => {
+    request(`https://${host}${path}`, { ca }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolveBody(JSON.parse(body))
+          : reject(new Error(`${path}: ${res.statusCode} ${body}`)),
+      );
+    })
+      .on('error', reject)
+      .end();
+  });
+}
 let set: ImageSet;
 
 /** The image of `ref` exactly as this set's archive holds it (the build storage's tag may be newer). */
@@ -117,6 +138,32 @@ function runIn(ref: string, argv: string[], volumes: string[] = []): Promise<str
     // Nothing was written again: not the index, not one image archive.
     expect(statSync(join(set.dir, 'images.json')).mtimeMs).toBe(before);
     expect(archiveTimes()).toEqual(archivesBefore);
+  });
+
+  it('pushes the package images into the sandbox registry storage once, not the agent, busybox or pause', async () => {
+    const first = await ensureRegistryImages(set);
+    const again = await ensureRegistryImages(set);
+    expect(again).toEqual({ ...first, pushed: false });
+    const work = mkdtempSync(join(tmpdir(), 'images-registry-'));
+    const registry = await startRegistry({ runDir: work, pki: await createPki(work), storageDir: first.storageDir });
+    try {
+      const ca = readFileSync(registry.caCert, 'utf8');
+      const catalog = (await getJson(registry.host, '/v2/_catalog', ca)) as { repositories: string[] };
+      expect(catalog.repositories).toEqual(
+        expect.arrayContaining(['nvidia/skyhook-packages/shellscript', 'skyhook-ts/packages/shellscript']),
+      );
+      for (const pkg of set.nvidiaPackages)
+        expect(catalog.repositories).toContain(pkg.ref.replace(/^ghcr\.io\//, '').replace(/:[^:]+$/, ''));
+      expect(catalog.repositories).not.toContain('skyhook-ts/skyhook');
+      expect(catalog.repositories.some((r) => r.includes('pause') || r.includes('busybox'))).toBe(false);
+      const tags = (await getJson(registry.host, '/v2/nvidia/skyhook-packages/shellscript/tags/list', ca)) as {
+        tags: string[];
+      };
+      expect(tags.tags).toContain('1.1.0');
+    } finally {
+      await registry.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('runs the agent inside the skyhook image', async () => {

@@ -2,8 +2,9 @@
  * The stage Jobs the NodeOp controller runs itself (`spec.managedBy`, jobs/job-runner/) against the
  * real control plane, whose Job controller is running and must leave them alone: the API server
  * accepts the final status it writes, a failed pod is retried after the backoff until backoffLimit,
- * the TTL-after-finished controller still cleans up, and NODEOP_JOB_RUNNER=kubernetes hands the Jobs
- * back to the Job controller.
+ * the TTL-after-finished controller still cleans up, an attempt the node's own reboot cut off is not
+ * retried when the reboot pod says the Job had finished, and NODEOP_JOB_RUNNER=kubernetes hands the
+ * Jobs back to the Job controller.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
@@ -13,7 +14,9 @@ import { Informer } from '../../src/kube/informer.js';
 import { apiListWatch } from '../../src/kube/list-watch.js';
 import { silentLogger } from '../../src/kube/logger.js';
 import { waitForList } from '../../src/kube/wait.js';
+import { MERGE_PATCH, mergePatchNodeStatus } from '../../src/kube/client.js';
 import { SIM_ENV } from '../../src/sandbox/kwok-stages.js';
+import { rebootPodName } from '../../src/templates/object-names.js';
 import {
   createNamespace,
   createNodeOp,
@@ -29,7 +32,7 @@ const TTL_SECONDS = 10;
 let h: NodeOpHarness;
 
 beforeAll(async () => {
-  h = await startNodeOpHarness([{ name: 'j-1' }, { name: 'j-2' }, { name: 'j-3' }], {
+  h = await startNodeOpHarness([{ name: 'j-1' }, { name: 'j-2' }, { name: 'j-3' }, { name: 'j-4' }], {
     settings: { jobTtlSucceededSeconds: TTL_SECONDS },
   });
 }, 120_000);
@@ -150,6 +153,70 @@ describe('a Job the NodeOp controller runs', () => {
     expect(entry?.restarts).toBe(2);
     expect(entry?.message).toMatch(/BackoffLimitExceeded/);
     expect(entry?.message).toMatch(/exited with code 3/);
+  }, 120_000);
+});
+
+describe("an attempt of a Job the node's own reboot cut off", () => {
+  it('is not retried when the reboot pod saw the sentinel: the Job completes with its one pod and the node reboots once', async () => {
+    const ns = 'runner-lost';
+    await createNamespace(h, ns);
+    // The attempt reads as failed, as a pod the reboot cut off does after the boot; backoffLimit would retry it.
+    const env = [
+      { name: SIM_ENV.duration, value: '3s' },
+      { name: SIM_ENV.exitCode, value: '1' },
+    ];
+    await createNodeOp(h, ns, 'lost', spec('j-4', { rebootOnSuccess: true, backoffLimit: 3, env }));
+    const running = await waitForNodeOp(h, ns, 'lost', (op) => op.status?.nodeStatuses?.['j-4']?.phase === 'Running');
+    const jobName = running.status?.nodeStatuses?.['j-4']?.jobName ?? '';
+    // Before the attempt ends: the node booted again, and its reboot pod, restarted by the boot, found
+    // its marker of having run the interrupt and exited 0 (what it does only after seeing the sentinel).
+    await mergePatchNodeStatus(h.core, 'j-4', { nodeInfo: { bootID: 'boot-after-the-cut-off' } });
+    const rebootPod = rebootPodName(jobName);
+    const read = await h.core.readNamespacedPod({ name: rebootPod, namespace: ns });
+    const terminated = (exitCode: number) => ({ terminated: { exitCode, finishedAt: new Date() } });
+    await h.core.patchNamespacedPodStatus(
+      {
+        name: rebootPod,
+        namespace: ns,
+        body: {
+          status: {
+            phase: 'Succeeded',
+            containerStatuses: [
+              {
+                name: read.spec?.containers[0]?.name ?? '',
+                image: read.spec?.containers[0]?.image ?? '',
+                imageID: '',
+                ready: false,
+                restartCount: 1,
+                state: terminated(0),
+                lastState: terminated(143),
+              },
+            ],
+          },
+        },
+      },
+      MERGE_PATCH,
+    );
+    const done = await waitForNodeOp(
+      h,
+      ns,
+      'lost',
+      (op) => ['Completed', 'Failed'].includes(op.status?.phase ?? ''),
+      90_000,
+    );
+    const entry = done.status?.nodeStatuses?.['j-4'];
+    expect(done.status?.phase).toBe('Completed');
+    expect(entry?.rebootStatus).toBe('completed');
+    const pods = await podsOf(ns, jobName);
+    // No second attempt ran the steps again.
+    expect(pods.map((p) => [p.metadata?.name, p.status?.phase])).toEqual([[`${jobName}-0`, 'Failed']]);
+    const job = await h.batch.readNamespacedJob({ name: jobName, namespace: ns });
+    expect(trueConditions(job)).toEqual(['SuccessCriteriaMet:CompletionsReached', 'Complete:CompletionsReached']);
+    expect(job.status?.conditions?.find((c) => c.type === 'Complete')?.message).toMatch(
+      /cut off by the node's reboot after its last step succeeded/,
+    );
+    // The simulated host never rebooted the node a second time for this Job.
+    expect(h.host.interrupts.filter((i) => i.job === jobName)).toEqual([]);
   }, 120_000);
 });
 

@@ -4,15 +4,28 @@
  * a stage, during a reboot — by Ctrl-C or SIGTERM, and made to fail their start (a kubelet that
  * exits); each time no node process, network namespace, veth, cgroup, slot claim, mount, fleet
  * directory or host iptables rule is left. The random delays are printed so a failure can be replayed.
+ * Also: the real node of `skyhook sandbox` pulls the demo's package image through the sandbox
+ * registry (not imported), and nothing of it is left either.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BINARY_NAMES, findBinaries } from '../../src/sandbox/binaries.js';
 import { realNodeLeftovers } from '../../src/sandbox/real-node/leftovers.js';
 import { acquireSerialLock, REPO_ROOT } from './real-harness.js';
+
+const DEMO_IMAGE = 'ghcr.io/nvidia/skyhook-packages/shellscript:1.1.0';
 
 const CLI = join(REPO_ROOT, 'bin/skyhook.js');
 const REBOOT_FIXTURE = join(REPO_ROOT, 'test/e2e/fixtures/real-reboot.yaml');
@@ -171,4 +184,45 @@ describe('stopping a sandbox with a real node at random moments leaves nothing b
     expect(realNodeLeftovers()).toEqual([]);
     expect(iptablesRules()).toBe(iptablesBefore);
   }, 300_000);
+});
+
+function processesWithArgument(argument: string): string[] {
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(argument);
+      } catch {
+        return false; // exited while we looked
+      }
+    });
+}
+
+describe('`npm start` with a real node', () => {
+  it("pulls the demo's package image through the sandbox registry, imports the agent image, and leaves nothing behind", async () => {
+    const r = run(['sandbox', '--nodes', '1', '--demo-nodes', '0', '--real-nodes', '1']);
+    const [, registryLog] = await r.when(/sandbox registry \S+ \(the real nodes' mirror[^)]*\): log (\S+)/);
+    const [, kubeconfig] = await r.when(/export KUBECONFIG=(\S+)/, 300_000);
+    const events = JSON.parse(
+      execFileSync(
+        findBinaries().kubectl,
+        ['--kubeconfig', kubeconfig!, 'get', 'events', '-A', '--field-selector', 'reason=Pulled', '-o', 'json'],
+        { encoding: 'utf8' },
+      ),
+    ) as { items: Array<{ message?: string }> };
+    const pulled = events.items.map((e) => e.message ?? '');
+    // The kubelet pulled it (it was not on the node) and containerd asked the registry, as ghcr.io's mirror.
+    expect(pulled.some((m) => m.startsWith(`Successfully pulled image "${DEMO_IMAGE}"`))).toBe(true);
+    const served = readFileSync(registryLog!, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('/v2/nvidia/skyhook-packages/shellscript/manifests/1.1.0'));
+    expect(served.some((line) => line.includes('ns=ghcr.io') && /response completed/.test(line))).toBe(true);
+    // The agent image stays imported from its archive: the registry does not hold it.
+    expect(pulled.some((m) => m.includes('"ghcr.io/skyhook-ts/skyhook:0.1.0" already present on machine'))).toBe(true);
+    expect(readFileSync(registryLog!, 'utf8')).not.toContain('/v2/skyhook-ts/skyhook/manifests/');
+    await stopAndCheck(r, 'SIGINT', 'after the demo completed');
+    // The registry went with the sandbox: no process serves its configuration any more.
+    const config = join(dirname(dirname(registryLog!)), 'registry', 'config.yml');
+    expect(processesWithArgument(config)).toEqual([]);
+  }, 420_000);
 });

@@ -8,7 +8,7 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { nameOf } from '../../api/object-meta.js';
 import { buildJobPod, hasPodTemplate, jobPodName } from '../../jobs/job-runner/job-pod.js';
-import { planJobRun, type EndRequest } from '../../jobs/job-runner/run-plan.js';
+import { planJobRun, type EndRequest, type LostAttemptWord } from '../../jobs/job-runner/run-plan.js';
 import { errorMessage, FIELD_MANAGER, MERGE_PATCH, statusCode } from '../../kube/client.js';
 import { ignoreNotFound } from '../../kube/writes.js';
 import { createIfAbsent, RefusedAsInvalidError, type NodeOpContext, type NodeOpView } from './context.js';
@@ -25,10 +25,11 @@ export async function runJob(
   job: V1Job,
   pods: V1Pod[],
   end?: EndRequest,
+  lost?: LostAttemptWord,
 ): Promise<JobRun> {
   const name = nameOf(job);
   const namespace = op.namespace;
-  const plan = planJobRun(job, pods, ctx.clock.now(), end);
+  const plan = planJobRun(job, pods, ctx.clock.now(), end, lost);
   const log = ctx.logger.child({ nodeOp: op.key, job: name });
 
   for (const pod of plan.deletePods) {

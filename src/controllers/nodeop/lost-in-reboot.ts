@@ -7,6 +7,7 @@
  * after the boot it found its marker of having run it).
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { LostAttemptWord } from '../../jobs/job-runner/run-plan.js';
 import { bootIdOf } from './node-status.js';
 
 export type FailedJobVerdict = 'succeeded' | 'wait' | 'failed';
@@ -44,4 +45,23 @@ export function judgeFailedJob(input: FailedJobInput): FailedJobVerdict {
     runningSince !== undefined &&
     input.now - new Date(runningSince).getTime() > MARKER_CHECK_GRACE_MS;
   return waitsForSentinel ? 'failed' : 'wait';
+}
+
+export const cutOffMessage = (jobName: string): string =>
+  `Job ${jobName}'s pod was cut off by the node's reboot after its last step succeeded (the reboot pod saw its sentinel)`;
+
+export const waitingMessage = (jobName: string): string =>
+  `Job ${jobName}'s pod was lost in the node's reboot; waiting for the reboot pod to say whether the Job had succeeded`;
+
+/**
+ * The reboot pod's word for a Job this controller runs whose latest attempt failed and none runs:
+ * the job runner would otherwise retry it on sight, and the retry would run every step again and
+ * reboot the node a second time. Undefined when the attempt simply failed (retry as usual).
+ */
+export function lostAttemptWord(input: FailedJobInput, pods: V1Pod[], jobName: string): LostAttemptWord | undefined {
+  const live = pods.filter((p) => !p.metadata?.deletionTimestamp);
+  if (live.length === 0 || live.some((p) => p.status?.phase !== 'Failed')) return undefined;
+  const verdict = judgeFailedJob(input);
+  if (verdict === 'wait') return { verdict: 'wait' };
+  return verdict === 'succeeded' ? { verdict: 'succeeded', message: cutOffMessage(jobName) } : undefined;
 }

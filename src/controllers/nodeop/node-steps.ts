@@ -18,9 +18,8 @@ import { NODEOP_EVENT_REASONS as REASONS } from '../../api/names.js';
 import type { NodeOpNodeStatus } from '../../api/nodeop.js';
 import { isJobFinished, jobProgress, stuckDeadline } from '../../jobs/job-progress.js';
 import { MERGE_PATCH } from '../../kube/client.js';
-import { isRunByNodeOpController } from '../../jobs/job-runner/run-plan.js';
+import { isRunByNodeOpController, type LostAttemptWord } from '../../jobs/job-runner/run-plan.js';
 import { buildNodeJob } from '../../templates/nodeop-job.js';
-import { rebootPodName } from '../../templates/object-names.js';
 import {
   createIfAbsent,
   ensureRebootPod,
@@ -35,7 +34,8 @@ import { drainStep } from './drain-step.js';
 import { runJob } from './job-runner.js';
 import { failNode, finish, keepFailedJob, uncordonOurs } from './node-end.js';
 import { followInterrupt } from './interrupt-step.js';
-import { judgeFailedJob, type FailedJobInput } from './lost-in-reboot.js';
+import { cutOffMessage, judgeFailedJob, lostAttemptWord } from './lost-in-reboot.js';
+import { failedJobInput, waitForRebootPod } from './reboot-verdict.js';
 import { earlierRecheck, type NodeStep, recheckOf, runningStatus, updated } from './node-status.js';
 import { nameOf } from '../../api/object-meta.js';
 import { ignoreNotFound } from '../../kube/writes.js';
@@ -115,6 +115,7 @@ async function prepare(ctx: NodeOpContext, op: NodeOpView, node: string, status:
     jobName,
     settings: ctx.settings,
     writesSentinel: op.plan !== undefined,
+    rebootsNode: op.plan?.rebootsNode ?? false,
     suspend: op.suspended,
   });
   let created: V1Job | undefined;
@@ -165,12 +166,17 @@ async function followJob(
   const pods = ctx.podsOfJob(op.namespace, jobName);
   const runsPods = isRunByNodeOpController(job);
   let run: Partial<NodeStep> = {};
+  let lost: LostAttemptWord | undefined;
   if (runsPods) {
-    const result = await runJob(ctx, op, job, pods);
+    // Asked before the runner retries: a retry of an attempt the reboot cut off would run every step again.
+    if (op.plan && !isJobFinished(job))
+      lost = lostAttemptWord(failedJobInput(ctx, op, node, status, now), pods, jobName);
+    const result = await runJob(ctx, op, job, pods, undefined, lost);
     job = result.job;
     run = recheckOf(result);
   }
   const progress = jobProgress(job, pods, now, ctx.settings.stuckPodTimeoutMs);
+  if (lost?.verdict === 'wait' && progress.state === 'running') return waitForRebootPod(status, jobName, progress, now);
   switch (progress.state) {
     case 'running': {
       const recheckAt = stuckDeadline(pods, ctx.settings.stuckPodTimeoutMs);
@@ -179,8 +185,10 @@ async function followJob(
         : {};
       return { status: runningStatus(status, progress.message, progress.restarts, now), ...earlierRecheck(stuck, run) };
     }
-    case 'succeeded':
-      return jobSucceeded(ctx, op, node, status, progress);
+    case 'succeeded': {
+      const message = lost?.verdict === 'succeeded' ? lost.message : progress.message;
+      return jobSucceeded(ctx, op, node, status, { ...progress, message });
+    }
     case 'stuck':
       // Ends the Job (its pods go, the Job turns Failed and is kept for the failure TTL) instead of leaving it pending forever.
       if (runsPods) {
@@ -190,43 +198,28 @@ async function followJob(
         await keepFailedJob(ctx, op, job, { activeDeadlineSeconds: 1 });
       }
       return failNode(ctx, op, node, status, progress.message, progress.restarts);
-    case 'failed': {
-      const verdict = op.plan ? judgeFailedJob(failedJobInput(ctx, op, node, status, now)) : 'failed';
-      if (verdict === 'succeeded')
-        return jobSucceeded(ctx, op, node, status, {
-          ...progress,
-          message: `Job ${jobName}'s pod was cut off by the node's reboot after its last step succeeded (the reboot pod saw its sentinel)`,
-        });
-      if (verdict === 'wait') {
-        const message = `Job ${jobName}'s pod was lost in the node's reboot; waiting for the reboot pod to say whether the Job had succeeded`;
-        return {
-          status: runningStatus(status, message, progress.restarts, now),
-          recheckAt: now + 2000,
-          recheckReason: "the reboot pod's verdict on a Job lost in the reboot",
-        };
-      }
-      await keepFailedJob(ctx, op, job);
-      return failNode(ctx, op, node, status, progress.message, progress.restarts);
-    }
+    case 'failed':
+      return jobFailed(ctx, op, node, status, job, progress);
   }
 }
 
-function failedJobInput(
+/** A failed Job: the reboot pod's word decides when the NodeOp's reboot may have cut its pod off. */
+async function jobFailed(
   ctx: NodeOpContext,
   op: NodeOpView,
   node: string,
   status: NodeOpNodeStatus,
-  now: number,
-): FailedJobInput {
-  const waitingSince = status.lastUpdated ? Date.parse(status.lastUpdated) : now;
-  return {
-    rebootsNode: op.plan?.rebootsNode ?? false,
-    rebootPod: ctx.caches.pods.get(rebootPodName(status.jobName ?? ''), op.namespace),
-    bootAtStart: status.bootID,
-    node: ctx.caches.nodes.get(node),
-    now,
-    deadline: waitingSince + ctx.settings.rebootTimeoutMs,
-  };
+  job: V1Job,
+  progress: { message: string; restarts: number },
+): Promise<NodeStep> {
+  const now = ctx.clock.now();
+  const jobName = status.jobName ?? '';
+  const verdict = op.plan ? judgeFailedJob(failedJobInput(ctx, op, node, status, now)) : 'failed';
+  if (verdict === 'succeeded')
+    return jobSucceeded(ctx, op, node, status, { ...progress, message: cutOffMessage(jobName) });
+  if (verdict === 'wait') return waitForRebootPod(status, jobName, progress, now);
+  await keepFailedJob(ctx, op, job);
+  return failNode(ctx, op, node, status, progress.message, progress.restarts);
 }
 
 /** The Job succeeded: the interrupt follows when the NodeOp has one, else the node is done. */

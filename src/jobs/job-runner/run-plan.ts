@@ -24,7 +24,12 @@
  *   package's fault);
  * - a succeeded pod completes the Job (SuccessCriteriaMet and Complete, as the API server requires
  *   of a Job another controller manages), written once with the pod's finish time, so writing it
- *   again after a restart changes nothing.
+ *   again after a restart changes nothing;
+ * - unlike the Job controller, a failed attempt that the node's own reboot may have cut off is not
+ *   retried on sight: the caller asks the reboot pod first (controllers/nodeop/lost-in-reboot.ts)
+ *   and passes its word. `wait` holds the retry (and the backoff limit) until it speaks;
+ *   `succeeded` completes the Job, because every step had run and a retry would run them again
+ *   and reboot the node a second time.
  */
 import type { V1Job, V1JobCondition, V1JobStatus, V1Pod } from '@kubernetes/client-node';
 import { NODEOP_NAMES } from '../../api/names.js';
@@ -51,6 +56,9 @@ export interface EndRequest {
   reason: string;
   message: string;
 }
+
+/** The reboot pod's word on the Job's latest failed attempt, when the node's own reboot may have cut it off. */
+export type LostAttemptWord = { verdict: 'wait' } | { verdict: 'succeeded'; message: string };
 
 /** True when this controller, not Kubernetes' Job controller, runs the Job's pods. */
 export function isRunByNodeOpController(job: V1Job): boolean {
@@ -132,7 +140,7 @@ function finalStatus(
   job: V1Job,
   pods: V1Pod[],
   nowMs: number,
-  outcome: { succeeded: V1Pod } | { failed: EndRequest },
+  outcome: { succeeded: V1Pod; message?: string } | { failed: EndRequest },
   failures: number,
 ): V1JobStatus {
   const started = seconds(startMs(job, pods, nowMs));
@@ -147,7 +155,7 @@ function finalStatus(
   if ('succeeded' in outcome) {
     // Deterministic (the pod's finish), never before the start: a repeated write must not move it.
     const completed = seconds(Math.max(finishedAtMs(outcome.succeeded), started.getTime()));
-    const message = `pod ${nameOf(outcome.succeeded)} succeeded`;
+    const message = outcome.message ?? `pod ${nameOf(outcome.succeeded)} succeeded`;
     return {
       ...base,
       succeeded: 1,
@@ -165,6 +173,10 @@ function finalStatus(
   };
 }
 
+function latestFailed(view: PodsView): V1Pod | undefined {
+  return [...view.failed].sort((a, b) => finishedAtMs(b) - finishedAtMs(a))[0];
+}
+
 export function retryDelayMs(failures: number): number {
   return Math.min(RETRY_BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1), RETRY_BACKOFF_MAX_MS);
 }
@@ -174,7 +186,13 @@ export function retryDelayMs(failures: number): number {
  * at `nowMs`; `end` ends it as Failed now (a stuck pod). A Job being deleted, or finished, is only
  * cleaned up: its unfinished pods go.
  */
-export function planJobRun(job: V1Job, pods: V1Pod[], nowMs: number, end?: EndRequest): JobRunPlan {
+export function planJobRun(
+  job: V1Job,
+  pods: V1Pod[],
+  nowMs: number,
+  end?: EndRequest,
+  lost?: LostAttemptWord,
+): JobRunPlan {
   const view = viewPods(pods);
   const activeNames = view.active.map((p) => nameOf(p));
   if (job.metadata?.deletionTimestamp) return { deletePods: [] };
@@ -188,6 +206,14 @@ export function planJobRun(job: V1Job, pods: V1Pod[], nowMs: number, end?: EndRe
   if (end) return fail(end);
   if (view.succeeded) {
     return { deletePods: activeNames, status: finalStatus(job, pods, nowMs, { succeeded: view.succeeded }, failures) };
+  }
+  const lostAttempt = lost && view.active.length === 0 ? latestFailed(view) : undefined;
+  if (lostAttempt && lost?.verdict === 'succeeded') {
+    const outcome = { succeeded: lostAttempt, message: lost.message };
+    return { deletePods: [], status: finalStatus(job, pods, nowMs, outcome, failures) };
+  }
+  if (lostAttempt && lost?.verdict === 'wait') {
+    return failures > (job.status?.failed ?? 0) ? { deletePods: [], status: { failed: failures } } : { deletePods: [] };
   }
   const backoffLimit = job.spec?.backoffLimit ?? 6;
   if (failures > backoffLimit) {

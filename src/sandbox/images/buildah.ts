@@ -122,8 +122,9 @@ export class Buildah {
    * Pushes image `source` (an ID or a name in the storage) to `destination` (`host/path:tag`) over
    * TLS, trusting the CA files in `certDir`, with basic-auth `creds` (`user:password`).
    */
-  async pushToRegistry(source: string, destination: string, creds: string, certDir: string): Promise<void> {
-    await this.run(['push', '--quiet', '--creds', creds, '--cert-dir', certDir, source, `docker://${destination}`]);
+  async pushToRegistry(source: string, destination: string, creds: string | undefined, certDir: string): Promise<void> {
+    const auth = creds === undefined ? [] : ['--creds', creds];
+    await this.run(['push', '--quiet', ...auth, '--cert-dir', certDir, source, `docker://${destination}`]);
   }
 
   /** Pulls `source` (`host/path:tag`) from a registry as pushToRegistry reaches it; returns the image ID. */

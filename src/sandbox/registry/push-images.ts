@@ -1,7 +1,8 @@
 /**
- * Puts built images into the sandbox registry. buildah, the project's image tool, pushes straight
- * from its own storage over the registry protocol with credentials and a CA directory, so no second
- * tool (skopeo, crane) is needed: the images `npm run images` built are already in that storage.
+ * Puts built images into the sandbox registry. The image comes from the docker-archive tarball
+ * `npm run images` wrote, imported into buildah's storage first (a tag there may since have been
+ * moved by another build); buildah, the project's image tool, then pushes it over the registry
+ * protocol with credentials and a CA directory, so no second tool (skopeo, crane) is needed.
  */
 import type { Buildah } from '../images/buildah.js';
 import type { SandboxRegistry } from './registry.js';
@@ -19,7 +20,7 @@ export async function pushArchive(
 ): Promise<string> {
   const source = await buildah.importArchive(archive);
   const destination = `${registry.host}/${registryPath(ref)}`;
-  const { username, password } = registry.credentials;
-  await buildah.pushToRegistry(source, destination, `${username}:${password}`, registry.certDir);
+  const creds = registry.credentials && `${registry.credentials.username}:${registry.credentials.password}`;
+  await buildah.pushToRegistry(source, destination, creds, registry.certDir);
   return destination;
 }

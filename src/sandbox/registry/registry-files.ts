@@ -15,10 +15,11 @@ export interface RegistryConfigInput {
   storageDir: string;
   certFile: string;
   keyFile: string;
-  htpasswdFile: string;
+  /** Basic auth from this htpasswd file; none: anyone on the loopback may pull and push. */
+  htpasswdFile?: string;
 }
 
-/** Distribution's configuration: loopback only, TLS, basic auth (bcrypt htpasswd), filesystem storage. */
+/** Distribution's configuration: loopback only, TLS, basic auth (bcrypt htpasswd) if asked, filesystem storage. */
 export function registryConfig(input: RegistryConfigInput): string {
   return `version: 0.1
 log:
@@ -36,10 +37,14 @@ http:
     key: ${JSON.stringify(input.keyFile)}
   headers:
     X-Content-Type-Options: [nosniff]
-auth:
+${input.htpasswdFile ? authSection(input.htpasswdFile) : ''}`;
+}
+
+function authSection(htpasswdFile: string): string {
+  return `auth:
   htpasswd:
     realm: skyhook-sandbox
-    path: ${JSON.stringify(input.htpasswdFile)}
+    path: ${JSON.stringify(htpasswdFile)}
 `;
 }
 

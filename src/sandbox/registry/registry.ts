@@ -27,7 +27,8 @@ export interface SandboxRegistry {
   caCert: string;
   /** A directory holding only that CA as `ca.crt`, for tools that take a certificate directory (buildah). */
   certDir: string;
-  credentials: RegistryCredentials;
+  /** Basic-auth user; undefined: the registry asks for none. */
+  credentials: RegistryCredentials | undefined;
   component: Component;
   stop(): Promise<void>;
 }
@@ -36,7 +37,10 @@ export interface StartRegistryOptions {
   /** The run directory: `registry/` (config, storage, htpasswd) and `logs/registry.log` go here. */
   runDir: string;
   pki: Pick<Pki, 'caCert' | 'caKey'>;
-  credentials: RegistryCredentials;
+  /** Basic auth with this user; without, anyone on the loopback may pull (the sandbox's own mirror). */
+  credentials?: RegistryCredentials;
+  /** The image storage; default `registry/storage` in the run directory. */
+  storageDir?: string;
   timeoutMs?: number;
 }
 
@@ -69,19 +73,17 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Sand
   });
   const ca = readFileSync(options.pki.caCert, 'utf8');
   writeFileSync(join(certDir, 'ca.crt'), ca);
-  const htpasswdFile = join(dir, 'htpasswd');
-  const { username, password } = options.credentials;
-  writeFileSync(htpasswdFile, htpasswdLine(username, await bcrypt.hash(password, 10)), { mode: 0o600 });
+  const htpasswdFile = options.credentials ? await writeHtpasswd(dir, options.credentials) : undefined;
   const [port] = (await freePorts(1)) as [number];
   const configFile = join(dir, 'config.yml');
   writeFileSync(
     configFile,
     registryConfig({
       port,
-      storageDir: join(dir, 'storage'),
+      storageDir: options.storageDir ?? join(dir, 'storage'),
       certFile: serving.cert,
       keyFile: serving.key,
-      htpasswdFile,
+      ...(htpasswdFile ? { htpasswdFile } : {}),
     }),
   );
   // Distribution v3 exports traces over OTLP by default; the sandbox has no collector.
@@ -105,12 +107,19 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Sand
   };
 }
 
+async function writeHtpasswd(dir: string, credentials: RegistryCredentials): Promise<string> {
+  const file = join(dir, 'htpasswd');
+  const hash = await bcrypt.hash(credentials.password, 10);
+  writeFileSync(file, htpasswdLine(credentials.username, hash), { mode: 0o600 });
+  return file;
+}
+
 /** Ready once GET /v2/ answers 200 to the credentials over TLS; fails naming the log if it exits first. */
 async function waitReady(
   component: Component,
   host: string,
   ca: string,
-  credentials: RegistryCredentials,
+  credentials: RegistryCredentials | undefined,
   timeoutMs: number,
 ): Promise<void> {
   let exited: string | undefined;

@@ -121,6 +121,37 @@ describe('planJobRun', () => {
     expect(conditionTypes(plan)).toEqual(['FailureTarget:BackoffLimitExceeded', 'Failed:BackoffLimitExceeded']);
   });
 
+  describe("an attempt the node's own reboot may have cut off (the reboot pod's word)", () => {
+    const lostPods = [pod(0, 'Failed', 0, 3)];
+    const cutOff = {
+      verdict: 'succeeded',
+      message: 'pod stage-0 was cut off by the reboot after its last step',
+    } as const;
+
+    it('is not retried while the reboot pod has not spoken, nor failed at the backoff limit', () => {
+      const waiting = planJobRun(job({}, { failed: 1 }), lostPods, at(60), undefined, { verdict: 'wait' });
+      expect(waiting).toEqual({ deletePods: [] });
+      const atLimit = planJobRun(job({ backoffLimit: 0 }), lostPods, at(4), undefined, { verdict: 'wait' });
+      expect(atLimit).toEqual({ deletePods: [], status: { failed: 1 } });
+    });
+
+    it('completes the Job, never re-running its steps, when the reboot pod saw the sentinel', () => {
+      for (const limit of [0, 2]) {
+        const plan = planJobRun(job({ backoffLimit: limit }), lostPods, at(60), undefined, cutOff);
+        expect(plan.createAttempt).toBeUndefined();
+        expect(conditionTypes(plan)).toEqual(['SuccessCriteriaMet:CompletionsReached', 'Complete:CompletionsReached']);
+        expect(plan.status).toMatchObject({ succeeded: 1, failed: 1, completionTime: new Date(at(3)) });
+        expect(plan.status?.conditions?.[1]?.message).toBe(cutOff.message);
+      }
+    });
+
+    it('is retried as usual without a word, and a running attempt is left alone whatever the word', () => {
+      expect(planJobRun(job({}, { failed: 1 }), lostPods, at(60)).createAttempt).toBe(1);
+      const running = [...lostPods, pod(1, 'Running', 13)];
+      expect(planJobRun(job({}, { failed: 1 }), running, at(60), undefined, cutOff).status).toBeUndefined();
+    });
+  });
+
   it('counts failures by the attempts the failed pods carry, when older failed pods were deleted', () => {
     // Attempt 3 failed; its predecessors are gone and the count was never written: 4 failures.
     const plan = planJobRun(job({ backoffLimit: 6 }), [pod(3, 'Failed', 0, 1)], at(100));

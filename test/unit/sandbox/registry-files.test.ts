@@ -38,6 +38,14 @@ describe('registry configuration', () => {
     expect(text).toMatch(/htpasswd:\n\s+realm: skyhook-sandbox\n\s+path: "\/r\/htpasswd"/);
   });
 
+  it('asks for no credentials without an htpasswd file (the sandbox mirror real nodes pull from)', () => {
+    const text = registryConfig({ port: 5123, storageDir: '/r/storage', certFile: '/r/c.crt', keyFile: '/r/c.key' });
+    expect(text).toContain('rootdirectory: "/r/storage"');
+    expect(text).toMatch(/tls:\n\s+certificate: "\/r\/c.crt"/);
+    expect(text).not.toContain('auth:');
+    expect(text).not.toContain('htpasswd');
+  });
+
   it('refuses a user name htpasswd cannot hold', () => {
     expect(htpasswdLine('u', '$2b$10$x')).toBe('u:$2b$10$x\n');
     expect(() => htpasswdLine('a:b', '$2b$10$x')).toThrow(/no colon/);

@@ -8,26 +8,12 @@ import type { NodeOp } from '../../../src/api/nodeop.js';
 import type { Skyhook } from '../../../src/api/skyhook.js';
 import { cachedNodeOp } from '../../../src/controllers/cached-nodeops.js';
 import { buildStageNodeOp } from '../../../src/controllers/skyhook/build/stage-nodeop.js';
-import type { CreateStageOp } from '../../../src/controllers/skyhook/plan/planner-types.js';
 import { readSkyhookSettings } from '../../../src/controllers/skyhook/skyhook-settings.js';
 import { upgradeLegacyStageFields } from '../../../src/templates/legacy-stage-fields.js';
+import { stageOp, tuningSkyhook } from '../../fixtures/stage-op.js';
 
 const settings = readSkyhookSettings({}, 'skyhook');
-const skyhook: Skyhook = {
-  apiVersion: 'skyhook.nvidia.com/v1alpha1',
-  kind: 'Skyhook',
-  metadata: { name: 'demo', uid: 'u', generation: 1 },
-  spec: { packages: { tuning: { version: '1.0.0', image: 'ghcr.io/x/tuning' } } },
-};
-const stageOp = (extra: Partial<CreateStageOp>): CreateStageOp => ({
-  kind: 'createStageOp',
-  skyhook: 'demo',
-  node: 'n0',
-  stage: 'apply',
-  previousRestarts: 0,
-  package: { name: 'tuning', version: '1.0.0', image: 'ghcr.io/x/tuning' },
-  ...extra,
-});
+const skyhook: Skyhook = tuningSkyhook();
 
 /** The same op as 0.1.0 wrote it: the stage's fields under skyhookStage, none of the generic ones. */
 function asWrittenBy010(current: NodeOp): NodeOp {

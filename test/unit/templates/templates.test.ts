@@ -65,6 +65,14 @@ describe('buildNodeJob', () => {
     );
   });
 
+  it("gets backoffLimit 0 when Kubernetes' Job controller runs it and a reboot follows: the operator asks the reboot pod before any retry", () => {
+    const input = { nodeOp: nodeOp({ backoffLimit: 3 }), node: 'n1', jobName: 'j', writesSentinel: true };
+    const builtIn = readNodeOpSettings({ NODEOP_JOB_RUNNER: 'kubernetes' });
+    expect(buildNodeJob({ ...input, settings: builtIn, rebootsNode: true }).spec?.backoffLimit).toBe(0);
+    expect(buildNodeJob({ ...input, settings: builtIn, rebootsNode: false }).spec?.backoffLimit).toBe(3);
+    expect(buildNodeJob({ ...input, settings, rebootsNode: true }).spec?.backoffLimit).toBe(3);
+  });
+
   it('runs the command as the main container, pinned, privileged, with the host root mounted, without an interrupt', () => {
     const job = buildNodeJob({
       nodeOp: nodeOp({ image: 'busybox:1.37' }),

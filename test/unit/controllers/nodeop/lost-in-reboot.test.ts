@@ -3,6 +3,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import {
   type FailedJobInput,
   judgeFailedJob,
+  lostAttemptWord,
   MARKER_CHECK_GRACE_MS,
 } from '../../../../src/controllers/nodeop/lost-in-reboot.js';
 
@@ -71,5 +72,23 @@ describe('a failed Job whose NodeOp has an interrupt', () => {
 
   it('failed once the reboot timeout has passed', () => {
     expect(judgeFailedJob(input({ deadline: NOW }))).toBe('failed');
+  });
+});
+
+describe("the reboot pod's word before the job runner retries an attempt", () => {
+  const jobPod = (phase: string): V1Pod => ({ metadata: { name: 'j-0' }, status: { phase } });
+
+  it('holds or completes a failed attempt the reboot may have cut off', () => {
+    expect(lostAttemptWord(input({}), [jobPod('Failed')], 'j')).toEqual({ verdict: 'wait' });
+    expect(lostAttemptWord(input({ rebootPod: rebootPod('Succeeded') }), [jobPod('Failed')], 'j')).toEqual({
+      verdict: 'succeeded',
+      message: expect.stringContaining("Job j's pod was cut off by the node's reboot after its last step succeeded"),
+    });
+  });
+
+  it('says nothing of a plain failure (no reboot), nor while an attempt runs or none has failed', () => {
+    expect(lostAttemptWord(input({ node: nodeWithBoot('boot-1') }), [jobPod('Failed')], 'j')).toBeUndefined();
+    expect(lostAttemptWord(input({}), [jobPod('Failed'), jobPod('Running')], 'j')).toBeUndefined();
+    expect(lostAttemptWord(input({ rebootPod: rebootPod('Succeeded') }), [], 'j')).toBeUndefined();
   });
 });

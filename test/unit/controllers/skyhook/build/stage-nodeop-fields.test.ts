@@ -11,25 +11,11 @@ import {
   NODE_METADATA_MOUNT,
   PACKAGE_CONFIGMAP_MOUNT,
 } from '../../../../../src/controllers/skyhook/build/stage-nodeop.js';
-import type { CreateStageOp } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import { readSkyhookSettings } from '../../../../../src/controllers/skyhook/skyhook-settings.js';
+import { stageOp as op, tuningSkyhook } from '../../../../fixtures/stage-op.js';
 
 const settings = readSkyhookSettings({}, 'skyhook');
-const skyhook: Skyhook = {
-  apiVersion: 'skyhook.nvidia.com/v1alpha1',
-  kind: 'Skyhook',
-  metadata: { name: 'demo', uid: 'u', generation: 1 },
-  spec: { packages: { tuning: { version: '1.0.0', image: 'ghcr.io/x/tuning' } } },
-};
-const op = (extra: Partial<CreateStageOp> = {}): CreateStageOp => ({
-  kind: 'createStageOp',
-  skyhook: 'demo',
-  node: 'n0',
-  stage: 'apply',
-  previousRestarts: 0,
-  package: { name: 'tuning', version: '1.0.0', image: 'ghcr.io/x/tuning' },
-  ...extra,
-});
+const skyhook: Skyhook = tuningSkyhook();
 
 describe('the stage NodeOp', () => {
   it('sets the generic fields and keeps skyhookStage as a record only', () => {

@@ -3,35 +3,16 @@
  * imagePullSecrets, each once, carried by the stage NodeOp into the Job's pod spec.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { Skyhook } from '../../../../../src/api/skyhook.js';
 import type { Package } from '../../../../../src/api/skyhook-package.js';
 import { buildStageNodeOp } from '../../../../../src/controllers/skyhook/build/stage-nodeop.js';
-import type { CreateStageOp } from '../../../../../src/controllers/skyhook/plan/planner-types.js';
 import { readSkyhookSettings } from '../../../../../src/controllers/skyhook/skyhook-settings.js';
 import { buildNodeJob } from '../../../../../src/templates/nodeop-job.js';
 import { readNodeOpSettings } from '../../../../../src/templates/nodeop-settings.js';
-
-const op: CreateStageOp = {
-  kind: 'createStageOp',
-  skyhook: 'demo',
-  node: 'n0',
-  stage: 'apply',
-  previousRestarts: 0,
-  package: { name: 'tuning', version: '1.0.0', image: 'ghcr.io/x/tuning' },
-};
-
-function skyhookWith(pkg: Partial<Package>): Skyhook {
-  return {
-    apiVersion: 'skyhook.nvidia.com/v1alpha1',
-    kind: 'Skyhook',
-    metadata: { name: 'demo', uid: 'u', generation: 1 },
-    spec: { packages: { tuning: { version: '1.0.0', image: 'ghcr.io/x/tuning', ...pkg } } },
-  };
-}
+import { stageOp, tuningSkyhook } from '../../../../fixtures/stage-op.js';
 
 function stageJobPullSecrets(imagePullSecret: string, pkg: Partial<Package>): unknown {
   const settings = readSkyhookSettings(imagePullSecret ? { IMAGE_PULL_SECRET: imagePullSecret } : {}, 'skyhook');
-  const nodeOp = buildStageNodeOp({ op, skyhook: skyhookWith(pkg), settings });
+  const nodeOp = buildStageNodeOp({ op: stageOp(), skyhook: tuningSkyhook(pkg), settings });
   const job = buildNodeJob({
     nodeOp: { ...nodeOp, metadata: { ...nodeOp.metadata, uid: 'uid-1' } },
     node: 'n0',
