@@ -16,7 +16,7 @@
  *     reading of pod statuses meets the real thing.
  * The cases share one node, control plane and operator; each has its own Skyhook.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   AppsV1Api,
   PolicyV1Api,
@@ -279,6 +279,7 @@ describe('a real drain, then a reboot interrupt on a real node', () => {
 });
 
 describe('a failing package step on a real node', () => {
+  afterEach(() => removeUnlessComplete('failing'), 180_000);
   it("puts its log tail in the Skyhook's Event, marks the node erroring, and recovers when the SCR is fixed", async () => {
     const broken = {
       version: '1.1.0',
@@ -315,7 +316,24 @@ describe('a failing package step on a real node', () => {
   }, 360_000);
 });
 
+/**
+ * A case that fails midway leaves its Skyhook erroring on the node, and an erroring Skyhook holds
+ * every later case's Skyhook back there: one failure would then read as three. Removed after each
+ * case unless it completed (the cases that pass delete theirs, or leave it complete).
+ */
+async function removeUnlessComplete(name: string): Promise<void> {
+  const found = (await h.custom
+    .getClusterCustomObject({ group: 'skyhook.nvidia.com', version: 'v1alpha1', plural: 'skyhooks', name })
+    .catch(() => undefined)) as Skyhook | undefined;
+  if (!found || found.status?.status === 'complete') return;
+  await h.custom
+    .deleteClusterCustomObject({ group: 'skyhook.nvidia.com', version: 'v1alpha1', plural: 'skyhooks', name })
+    .catch(() => undefined);
+  await waitForSkyhookGone(h, name, 120_000);
+}
+
 describe('a package image whose config.json is invalid, on a real node', () => {
+  afterEach(() => removeUnlessComplete('badconfig'), 180_000);
   it('fails the stage naming config.json, its problem and the fix, loses no node state, and recovers when the image is fixed', async () => {
     const image = 'registry.invalid/team/broken-config';
     // What a package author may push: config.json cut off mid-object.
@@ -343,6 +361,17 @@ describe('a package image whose config.json is invalid, on a real node', () => {
       'StageFailed event on the SCR',
     );
     const message = events.find(failed)!.message ?? '';
+    if (!message.includes('log tail:')) {
+      // Evidence for a failure below: what the kubelet recorded for the container, and every such Event.
+      const recorded = (await h.core.listNamespacedPod({ namespace: NAMESPACE })).items.flatMap((p) =>
+        [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])]
+          .filter((c) => c.name === 'broken-apply')
+          .map((c) => ({ pod: p.metadata?.name, state: c.state, lastState: c.lastState })),
+      );
+      console.log(
+        `StageFailed without a log tail: ${JSON.stringify({ events: events.filter(failed).map((e) => e.message), recorded })}`,
+      );
+    }
     expect(message).toContain(
       `Package [broken:1.0.0] stage [apply] failed on node [${NODE}]: container broken-apply exited with code 1`,
     );
@@ -397,6 +426,7 @@ describe.each([
     version: '1.0.0',
   },
 ])('a package image from $what, on a real node', ({ name, image, version }) => {
+  afterEach(() => removeUnlessComplete(name), 180_000);
   it("fails the stage with the real kubelet's pull error naming the image, and the fix", async () => {
     await createGroupSkyhook(h, name, GROUP, { packages: { pkg: { version, image } } });
     const event = await stageFailed(h, name);
