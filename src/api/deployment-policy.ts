@@ -7,7 +7,7 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
 import { HealthGates } from './health-gates.js';
-import { ConditionList, LabelSelector } from './k8s-schemas.js';
+import { ConditionList, ConditionsStatus, LabelSelector } from './k8s-schemas.js';
 import { DEFAULT_COMPARTMENT, type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { MaintenanceWindows } from './maintenance-window.js';
@@ -142,12 +142,7 @@ export const DeploymentPolicySpec = Type.Object({
 export type DeploymentPolicySpec = Static<typeof DeploymentPolicySpec>;
 
 /** Ours (upstream has no status): lets the operator report, e.g., which Skyhooks use the policy. */
-export const DeploymentPolicyStatus = Type.Object({
-  observedGeneration: Type.Optional(
-    Type.Integer({ format: 'int64', minimum: 0, description: 'metadata.generation the status was written for.' }),
-  ),
-  conditions: Type.Optional(ConditionList),
-});
+export const DeploymentPolicyStatus = ConditionsStatus;
 export type DeploymentPolicyStatus = Static<typeof DeploymentPolicyStatus>;
 
 export const DEPLOYMENT_POLICY_DEFINITION: ResourceDefinition = {

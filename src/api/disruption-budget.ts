@@ -8,7 +8,7 @@
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
-import { ConditionList, LabelSelector } from './k8s-schemas.js';
+import { ConditionList, LabelSelector, ObservedGeneration } from './k8s-schemas.js';
 import { MaintenanceWindows } from './maintenance-window.js';
 import { type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -59,9 +59,7 @@ export type BudgetWait = Static<typeof BudgetWait>;
 const count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, description }));
 
 export const DisruptionBudgetStatus = Type.Object({
-  observedGeneration: Type.Optional(
-    Type.Integer({ format: 'int64', minimum: 0, description: 'metadata.generation the status was written for.' }),
-  ),
+  observedGeneration: ObservedGeneration,
   matched: count('Nodes the selector matches now.'),
   maxDisrupted: count('The budget resolved against matched (a percent becomes a node count).'),
   disrupted: Type.Optional(

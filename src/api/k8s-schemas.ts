@@ -140,6 +140,17 @@ export const ConditionList = Type.Array(Condition, {
   'x-kubernetes-list-map-keys': ['type'],
 });
 
+/** The metadata.generation a status was written for (every kind of ours reports it). */
+export const ObservedGeneration = Type.Optional(
+  Type.Integer({ format: 'int64', minimum: 0, description: 'metadata.generation the status was written for.' }),
+);
+
+/** The status of a kind that reports only conditions: the generation it was written for, and them. */
+export const ConditionsStatus = Type.Object({
+  observedGeneration: ObservedGeneration,
+  conditions: Type.Optional(ConditionList),
+});
+
 /** A DNS-1123 subdomain, the form of node and most object names. */
 export const OBJECT_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 

@@ -8,7 +8,7 @@
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
-import { ConditionList } from './k8s-schemas.js';
+import { ConditionsStatus } from './k8s-schemas.js';
 import { type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { celRules, StringEnum } from './schema-helpers.js';
@@ -90,12 +90,7 @@ export const PackageTrustPolicySpec = Type.Object(
 );
 export type PackageTrustPolicySpec = Static<typeof PackageTrustPolicySpec>;
 
-export const PackageTrustPolicyStatus = Type.Object({
-  observedGeneration: Type.Optional(
-    Type.Integer({ format: 'int64', minimum: 0, description: 'metadata.generation the status was written for.' }),
-  ),
-  conditions: Type.Optional(ConditionList),
-});
+export const PackageTrustPolicyStatus = ConditionsStatus;
 export type PackageTrustPolicyStatus = Static<typeof PackageTrustPolicyStatus>;
 
 export const PACKAGE_TRUST_POLICY_DEFINITION: ResourceDefinition = {
