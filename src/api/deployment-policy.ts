@@ -7,7 +7,7 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static } from 'typebox';
 import { HealthGates } from './health-gates.js';
-import { ConditionList, ConditionsStatus, LabelSelector } from './k8s-schemas.js';
+import { ConditionsStatus, LabelSelector } from './k8s-schemas.js';
 import { DEFAULT_COMPARTMENT, type GROUP_VERSION, KINDS } from './names.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { MaintenanceWindows } from './maintenance-window.js';
