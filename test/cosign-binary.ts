@@ -4,26 +4,13 @@
  * COSIGN_VERSION into <cache>/bin/cosign-<version>/cosign). Lives in test/: only the tests sign.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { cacheRoot } from '../src/sandbox/binaries.js';
-import { REPO_ROOT } from './helm-binary.js';
+import { findCachedTool, pinnedVersion } from './cached-tool.js';
 
-export function cosignVersion(): string {
-  const match = /^COSIGN_VERSION=(\S+)$/m.exec(readFileSync(join(REPO_ROOT, 'tools/versions.env'), 'utf8'));
-  if (!match) throw new Error('tools/versions.env does not define COSIGN_VERSION');
-  return match[1]!;
-}
+const COSIGN = { name: 'cosign', versionVariable: 'COSIGN_VERSION', overrideVariable: 'SKYHOOK_COSIGN_BIN' };
 
-export function findCosign(env: NodeJS.ProcessEnv = process.env): string {
-  const path = env['SKYHOOK_COSIGN_BIN'] || join(cacheRoot(env), 'bin', `cosign-${cosignVersion()}`, 'cosign');
-  try {
-    accessSync(path, constants.X_OK);
-    return path;
-  } catch {
-    throw new Error(`cosign not found at ${path}: run \`npm run cluster:build\` (builds it from its Go module)`);
-  }
-}
+export const cosignVersion = (): string => pinnedVersion(COSIGN.versionVariable);
+
+export const findCosign = (env: NodeJS.ProcessEnv = process.env): string => findCachedTool(COSIGN, env);
 
 export interface CosignResult {
   code: number;

@@ -4,30 +4,18 @@
  * <cache>/bin/helm-<version>/helm). Lives in test/ because only the tests and the README use helm.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { cacheRoot } from '../src/sandbox/binaries.js';
+import { findCachedTool, pinnedVersion, REPO_ROOT } from './cached-tool.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+export { REPO_ROOT };
 export const CHART_DIR = join(REPO_ROOT, 'chart');
 
-export function helmVersion(): string {
-  const match = /^HELM_VERSION=(\S+)$/m.exec(readFileSync(join(REPO_ROOT, 'tools/versions.env'), 'utf8'));
-  if (!match) throw new Error('tools/versions.env does not define HELM_VERSION');
-  return match[1]!;
-}
+const HELM = { name: 'helm', versionVariable: 'HELM_VERSION', overrideVariable: 'HELM' };
 
-export function findHelm(env: NodeJS.ProcessEnv = process.env): string {
-  const path = env['HELM'] || join(cacheRoot(env), 'bin', `helm-${helmVersion()}`, 'helm');
-  try {
-    accessSync(path, constants.X_OK);
-    return path;
-  } catch {
-    throw new Error(`helm not found at ${path}: run \`npm run cluster:build\` (builds it from its Go module)`);
-  }
-}
+export const helmVersion = (): string => pinnedVersion(HELM.versionVariable);
+
+export const findHelm = (env: NodeJS.ProcessEnv = process.env): string => findCachedTool(HELM, env);
 
 export interface HelmResult {
   code: number;
