@@ -21,6 +21,7 @@ import { cosignOk } from '../cosign-binary.js';
 import { trustPolicyControllerFactory } from '../../src/controllers/trust/trust-wiring.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { OCI_MANIFEST, OciPusher } from './oci-push.js';
+import { createTrustPolicy } from '../fixtures/trust-policy.js';
 import {
   createGroupSkyhook,
   groupNodes,
@@ -54,23 +55,8 @@ const cosignEnv = (): Record<string, string> => ({
 const sign = (ref: string, key: string): Promise<unknown> =>
   cosignOk(['sign', '--key', `${key}.key`, '--yes', ...CLASSIC_FORMAT, ref], cosignEnv(), work);
 
-async function createPolicy(name: string, mode: 'Enforce' | 'Warn', prefix: string): Promise<void> {
-  await h.custom.createClusterCustomObject({
-    group: API_GROUP,
-    version: API_VERSION,
-    plural: KINDS.packageTrustPolicy.plural,
-    body: {
-      apiVersion: `${API_GROUP}/${API_VERSION}`,
-      kind: KINDS.packageTrustPolicy.kind,
-      metadata: { name },
-      spec: {
-        mode,
-        keys: [{ name: 'release', publicKey: readFileSync(join(work, 'release.pub'), 'utf8') }],
-        images: [{ prefix, keys: ['release'] }],
-      },
-    },
-  });
-}
+const createPolicy = (name: string, mode: 'Enforce' | 'Warn', prefix: string): Promise<void> =>
+  createTrustPolicy(h.custom, { name, mode, prefix, publicKey: readFileSync(join(work, 'release.pub'), 'utf8') });
 
 /** A Skyhook of one package `<repository>:1.0` on the group's nodes. */
 async function skyhookOf(name: string, repository: string): Promise<void> {

@@ -15,9 +15,9 @@ import { BatchV1Api } from '@kubernetes/client-node';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_GROUP, API_VERSION, KINDS } from '../../src/api/names.js';
 import type { Skyhook } from '../../src/api/skyhook.js';
 import { cosignOk } from '../cosign-binary.js';
+import { createTrustPolicy } from '../fixtures/trust-policy.js';
 import {
   createGroupSkyhook,
   GROUP_LABEL,
@@ -189,20 +189,11 @@ describe('package images from the sandbox registry', () => {
       process.env['REGISTRY_CA_FILE'] = registry.caCert;
       await h.stopOperator();
       await h.startOperator();
-      await h.custom.createClusterCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: KINDS.packageTrustPolicy.plural,
-        body: {
-          apiVersion: `${API_GROUP}/${API_VERSION}`,
-          kind: KINDS.packageTrustPolicy.kind,
-          metadata: { name: 'real-trust' },
-          spec: {
-            mode: 'Enforce',
-            keys: [{ name: 'release', publicKey: readFileSync(join(work, 'release.pub'), 'utf8') }],
-            images: [{ prefix: 'ghcr.io/skyhook-ts/private/', keys: ['release'] }],
-          },
-        },
+      await createTrustPolicy(h.custom, {
+        name: 'real-trust',
+        mode: 'Enforce',
+        publicKey: readFileSync(join(work, 'release.pub'), 'utf8'),
+        prefix: 'ghcr.io/skyhook-ts/private/',
       });
 
       await createGroupSkyhook(h, 'signed', GROUP, { packages: { pkg: { version: '1.2.0', image: REPO } } });
