@@ -120,8 +120,21 @@ export function failedContainersOf(pods: V1Pod[]): FailedContainer[] {
   return found;
 }
 
+/**
+ * Pauses before each new look when a failed container has left nothing to read yet: the runtime
+ * may report the exit before the container's last output reaches its log file (seen with
+ * containerd on a loaded node), and the kubelet's saved tail follows the log. About 10 s in all,
+ * spent only when a failure left neither a log nor a message.
+ */
+export const LOG_SETTLE_DELAYS_MS: readonly number[] = [500, 1000, 2000, 3000, 3500];
+
 /** Reads what the failed stage left (its Job's pods and the failed container's log); never throws. */
-export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logger: Logger): Promise<FailedStage> {
+export async function describeFailedStage(
+  core: CoreV1Api,
+  nodeOp: NodeOp,
+  logger: Logger,
+  settleDelaysMs: readonly number[] = LOG_SETTLE_DELAYS_MS,
+): Promise<FailedStage> {
   const stage = nodeOp.spec.skyhookStage;
   const node = nodeOp.spec.targetNodes?.[0] ?? '';
   const namespace = namespaceOf(nodeOp);
@@ -135,11 +148,42 @@ export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logge
   };
   // A stuck Job was ended by the NodeOp controller: its killed pods would hide why (e.g. an image pull).
   if (!nodeStatus?.jobName || nodeStatus.message?.includes(STUCK_MARK)) return failed;
+  const jobName = nodeStatus.jobName;
+  for (let look = 0; ; look++) {
+    const found = await readFailedOutput(core, namespace, jobName, nodeOp, logger);
+    if (found === undefined) return failed;
+    if (found.container) failed.container = found.container;
+    if (found.log !== undefined) {
+      failed.log = found.log;
+      return failed;
+    }
+    // Nothing to read: wait for the output still on its way, unless the exit speaks for itself.
+    const delay = settleDelaysMs[look];
+    if (delay === undefined || !found.container || found.container.message) return failed;
+    logger.debug(
+      { nodeOp: nodeOp.metadata.name, delayMs: delay },
+      "the failed container's log is empty; looking again",
+    );
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/**
+ * One look at the failed attempts: the newest failed container, and the first log (or log tail the
+ * kubelet saved) found, newest attempt first. Undefined when the pods could not be listed.
+ */
+async function readFailedOutput(
+  core: CoreV1Api,
+  namespace: string,
+  jobName: string,
+  nodeOp: NodeOp,
+  logger: Logger,
+): Promise<{ container?: FailedContainer; log?: string } | undefined> {
   let candidates: FailedContainer[];
   try {
     const pods = await core.listNamespacedPod({
       namespace,
-      labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${nodeStatus.jobName}`,
+      labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${jobName}`,
     });
     candidates = failedContainersOf(pods.items);
   } catch (e) {
@@ -147,9 +191,8 @@ export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logge
       { nodeOp: nodeOp.metadata.name, error: errorMessage(e) },
       "the failed stage's pods could not be listed",
     );
-    return failed;
+    return undefined;
   }
-  if (candidates[0]) failed.container = candidates[0];
   // The kubelet may remove a failed pod's dead containers, log files and all, soon after the pod
   // failed. Newest attempt first: its log, else the log tail the kubelet saved in its status
   // (FallbackToLogsOnError); then the same for older attempts of the step.
@@ -158,11 +201,9 @@ export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logge
     const saved = candidate.message && isLogTail(candidate.message) ? candidate.message : '';
     const text = log.trim() !== '' ? log : saved;
     if (text.trim() === '') continue;
-    failed.container = candidate;
-    failed.log = text;
-    break;
+    return { container: candidate, log: text };
   }
-  return failed;
+  return candidates[0] ? { container: candidates[0] } : {};
 }
 
 async function readLog(core: CoreV1Api, namespace: string, c: FailedContainer, logger: Logger): Promise<string> {

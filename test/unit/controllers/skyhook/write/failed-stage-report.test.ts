@@ -211,6 +211,57 @@ describe('describeFailedStage reading the log', () => {
     );
   });
 
+  it('looks again while the exit is known but its output has not reached the log yet', async () => {
+    let looks = 0;
+    const core = {
+      listNamespacedPod: async () => {
+        looks++;
+        return { items: [failedPod('last', '2026-01-01T00:01:00Z')] };
+      },
+      // The runtime reported the exit before the container's last output was written to its log.
+      readNamespacedPodLog: async () => (looks < 3 ? '' : 'invalid package: config.json\n'),
+    } as unknown as CoreV1Api;
+    const failed = await describeFailedStage(core, nodeOp, silentLogger(), [0, 0, 0, 0]);
+    expect(looks).toBe(3);
+    expect(failedStageMessage(failed).endsWith('log tail: invalid package: config.json')).toBe(true);
+  });
+
+  it('gives up after its last pause and reports the exit alone when no output ever comes', async () => {
+    let looks = 0;
+    const core = {
+      listNamespacedPod: async () => {
+        looks++;
+        return { items: [failedPod('last', '2026-01-01T00:01:00Z')] };
+      },
+      readNamespacedPodLog: async () => '',
+    } as unknown as CoreV1Api;
+    const failed = await describeFailedStage(core, nodeOp, silentLogger(), [0, 0]);
+    expect(looks).toBe(3);
+    expect(failedStageMessage(failed)).toBe(
+      'Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container dexter-apply exited with code 1 (Error)',
+    );
+  });
+
+  it('does not wait when the exit carries its own message', async () => {
+    let looks = 0;
+    const oom = failedPod('last', '2026-01-01T00:01:00Z');
+    oom.status!.initContainerStatuses![0]!.state!.terminated = {
+      exitCode: 137,
+      reason: 'OOMKilled',
+      message: 'out of memory',
+    };
+    const core = {
+      listNamespacedPod: async () => {
+        looks++;
+        return { items: [oom] };
+      },
+      readNamespacedPodLog: async () => '',
+    } as unknown as CoreV1Api;
+    const failed = await describeFailedStage(core, nodeOp, silentLogger(), [60_000]);
+    expect(looks).toBe(1);
+    expect(failedStageMessage(failed)).toContain('exited with code 137 (OOMKilled: out of memory)');
+  });
+
   it("prefers the newest attempt's saved tail to an older attempt's log", async () => {
     const newest = failedPod('last', '2026-01-01T00:01:00Z');
     newest.status!.initContainerStatuses![0]!.state!.terminated!.message = 'run 2\nfailed again\n';
