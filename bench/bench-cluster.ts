@@ -33,6 +33,8 @@ export function say(message: string): void {
 export async function withBenchCluster<T>(
   options: ControlPlaneOptions,
   body: (cluster: BenchCluster) => Promise<T>,
+  /** The operator's settings env beside its runtime's (REGISTRY_CA_FILE, IMAGE_PULL_SECRET …). */
+  operatorSettings: Record<string, string> = {},
 ): Promise<T> {
   // BENCH_KEEP_RUN_DIR=1 keeps the audit log and every log, to look into a figure afterwards.
   const keepRunDir = process.env['BENCH_KEEP_RUN_DIR'] === '1';
@@ -53,7 +55,10 @@ export async function withBenchCluster<T>(
     await installOperatorPrerequisites(cp);
     await nodeLifecycleSettled(cp, nodeList(options.nodes).length);
     const runtime = operatorRuntime();
-    operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath, { runtimeEnv: runtime.env });
+    operator = await startOperatorProcess(cp.runDir, cp.kubeconfigPath, {
+      runtimeEnv: runtime.env,
+      settingsEnv: operatorSettings,
+    });
     say(`operator running (pid ${operator.pid}, log ${operator.logFile}, ${JSON.stringify(runtime.env)})`);
     return await body({ cp, operator, runtime, heartbeat });
   } finally {

@@ -45,6 +45,8 @@ export interface OperatorProcessOptions {
   name?: string;
   /** Leader election on the Lease, as a Deployment with several replicas runs it. Default off. */
   leaderElect?: boolean;
+  /** Settings of its Deployment's env beside the runtime's (REGISTRY_CA_FILE, IMAGE_PULL_SECRET …). */
+  settingsEnv?: Record<string, string>;
 }
 
 export interface ReconcileStats {
@@ -165,7 +167,7 @@ export async function startOperatorProcess(
       // BENCH_LOG_LEVEL=debug traces each reconcile's plan, wakes and requeues (timestamps to look into a gap).
       process.env['BENCH_LOG_LEVEL'] ?? 'info',
     ],
-    { ...inheritedEnv(), ...(options.runtimeEnv ?? operatorRuntime().env) },
+    { ...inheritedEnv(), ...(options.runtimeEnv ?? operatorRuntime().env), ...options.settingsEnv },
   );
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(existsSync(component.logFile) && readFileSync(component.logFile, 'utf8').includes('"operator started"'))) {

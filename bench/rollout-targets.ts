@@ -58,6 +58,19 @@ const reconcileP95 = (ms: number): Target => ({
   ok: atMost(ms),
 });
 
+const ROLLOUT_1000: Target[] = [
+  completes,
+  wall(1.5),
+  reconcileP95(100),
+  {
+    target: 'whole control-plane CPU <= 0.15 s per node-stage',
+    measure: (f) => f.controlPlaneCpuPerNodeStageS,
+    ok: atMost(0.15),
+  },
+  rss(150),
+  { target: 'a freed budget slot refilled within 200 ms (p95)', measure: (f) => f.nextNodeP95Ms, ok: atMost(200) },
+];
+
 export const ROLLOUT_TARGETS: Record<string, Target[]> = {
   'rollout-100': [
     completes,
@@ -75,18 +88,9 @@ export const ROLLOUT_TARGETS: Record<string, Target[]> = {
       ok: atMost(8),
     },
   ],
-  'rollout-1000': [
-    completes,
-    wall(1.5),
-    reconcileP95(100),
-    {
-      target: 'whole control-plane CPU <= 0.15 s per node-stage',
-      measure: (f) => f.controlPlaneCpuPerNodeStageS,
-      ok: atMost(0.15),
-    },
-    rss(150),
-    { target: 'a freed budget slot refilled within 200 ms (p95)', measure: (f) => f.nextNodeP95Ms, ok: atMost(200) },
-  ],
+  'rollout-1000': ROLLOUT_1000,
+  // Verifying the package once (not per node) must leave the rollout's figures where unsigned ones are.
+  'rollout-1000-signed': ROLLOUT_1000,
   'rollout-1000x5': [completes, wall(1.5)],
   'rollout-5000': [completes, rss(400), reconcileP95(300)],
 };

@@ -4,7 +4,10 @@
  *  - rollout-100: 100 nodes, budget 10 (issue 6's figures and issue 18's 100-node targets);
  *  - rollout-1000: 1000 nodes, budget 100;
  *  - rollout-1000x5: 1000 nodes, 5 SCRs of distinct priorities each selecting every node, budget 100 each;
- *  - rollout-5000: 5000 nodes, budget 500.
+ *  - rollout-5000: 5000 nodes, budget 500;
+ *  - rollout-1000-signed: rollout-1000 with the package image in a local registry, signed by cosign,
+ *    under a PackageTrustPolicy in Enforce mode; it adds the registry requests the operator made
+ *    (per package version and per node) and fails if they grew with the nodes (rollout-signed.ts).
  * Each prints wall time against the ideal (rollout-ideal.ts), the Skyhook reconcile p50/p95 (from the
  * operator's histogram), writes per node-stage of the operator and of the whole cluster (audit log),
  * the operator's CPU and peak RSS, the CPU of every control-plane process, the machine's busy % and
@@ -21,6 +24,7 @@ import { createSkyhooks, say, simulatedPackage, withBenchCluster } from './bench
 import { cores, type CpuSample, cpuReport, load1, readCpuSample } from './cpu-usage.js';
 import { rolloutReport, type RolloutRun } from './rollout-report.js';
 import { StallWatch } from './rollout-stall.js';
+import { type SignedRollout, startSignedRollout } from './rollout-signed.js';
 import { recordStageJobs, SKYHOOKS_PATH } from '../test/e2e/skyhook-cluster.js';
 
 export interface RolloutShape {
@@ -31,6 +35,8 @@ export interface RolloutShape {
   skyhooks: number;
   /** The cap on the rollout's wall time: the largest take as long as the machine floor says (about 10 × their ideal here). */
   windowMs: number;
+  /** The package image signed in a local registry, under an Enforce PackageTrustPolicy (rollout-signed.ts). */
+  signed?: boolean;
 }
 
 export const ROLLOUTS: Record<string, RolloutShape> = {
@@ -38,6 +44,7 @@ export const ROLLOUTS: Record<string, RolloutShape> = {
   'rollout-1000': { nodes: 1000, budget: 100, skyhooks: 1, windowMs: 8 * 60_000 },
   'rollout-1000x5': { nodes: 1000, budget: 100, skyhooks: 5, windowMs: 30 * 60_000 },
   'rollout-5000': { nodes: 5000, budget: 500, skyhooks: 1, windowMs: 30 * 60_000 },
+  'rollout-1000-signed': { nodes: 1000, budget: 100, skyhooks: 1, windowMs: 8 * 60_000, signed: true },
 };
 /** The stages each node runs, in order: a first install without interrupts. */
 export const STAGE_NAMES = ['apply', 'config'] as const;
@@ -90,12 +97,29 @@ function completeNodesOf(scrs: Skyhook[], names: string[]): number {
 
 export function rolloutBenchmark(benchmark: string): () => Promise<Record<string, unknown>> {
   return async () => {
-    const { shape, fullSize, stallMs } = shapeOf(benchmark);
-    const names = skyhookNames(shape);
-    return withBenchCluster({ nodes: shape.nodes, podDurationMs: PHASE_MS, auditLog: true }, async (cluster) => {
+    const { shape } = shapeOf(benchmark);
+    if (!shape.signed) return rolloutRun(benchmark, undefined);
+    const signed = await startSignedRollout(simulatedPackage(`${PHASE_MS}ms`).version);
+    try {
+      return await rolloutRun(benchmark, signed);
+    } finally {
+      await signed.stop();
+    }
+  };
+}
+
+async function rolloutRun(benchmark: string, signed: SignedRollout | undefined): Promise<Record<string, unknown>> {
+  const { shape, fullSize, stallMs } = shapeOf(benchmark);
+  const names = skyhookNames(shape);
+  const clusterOptions = { nodes: shape.nodes, podDurationMs: PHASE_MS, auditLog: true };
+  return withBenchCluster(
+    clusterOptions,
+    async (cluster) => {
       const { cp, operator } = cluster;
       const auditLog = cp.auditLogPath!;
       const jobs = await recordStageJobs({ cp });
+      // Before the writes are counted: the policy's own status write is not the rollout's.
+      await signed?.install(cp);
       const processes = [
         ...cp.processes(),
         { name: 'operator', pid: operator.pid },
@@ -104,6 +128,7 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
       const writesFrom = auditLogEnd(auditLog);
       const metricsBefore = await operator.metricsText();
       const cpuBefore = readCpuSample(processes);
+      signed?.startCounting();
       const started = Date.now();
       const expectedJobs = shape.nodes * STAGES * names.length;
       let maxLoad1 = load1();
@@ -157,7 +182,9 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
               priority: i + 1,
               nodeSelectors: { matchLabels: { type: 'kwok' } },
               interruptionBudget: { count: shape.budget },
-              packages: { pkg: simulatedPackage(`${PHASE_MS}ms`) },
+              packages: {
+                pkg: signed ? signed.pkg(simulatedPackage(`${PHASE_MS}ms`)) : simulatedPackage(`${PHASE_MS}ms`),
+              },
             },
           })),
         );
@@ -206,7 +233,9 @@ export function rolloutBenchmark(benchmark: string): () => Promise<Record<string
         auditLog,
         writesFrom,
       };
-      return rolloutReport(run, cluster);
-    });
-  };
+      const report = rolloutReport(run, cluster);
+      return signed ? { ...report, ...(await signed.report(cp, shape.nodes)) } : report;
+    },
+    signed?.operatorSettings,
+  );
 }

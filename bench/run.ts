@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the performance figures, printed as JSON (one object per benchmark).
  * `npm run bench -- NAME…` runs only the named ones. Without names it runs the quick ones (those of
- * `DEFAULT`): the 1000- and 5000-node rollouts take many minutes each and are run by name.
+ * `DEFAULT`): the 1000- and 5000-node rollouts (rollout-1000-signed too) take many minutes each and are run by name.
  */
 import '../scripts/register-src-hook.ts';
 
@@ -13,6 +13,7 @@ const benches: Record<string, () => Promise<Bench>> = {
   'rollout-1000': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-1000'),
   'rollout-1000x5': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-1000x5'),
   'rollout-5000': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-5000'),
+  'rollout-1000-signed': async () => (await import('./rollout.js')).rolloutBenchmark('rollout-1000-signed'),
   'memory-1000': async () => (await import('./memory.js')).memory,
   planner: async () => (await import('./planner.js')).planner,
   'status-write': async () => (await import('./status-write.js')).statusWrite,

@@ -34,6 +34,7 @@ export async function installOperatorPrerequisites(cp: ControlPlane): Promise<vo
     'crd/skyhooks.skyhook.nvidia.com',
     'crd/deploymentpolicies.skyhook.nvidia.com',
     'crd/disruptionbudgets.skyhook.nvidia.com',
+    'crd/packagetrustpolicies.skyhook.nvidia.com',
   ]);
   await cp.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
 }

@@ -58,8 +58,13 @@ describe('judgeTargets', () => {
     expect(Object.keys(ROLLOUT_TARGETS).sort()).toEqual([
       'rollout-100',
       'rollout-1000',
+      'rollout-1000-signed',
       'rollout-1000x5',
       'rollout-5000',
     ]);
+  });
+
+  it('holds the signed 1000-node rollout to the unsigned one’s targets', () => {
+    expect(judgeTargets('rollout-1000-signed', figures, true)).toEqual(judgeTargets('rollout-1000', figures, true));
   });
 });
