@@ -233,7 +233,7 @@ async function rolloutRun(benchmark: string, signed: SignedRollout | undefined):
         auditLog,
         writesFrom,
       };
-      const report = rolloutReport(run, cluster);
+      const report = await rolloutReport(run, cluster);
       return signed ? { ...report, ...(await signed.report(cp, shape.nodes)) } : report;
     },
     signed?.operatorSettings,
