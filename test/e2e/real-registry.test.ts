@@ -8,7 +8,8 @@
  * to fix, from the real kubelet's error; a package's own imagePullSecrets pull beside a wrong
  * operator-wide secret. Signed runs: with a PackageTrustPolicy (Enforce) and the operator given
  * REGISTRY_MIRRORS and REGISTRY_CA_FILE, a package signed by the real cosign runs on the real node
- * pinned to the signed digest (the kubelet reports that digest), and an unsigned one is refused.
+ * pinned to the signed digest (the kubelet pulls that digest, new to the node, and reports it), and an
+ * unsigned one is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api } from '@kubernetes/client-node';
@@ -32,6 +33,8 @@ import {
 const NODE = 'real-0';
 const GROUP = 'registry';
 const REPO = 'ghcr.io/skyhook-ts/private/shellscript';
+/** What is pushed as the signed tag: an image of the set that no other case of this file runs. */
+const SIGNED_CONTENT = 'ghcr.io/nvidia/skyhook-packages/shellscript:1.1.1';
 const credentials = { username: 'skyhook-e2e', password: 'pull-me-please' };
 /** The operator-wide IMAGE_PULL_SECRET of this file's operator. */
 const OPERATOR_SECRET = 'registry-pull';
@@ -59,7 +62,10 @@ beforeAll(async () => {
     registry: {
       credentials,
       push: [
-        ...['1.1.1', '1.1.2', '1.1.3', '1.2.0'].map((tag) => ({ from: shellscript, as: `${REPO}:${tag}` })),
+        ...['1.1.1', '1.1.2', '1.1.3'].map((tag) => ({ from: shellscript, as: `${REPO}:${tag}` })),
+        // The signed one has content of its own (NVIDIA's shellscript, not our stand-in), so the node
+        // has never pulled its digest: the signed run proves a fresh pull of exactly that digest.
+        { from: SIGNED_CONTENT, as: `${REPO}:1.2.0` },
         // Another image (another digest): never signed, so the trust policy refuses it.
         { from: 'docker.io/library/busybox:1.37', as: `${REPO}:1.2.1` },
       ],
@@ -196,6 +202,8 @@ describe('package images from the sandbox registry', () => {
         prefix: 'ghcr.io/skyhook-ts/private/',
       });
 
+      // Nothing on the node has that digest yet: whatever runs it must pull it.
+      expect(await h.node(NODE).exec(['ctr', '-n', 'k8s.io', 'images', 'ls'])).not.toContain(digest);
       await createGroupSkyhook(h, 'signed', GROUP, { packages: { pkg: { version: '1.2.0', image: REPO } } });
       const done = await waitForSkyhook(h, 'signed', (s) => s.status?.status === 'complete', 300_000);
       expect(done.status?.nodeStatus?.[NODE]).toBe('complete');
@@ -231,6 +239,12 @@ describe('package images from the sandbox registry', () => {
         expect(status.imageID).toBe(pinned);
         expect(status.state?.terminated?.exitCode).toBe(0);
       }
+      // The real kubelet pulled the pinned digest itself, through the mirror.
+      const pulled = (
+        await h.core.listNamespacedEvent({ namespace: NAMESPACE, fieldSelector: 'reason=Pulled' })
+      ).items.map((event) => event.message ?? '');
+      expect(pulled.some((message) => message.startsWith(`Successfully pulled image "${pinned}"`))).toBe(true);
+      expect(await h.node(NODE).exec(['ctr', '-n', 'k8s.io', 'images', 'ls'])).toContain(digest);
       await deleteSkyhook('signed');
 
       // The same policy refuses an image nobody signed: no stage Job.
