@@ -23,7 +23,10 @@ function controllerReasons(): ReadonlyArray<readonly [string, string]> {
     [OUTSIDE_WINDOW_REASON, '`waiting_<skyhook>`, Event, MaintenancePolicy queue: no maintenance window is open'],
     [POD_WAIT, '`waiting_<skyhook>`, condition `Blocked`, Event: non-interruptible pods hold the interrupt'],
     [POD_WAIT_LONG, 'condition `Blocked`, Warning Event: that wait passed `podNonInterruptWarnAfter`'],
-    [STAGE_FAILED_REASON, "Warning Event on the node: a stage failed; the message has the step's output"],
+    [
+      STAGE_FAILED_REASON,
+      "Warning Event on the Skyhook: a stage failed; the message names the container's exit and has the last lines of the step's output",
+    ],
     [
       PACKAGE_TRUST_REFUSED,
       '`waiting_<skyhook>`, condition, Warning Event: a package image failed its PackageTrustPolicy (Enforce); reasons Unsigned, UnknownKey, DigestMismatch, Unreachable',
