@@ -211,54 +211,48 @@ describe('describeFailedStage reading the log', () => {
     );
   });
 
-  it('looks again while the exit is known but its output has not reached the log yet', async () => {
+  /** A core API whose pod list (counted in `looks`) is `pod` and whose log read answers `log(looks)`. */
+  const watchedCore = (pod: V1Pod, log: (looks: number) => string): { core: CoreV1Api; looks: () => number } => {
     let looks = 0;
     const core = {
       listNamespacedPod: async () => {
         looks++;
-        return { items: [failedPod('last', '2026-01-01T00:01:00Z')] };
+        return { items: [pod] };
       },
-      // The runtime reported the exit before the container's last output was written to its log.
-      readNamespacedPodLog: async () => (looks < 3 ? '' : 'invalid package: config.json\n'),
+      readNamespacedPodLog: async () => log(looks),
     } as unknown as CoreV1Api;
+    return { core, looks: () => looks };
+  };
+
+  it('looks again while the exit is known but its output has not reached the log yet', async () => {
+    // The runtime reported the exit before the container's last output was written to its log.
+    const { core, looks } = watchedCore(failedPod('last', '2026-01-01T00:01:00Z'), (n) =>
+      n < 3 ? '' : 'invalid package: config.json\n',
+    );
     const failed = await describeFailedStage(core, nodeOp, silentLogger(), [0, 0, 0, 0]);
-    expect(looks).toBe(3);
+    expect(looks()).toBe(3);
     expect(failedStageMessage(failed).endsWith('log tail: invalid package: config.json')).toBe(true);
   });
 
   it('gives up after its last pause and reports the exit alone when no output ever comes', async () => {
-    let looks = 0;
-    const core = {
-      listNamespacedPod: async () => {
-        looks++;
-        return { items: [failedPod('last', '2026-01-01T00:01:00Z')] };
-      },
-      readNamespacedPodLog: async () => '',
-    } as unknown as CoreV1Api;
+    const { core, looks } = watchedCore(failedPod('last', '2026-01-01T00:01:00Z'), () => '');
     const failed = await describeFailedStage(core, nodeOp, silentLogger(), [0, 0]);
-    expect(looks).toBe(3);
+    expect(looks()).toBe(3);
     expect(failedStageMessage(failed)).toBe(
       'Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container dexter-apply exited with code 1 (Error)',
     );
   });
 
   it('does not wait when the exit carries its own message', async () => {
-    let looks = 0;
     const oom = failedPod('last', '2026-01-01T00:01:00Z');
     oom.status!.initContainerStatuses![0]!.state!.terminated = {
       exitCode: 137,
       reason: 'OOMKilled',
       message: 'out of memory',
     };
-    const core = {
-      listNamespacedPod: async () => {
-        looks++;
-        return { items: [oom] };
-      },
-      readNamespacedPodLog: async () => '',
-    } as unknown as CoreV1Api;
+    const { core, looks } = watchedCore(oom, () => '');
     const failed = await describeFailedStage(core, nodeOp, silentLogger(), [60_000]);
-    expect(looks).toBe(1);
+    expect(looks()).toBe(1);
     expect(failedStageMessage(failed)).toContain('exited with code 137 (OOMKilled: out of memory)');
   });
 
