@@ -24,6 +24,8 @@ export const LOG_LINES_READ = 100;
 /** The agent's start-up banner (src/agent/banner.ts) ends with its history_file line and a rule. */
 const BANNER_LAST_SETTING = 'history_file: ';
 const BANNER_RULE = '-'.repeat(20);
+/** The line after the banner's opening rule. */
+const BANNER_SECOND_LINE = '-CLI CONFIGURATION--';
 /** Longer Event messages are hard to read in `kubectl describe`; the end of the log is what matters. */
 export const MAX_EVENT_MESSAGE = 1024;
 
@@ -76,12 +78,17 @@ export function failedStageMessage(failed: FailedStage): string {
 }
 
 /**
- * The lines after the agent's start-up banner. The banner says how the agent was configured, not
- * why the step failed, and a step that prints one line would otherwise be outnumbered by it.
+ * The log without the agent's start-up banner. The banner says how the agent was configured, not
+ * why the step failed, and a step that prints one line would otherwise be outnumbered by it. Only
+ * the banner's own lines go: the agent writes it to stdout and its errors to stderr, so on a busy
+ * node an error printed just after the banner can reach the log before it, and must stay.
  */
 export function withoutAgentBanner(lines: string[]): string[] {
-  for (let i = lines.length - 1; i > 0; i--) {
-    if (lines[i] === BANNER_RULE && lines[i - 1]!.startsWith(BANNER_LAST_SETTING)) return lines.slice(i + 1);
+  for (let end = lines.length - 1; end > 0; end--) {
+    if (lines[end] !== BANNER_RULE || !lines[end - 1]!.startsWith(BANNER_LAST_SETTING)) continue;
+    const start = lines.lastIndexOf(BANNER_RULE, end - 1);
+    const first = start >= 0 && lines[start + 1] === BANNER_SECOND_LINE ? start : 0;
+    return [...lines.slice(0, first), ...lines.slice(end + 1)];
   }
   return lines;
 }
@@ -120,21 +127,8 @@ export function failedContainersOf(pods: V1Pod[]): FailedContainer[] {
   return found;
 }
 
-/**
- * Pauses before each new look when a failed container has left nothing to read yet: the runtime
- * may report the exit before the container's last output reaches its log file (seen with
- * containerd on a loaded node), and the kubelet's saved tail follows the log. About 10 s in all,
- * spent only when a failure left neither a log nor a message.
- */
-export const LOG_SETTLE_DELAYS_MS: readonly number[] = [500, 1000, 2000, 3000, 3500];
-
 /** Reads what the failed stage left (its Job's pods and the failed container's log); never throws. */
-export async function describeFailedStage(
-  core: CoreV1Api,
-  nodeOp: NodeOp,
-  logger: Logger,
-  settleDelaysMs: readonly number[] = LOG_SETTLE_DELAYS_MS,
-): Promise<FailedStage> {
+export async function describeFailedStage(core: CoreV1Api, nodeOp: NodeOp, logger: Logger): Promise<FailedStage> {
   const stage = nodeOp.spec.skyhookStage;
   const node = nodeOp.spec.targetNodes?.[0] ?? '';
   const namespace = namespaceOf(nodeOp);
@@ -148,42 +142,11 @@ export async function describeFailedStage(
   };
   // A stuck Job was ended by the NodeOp controller: its killed pods would hide why (e.g. an image pull).
   if (!nodeStatus?.jobName || nodeStatus.message?.includes(STUCK_MARK)) return failed;
-  const jobName = nodeStatus.jobName;
-  for (let look = 0; ; look++) {
-    const found = await readFailedOutput(core, namespace, jobName, nodeOp, logger);
-    if (found === undefined) return failed;
-    if (found.container) failed.container = found.container;
-    if (found.log !== undefined) {
-      failed.log = found.log;
-      return failed;
-    }
-    // Nothing to read: wait for the output still on its way, unless the exit speaks for itself.
-    const delay = settleDelaysMs[look];
-    if (delay === undefined || !found.container || found.container.message) return failed;
-    logger.debug(
-      { nodeOp: nodeOp.metadata.name, delayMs: delay },
-      "the failed container's log is empty; looking again",
-    );
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
-}
-
-/**
- * One look at the failed attempts: the newest failed container, and the first log (or log tail the
- * kubelet saved) found, newest attempt first. Undefined when the pods could not be listed.
- */
-async function readFailedOutput(
-  core: CoreV1Api,
-  namespace: string,
-  jobName: string,
-  nodeOp: NodeOp,
-  logger: Logger,
-): Promise<{ container?: FailedContainer; log?: string } | undefined> {
   let candidates: FailedContainer[];
   try {
     const pods = await core.listNamespacedPod({
       namespace,
-      labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${jobName}`,
+      labelSelector: `${KUBERNETES_NAMES.jobNameLabel}=${nodeStatus.jobName}`,
     });
     candidates = failedContainersOf(pods.items);
   } catch (e) {
@@ -191,8 +154,9 @@ async function readFailedOutput(
       { nodeOp: nodeOp.metadata.name, error: errorMessage(e) },
       "the failed stage's pods could not be listed",
     );
-    return undefined;
+    return failed;
   }
+  if (candidates[0]) failed.container = candidates[0];
   // The kubelet may remove a failed pod's dead containers, log files and all, soon after the pod
   // failed. Newest attempt first: its log, else the log tail the kubelet saved in its status
   // (FallbackToLogsOnError); then the same for older attempts of the step.
@@ -201,9 +165,11 @@ async function readFailedOutput(
     const saved = candidate.message && isLogTail(candidate.message) ? candidate.message : '';
     const text = log.trim() !== '' ? log : saved;
     if (text.trim() === '') continue;
-    return { container: candidate, log: text };
+    failed.container = candidate;
+    failed.log = text;
+    break;
   }
-  return candidates[0] ? { container: candidates[0] } : {};
+  return failed;
 }
 
 async function readLog(core: CoreV1Api, namespace: string, c: FailedContainer, logger: Logger): Promise<string> {

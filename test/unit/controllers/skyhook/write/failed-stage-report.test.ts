@@ -144,6 +144,16 @@ describe("the agent's start-up banner", () => {
     expect(withoutAgentBanner(banner.trimEnd().split('\n'))).toEqual([]);
   });
 
+  it('keeps an error that reached the log before the banner (stderr before stdout on a busy node)', () => {
+    const error = [
+      'ERROR:root:invalid package:',
+      "  /root/var/lib/skyhook/p/config.json: Expected property name or '}' in JSON at position 35",
+    ];
+    const log = `${error.join('\n')}\n${banner}`;
+    expect(withoutAgentBanner(log.trimEnd().split('\n'))).toEqual(error);
+    expect(failedStageMessage({ ...base, container, log }).endsWith(`log tail: ${error.join(' | ')}`)).toBe(true);
+  });
+
   it('leaves a log without it alone', () => {
     expect(withoutAgentBanner(run)).toEqual(run);
   });
@@ -209,51 +219,6 @@ describe('describeFailedStage reading the log', () => {
       'Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container dexter-apply exited with code 1 (Error); ' +
         'log tail: agent banner | invalid package: config.json | Fix: publish a valid image',
     );
-  });
-
-  /** A core API whose pod list (counted in `looks`) is `pod` and whose log read answers `log(looks)`. */
-  const watchedCore = (pod: V1Pod, log: (looks: number) => string): { core: CoreV1Api; looks: () => number } => {
-    let looks = 0;
-    const core = {
-      listNamespacedPod: async () => {
-        looks++;
-        return { items: [pod] };
-      },
-      readNamespacedPodLog: async () => log(looks),
-    } as unknown as CoreV1Api;
-    return { core, looks: () => looks };
-  };
-
-  it('looks again while the exit is known but its output has not reached the log yet', async () => {
-    // The runtime reported the exit before the container's last output was written to its log.
-    const { core, looks } = watchedCore(failedPod('last', '2026-01-01T00:01:00Z'), (n) =>
-      n < 3 ? '' : 'invalid package: config.json\n',
-    );
-    const failed = await describeFailedStage(core, nodeOp, silentLogger(), [0, 0, 0, 0]);
-    expect(looks()).toBe(3);
-    expect(failedStageMessage(failed).endsWith('log tail: invalid package: config.json')).toBe(true);
-  });
-
-  it('gives up after its last pause and reports the exit alone when no output ever comes', async () => {
-    const { core, looks } = watchedCore(failedPod('last', '2026-01-01T00:01:00Z'), () => '');
-    const failed = await describeFailedStage(core, nodeOp, silentLogger(), [0, 0]);
-    expect(looks()).toBe(3);
-    expect(failedStageMessage(failed)).toBe(
-      'Package [dexter:1.2.3] stage [apply] failed on node [worker-1]: container dexter-apply exited with code 1 (Error)',
-    );
-  });
-
-  it('does not wait when the exit carries its own message', async () => {
-    const oom = failedPod('last', '2026-01-01T00:01:00Z');
-    oom.status!.initContainerStatuses![0]!.state!.terminated = {
-      exitCode: 137,
-      reason: 'OOMKilled',
-      message: 'out of memory',
-    };
-    const { core, looks } = watchedCore(oom, () => '');
-    const failed = await describeFailedStage(core, nodeOp, silentLogger(), [60_000]);
-    expect(looks()).toBe(1);
-    expect(failedStageMessage(failed)).toContain('exited with code 137 (OOMKilled: out of memory)');
   });
 
   it("prefers the newest attempt's saved tail to an older attempt's log", async () => {
