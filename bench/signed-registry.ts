@@ -16,14 +16,12 @@ import { createPki } from '../src/sandbox/pki.js';
 import { startRegistry, type RegistryCredentials, type SandboxRegistry } from '../src/sandbox/registry/registry.js';
 import { verifyImage } from '../src/signing/verify.js';
 import { credentialsLookup } from '../src/signing/docker-config.js';
-import { cosignOk } from '../test/cosign-binary.js';
+import { CLASSIC_FORMAT, cosignOk } from '../test/cosign-binary.js';
 import { OciPusher } from '../test/e2e/oci-push.js';
 import { parseAccessLog, type RegistryRequest } from './registry-requests.js';
 
 const CREDENTIALS: RegistryCredentials = { username: 'bench', password: 'bench-registry-secret' };
 const COSIGN_PASSWORD = 'bench-key-password';
-/** cosign v3 writes Sigstore bundles as OCI referrers by default; these keep its classic `.sig` tag, offline. */
-const CLASSIC_FORMAT = ['--new-bundle-format=false', '--use-signing-config=false', '--tlog-upload=false'];
 /** Where the signed package lives in the registry; the trust policy covers everything under `bench/`. */
 const REPOSITORY = 'bench/signed-package';
 

@@ -40,3 +40,9 @@ export async function cosignOk(args: string[], env: Record<string, string>, cwd:
     throw new Error(`cosign ${args.join(' ')} failed (${result.code}):\n${result.stderr}\n${result.stdout}`);
   return result.stdout;
 }
+
+/**
+ * `cosign sign` flags that keep cosign 3 on its classic `.sig` tag format, offline (no transparency
+ * log, no signing config): the format the operator verifies.
+ */
+export const CLASSIC_FORMAT = ['--new-bundle-format=false', '--use-signing-config=false', '--tlog-upload=false'];

@@ -17,7 +17,7 @@ import { createPki } from '../../src/sandbox/pki.js';
 import { startRegistry, type SandboxRegistry } from '../../src/sandbox/registry/registry.js';
 import type { VerifyImageSignature } from '../../src/signing/verdict.js';
 import { verifyImageSignature } from '../../src/signing/verify.js';
-import { cosignOk } from '../cosign-binary.js';
+import { CLASSIC_FORMAT, cosignOk } from '../cosign-binary.js';
 import { trustPolicyControllerFactory } from '../../src/controllers/trust/trust-wiring.js';
 import { waitForList } from '../../src/kube/wait.js';
 import { OCI_MANIFEST, OciPusher } from './oci-push.js';
@@ -34,8 +34,6 @@ import {
 const canRun = process.platform === 'linux';
 const credentials = { username: 'signer', password: 'registry-secret' };
 const COSIGN_PASSWORD = 'key-password';
-/** cosign v3 writes Sigstore bundles as OCI referrers by default; these keep its classic `.sig` tag, offline. */
-const CLASSIC_FORMAT = ['--new-bundle-format=false', '--use-signing-config=false', '--tlog-upload=false'];
 const PULL_SECRET = 'registry-pull';
 
 let runDir: string;

@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Skyhook } from '../../src/api/skyhook.js';
-import { cosignOk } from '../cosign-binary.js';
+import { CLASSIC_FORMAT, cosignOk } from '../cosign-binary.js';
 import { createTrustPolicy } from '../fixtures/trust-policy.js';
 import {
   createGroupSkyhook,
@@ -168,20 +168,7 @@ describe('package images from the sandbox registry', () => {
       await cosignOk(['login', registry.host, '-u', credentials.username, '-p', credentials.password], env, work);
       await cosignOk(['generate-key-pair', '--output-key-prefix', 'release'], env, work);
       const signedRef = `${registry.host}/skyhook-ts/private/shellscript:1.2.0`;
-      await cosignOk(
-        [
-          'sign',
-          '--key',
-          'release.key',
-          '--yes',
-          '--new-bundle-format=false',
-          '--use-signing-config=false',
-          '--tlog-upload=false',
-          signedRef,
-        ],
-        env,
-        work,
-      );
+      await cosignOk(['sign', '--key', 'release.key', '--yes', ...CLASSIC_FORMAT, signedRef], env, work);
       // The digest the signature covers, as the real cosign verifies it.
       const payloads = JSON.parse(
         await cosignOk(['verify', '--key', 'release.pub', '--insecure-ignore-tlog=true', signedRef], env, work),

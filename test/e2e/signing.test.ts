@@ -15,7 +15,7 @@ import { createPki, type Pki } from '../../src/sandbox/pki.js';
 import { startRegistry, type SandboxRegistry } from '../../src/sandbox/registry/registry.js';
 import type { RegistryAccess, TrustedKey } from '../../src/signing/verdict.js';
 import { verifyImage } from '../../src/signing/verify.js';
-import { cosignOk } from '../cosign-binary.js';
+import { CLASSIC_FORMAT, cosignOk } from '../cosign-binary.js';
 import { REPO_ROOT } from '../helm-binary.js';
 import { OCI_MANIFEST, OciPusher } from './oci-push.js';
 import { startTokenRegistry, type TokenRegistry } from './token-registry.js';
@@ -23,8 +23,6 @@ import { startTokenRegistry, type TokenRegistry } from './token-registry.js';
 const canRun = process.platform === 'linux';
 const credentials = { username: 'signer', password: 'registry-secret' };
 const COSIGN_PASSWORD = 'key-password';
-/** cosign v3 writes Sigstore bundles as OCI referrers by default; these keep its classic `.sig` tag, offline. */
-const CLASSIC_FORMAT = ['--new-bundle-format=false', '--use-signing-config=false', '--tlog-upload=false'];
 
 let runDir: string;
 let work: string;
